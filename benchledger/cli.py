@@ -1,0 +1,53 @@
+"""The `benchledger` command: one module per verb under `benchledger.commands`, listed in
+COMMANDS. This is the one place that turns a BenchledgerError into a message and an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from benchledger import __version__
+from benchledger.errors import BenchledgerError
+
+# verb -> module; each module has `HELP`, `add_arguments(parser)` and `run(args) -> int`.
+COMMANDS = {
+    "seal": "benchledger.commands.seal",
+    "verify": "benchledger.commands.verify",
+    "show": "benchledger.commands.show",
+    "build": "benchledger.commands.build",
+    "serve": "benchledger.commands.serve",
+    "collect": "benchledger.commands.collect",
+}
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="benchledger",
+        description="Seal benchmark records, verify them, and publish them as auditable articles.",
+    )
+    parser.add_argument("--version", action="version", version=f"benchledger {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for verb, module_name in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        p = sub.add_parser(verb, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except BenchledgerError as err:
+        for line in err.lines():
+            print(f"benchledger {args.command}: error: {line}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print(f"benchledger {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+"""`benchledger serve` (not implemented yet)."""
+
+from benchledger.errors import BenchledgerError
+
+HELP = "serve (not implemented yet)"
+
+
+def add_arguments(parser):
+    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+
+
+def run(args) -> int:
+    raise BenchledgerError("'serve' is not implemented yet")

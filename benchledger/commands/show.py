@@ -1,0 +1,13 @@
+"""`benchledger show` (not implemented yet)."""
+
+from benchledger.errors import BenchledgerError
+
+HELP = "show (not implemented yet)"
+
+
+def add_arguments(parser):
+    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+
+
+def run(args) -> int:
+    raise BenchledgerError("'show' is not implemented yet")

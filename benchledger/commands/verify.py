@@ -1,0 +1,13 @@
+"""`benchledger verify` (not implemented yet)."""
+
+from benchledger.errors import BenchledgerError
+
+HELP = "verify (not implemented yet)"
+
+
+def add_arguments(parser):
+    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+
+
+def run(args) -> int:
+    raise BenchledgerError("'verify' is not implemented yet")
