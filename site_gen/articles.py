@@ -1,0 +1,209 @@
+"""The authored article: Markdown prose under docs/articles/ whose front matter names the sealed
+records it cites. Validated on construction; every problem in every file is reported at once as
+`file:LINE: reason`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from benchledger.errors import Problem, ProblemsError
+
+if TYPE_CHECKING:
+    from site_gen.store import SealedRecord
+
+ARTICLES_DIR = Path("docs/articles")
+MIN_PREFIX_HEX = 12
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_HEX = re.compile(r"^[0-9a-f]+$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_REQUIRED = ("title", "date", "authors", "tags", "summary", "records")
+
+
+@dataclass(frozen=True)
+class RecordRef:
+    """One entry of the front matter's `records:` map: a short local name for a sealed record."""
+
+    name: str
+    ref: str  # a full sha256 or a unique prefix of at least MIN_PREFIX_HEX hex digits
+    line: int  # 1-based line of the entry in the article file
+
+
+@dataclass(frozen=True)
+class Article:
+    """An authored article, parsed and validated."""
+
+    source: str  # the file as the author knows it (used in every message)
+    slug: str
+    title: str
+    date: dt.date
+    authors: tuple[str, ...]
+    tags: tuple[str, ...]
+    summary: str
+    records: tuple[RecordRef, ...]
+    body: str  # Markdown with citations not yet expanded
+    body_line: int  # 1-based line in `source` where `body` starts
+
+    @classmethod
+    def parse(cls, source: str, text: str) -> "Article":
+        """Parse one article file's text; raises ProblemsError listing every problem."""
+        problems: list[Problem] = []
+        lines = text.split("\n")
+        if not lines or lines[0].rstrip() != "---":
+            raise ProblemsError([Problem(source, "", "an article starts with a '---' front matter line", 1)])
+        end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+        if end is None:
+            raise ProblemsError([Problem(source, "", "front matter is not closed by a '---' line", 1)])
+        fields = _front_matter(source, "\n".join(lines[1:end]), problems)
+        if fields is None:
+            raise ProblemsError(problems)
+
+        def get(key: str) -> tuple[Any, int]:
+            return fields.get(key, (None, 1))
+
+        for key in sorted(set(fields) - set(_REQUIRED)):
+            problems.append(Problem(source, "", f"unknown front matter key {key!r} (known: {', '.join(_REQUIRED)})", fields[key][1]))
+        for key in _REQUIRED:
+            if key not in fields:
+                problems.append(Problem(source, "", f"front matter lacks {key!r}", 1))
+
+        slug = Path(source).stem
+        if not _SLUG.match(slug):
+            problems.append(Problem(source, "", f"file name {slug!r} must be a slug: lowercase letters, digits and single dashes", 1))
+        title = _nonempty_str(source, "title", *get("title"), problems)
+        summary = _nonempty_str(source, "summary", *get("summary"), problems)
+        date, date_line = get("date")
+        if "date" in fields and not (isinstance(date, dt.date) and not isinstance(date, dt.datetime)):
+            problems.append(Problem(source, "", f"date must be a date written YYYY-MM-DD, not {date!r}", date_line))
+            date = None
+        authors = _str_list(source, "authors", *get("authors"), problems)
+        tags = _str_list(source, "tags", *get("tags"), problems)
+        for tag in tags:
+            if not _SLUG.match(tag):
+                problems.append(Problem(source, "", f"tag {tag!r} must be a slug: lowercase letters, digits and single dashes", get("tags")[1]))
+        records = _record_refs(source, fields.get("records"), problems)
+        if problems:
+            raise ProblemsError(problems)
+        return cls(
+            source=source, slug=slug, title=title, date=date, authors=authors, tags=tags,
+            summary=summary, records=records, body="\n".join(lines[end + 1:]), body_line=end + 2,
+        )
+
+    def resolve_records(self, sealed: list["SealedRecord"]) -> dict[str, "SealedRecord"]:
+        """Local name -> the sealed record its hash (or unique prefix) names. Raises
+        ProblemsError for a hash that is not sealed or a prefix that names several records."""
+        problems: list[Problem] = []
+        out: dict[str, SealedRecord] = {}
+        for ref in self.records:
+            matches = [r for r in sealed if r.entry.sha256.startswith(ref.ref)]
+            if not matches:
+                problems.append(Problem(self.source, "", f"records.{ref.name}: no sealed record has sha256 {ref.ref} (seal it first, or fix the hash)", ref.line))
+            elif len(matches) > 1:
+                names = ", ".join(f"{r.entry.sha256[:16]}… ({r.entry.path})" for r in matches)
+                problems.append(Problem(self.source, "", f"records.{ref.name}: prefix {ref.ref} is ambiguous: it matches {len(matches)} sealed records: {names}; give more digits", ref.line))
+            else:
+                out[ref.name] = matches[0]
+        if problems:
+            raise ProblemsError(problems)
+        return out
+
+
+def load_articles(directory: Path, display_root: Path | None = None) -> list[Article]:
+    """Every `*.md` under `directory`, newest first (then by slug); all problems in all files
+    are reported together. A missing directory means no articles."""
+    if not directory.is_dir():
+        return []
+    articles: list[Article] = []
+    problems: list[Problem] = []
+    for path in sorted(directory.glob("*.md")):
+        source = str(path.relative_to(display_root)) if display_root else str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            problems.append(Problem(source, "", f"not UTF-8 ({err.reason} at byte {err.start})"))
+            continue
+        try:
+            articles.append(Article.parse(source, text))
+        except ProblemsError as err:
+            problems.extend(err.problems)
+    if problems:
+        raise ProblemsError(problems, f"{len(problems)} problem(s) in articles")
+    return sorted(articles, key=lambda a: (-a.date.toordinal(), a.slug))
+
+
+def _front_matter(source: str, text: str, problems: list[Problem]) -> dict[str, tuple[Any, int]] | None:
+    """Top-level keys -> (value, 1-based line in the file); None after a YAML error."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 2 if mark else 1
+        problems.append(Problem(source, "", f"front matter is not valid YAML: {getattr(err, 'problem', err)}", line))
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        problems.append(Problem(source, "", "front matter must be a mapping of keys to values", 2))
+        return None
+    out: dict[str, tuple[Any, int]] = {}
+    for key_node, value_node in node.value:
+        # +2: the front matter starts on line 2 of the file and marks are 0-based.
+        line = key_node.start_mark.line + 2
+        if isinstance(value_node, yaml.MappingNode):
+            # Keep each entry's own line (the `records:` map): {name: (value, line)}.
+            value: Any = {
+                str(_construct(k)): (_construct(v), k.start_mark.line + 2) for k, v in value_node.value
+            }
+        else:
+            value = _construct(value_node)
+        out[str(key_node.value)] = (value, line)
+    return out
+
+
+def _construct(node: yaml.Node) -> Any:
+    return yaml.SafeLoader("").construct_object(node, deep=True)
+
+
+def _nonempty_str(source: str, key: str, value: Any, line: int, problems: list[Problem]) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str) or not value.strip():
+        problems.append(Problem(source, "", f"{key} must be non-empty text", line))
+        return ""
+    return " ".join(value.split())
+
+
+def _str_list(source: str, key: str, value: Any, line: int, problems: list[Problem]) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+        problems.append(Problem(source, "", f"{key} must be a non-empty list of names, e.g. [{key[:-1]}-one, {key[:-1]}-two]", line))
+        return ()
+    return tuple(v.strip() for v in value)
+
+
+def _record_refs(source: str, field: tuple[Any, int] | None, problems: list[Problem]) -> tuple[RecordRef, ...]:
+    if field is None:
+        return ()
+    value, line = field
+    if not isinstance(value, dict) or not value:
+        problems.append(Problem(source, "", "records must map short names to sealed sha256 hashes, e.g. `offload: 0afb936cac54cc1f`", line))
+        return ()
+    refs = []
+    for name, (ref, ref_line) in value.items():
+        if not _NAME.match(name):
+            problems.append(Problem(source, "", f"records: name {name!r} must be a word (letters, digits, _ or -)", ref_line))
+        if not isinstance(ref, str):
+            problems.append(Problem(source, "", f"records.{name}: write the hash in quotes (YAML read {ref!r}, not text)", ref_line))
+            continue
+        ref = ref.strip().lower()
+        if not _HEX.match(ref) or len(ref) > 64:
+            problems.append(Problem(source, "", f"records.{name}: {ref!r} is not a sha256 (64 hex digits) or a prefix of one", ref_line))
+        elif len(ref) < MIN_PREFIX_HEX:
+            problems.append(Problem(source, "", f"records.{name}: prefix {ref!r} is too short: give at least {MIN_PREFIX_HEX} hex digits", ref_line))
+        else:
+            refs.append(RecordRef(name, ref, ref_line))
+    return tuple(refs)

@@ -1,0 +1,153 @@
+"""The citation-kind interface and what every kind shares: looking up a cited record by its
+local name, reading a value by JSON pointer with type checks, and failing with a message that
+names the call (the caller adds file and line)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from site_gen import escape
+from site_gen.limitations import Limitation, find_limitations, limitations_for, withheld_percentile
+from site_gen.pointer import parse_pointer, resolve
+
+if TYPE_CHECKING:
+    from site_gen.articles import Article
+    from site_gen.context import SiteContext
+    from site_gen.store import SealedRecord
+
+
+class CitationProblem(Exception):
+    """A citation that cannot be expanded; the message names the reason (not file or line)."""
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A value read from a sealed record: where it came from and what it is."""
+
+    name: str  # the article's local name for the record
+    record: "SealedRecord"
+    pointer: str
+    value: Any
+
+    @property
+    def sha256(self) -> str:
+        return self.record.entry.sha256
+
+
+@dataclass
+class CitationEnv:
+    """What a citation may use: the article, its records by local name, and the site."""
+
+    article: "Article"
+    records: dict[str, "SealedRecord"]
+    site: "SiteContext | None"
+    # Limitations marked beside cited numbers, by anchor: the page lists them as notes.
+    notes: dict[str, tuple[str, Limitation]] = field(default_factory=dict)
+    _found: dict[str, list[Limitation]] = field(default_factory=dict)
+
+    def found(self, name: str) -> list[Limitation]:
+        """Every limitation of record `name` (computed once per article)."""
+        if name not in self._found:
+            self._found[name] = find_limitations(self.records[name].data)
+        return self._found[name]
+
+    def applicable(self, cited: "Cited") -> list[Limitation]:
+        """Limitations beside a cited value: those scoped at it or at an ancestor below the
+        record root (record-wide ones belong in the record's limitations list), leaving out
+        percentile rules unless this value is that percentile."""
+        out = []
+        for lim in limitations_for(cited.record.data, cited.pointer, self.found(cited.name)):
+            if lim.scope == "":
+                continue
+            if lim.percentile and lim != self.withheld(cited):
+                continue
+            out.append(lim)
+        return out
+
+    def withheld(self, cited: "Cited") -> Limitation | None:
+        """The limitation withholding this value when it is a percentile (`p95`, `p95_ms`)."""
+        parts = parse_pointer(cited.pointer)
+        if not parts:
+            return None
+        name = parts[-1].split("_", 1)[0]
+        if name not in ("p90", "p95", "p99"):
+            return None
+        parent = cited.pointer[: cited.pointer.rfind("/")]
+        return withheld_percentile(self.found(cited.name), parent, name)
+
+    def marker(self, name: str, limitations: list[Limitation]) -> str:
+        """One marker for all limitations beside a value (several markers would bury the
+        number in prose); its hover lists them, its link goes to the page's notes."""
+        limitations = list({lim.text: lim for lim in limitations}.values())
+        if not limitations:
+            return ""
+        for lim in limitations:
+            self.notes.setdefault(lim.anchor, (name, lim))
+        texts = " · ".join(lim.text for lim in limitations)
+        count = f"<sup>{len(limitations)}</sup>" if len(limitations) > 1 else ""
+        return (
+            f'<a class="bl-lim-mark" href="#{limitations[0].anchor}" '
+            f'title="{escape.attr(texts)}">&#9888;{count}</a>'
+        )
+
+    def record(self, name: object) -> "SealedRecord":
+        """The record the article calls `name` in its front matter."""
+        if not isinstance(name, str) or name not in self.records:
+            known = ", ".join(sorted(self.records)) or "none"
+            raise CitationProblem(f"{name!r} is not a record named in this article's front matter (named: {known})")
+        return self.records[name]
+
+    def value(self, name: object, pointer: object) -> Cited:
+        """The value at `pointer` in record `name`; CitationProblem when there is none."""
+        record = self.record(name)
+        if not isinstance(pointer, str):
+            raise CitationProblem(f"the pointer must be text such as \"/cases/0/id\", not {pointer!r}")
+        try:
+            parse_pointer(pointer)
+        except ValueError as err:
+            raise CitationProblem(str(err)) from None
+        try:
+            value = resolve(record.data, pointer)
+        except KeyError as err:
+            raise CitationProblem(f"pointer {pointer} does not exist in record {name} ({record.entry.sha256[:12]}…, {record.entry.path}): {err.args[0]}") from None
+        return Cited(name, record, pointer, value)
+
+    def number(self, name: object, pointer: object, *, allow_null: bool = False) -> Cited:
+        """Like `value`, but the value must be a number (null only where `allow_null`)."""
+        cited = self.value(name, pointer)
+        v = cited.value
+        if v is None and allow_null:
+            return cited
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise CitationProblem(f"{pointer} in record {name} is {describe(v)}, not a number; cite a number, or use text() for text")
+        return cited
+
+
+def describe(value: Any) -> str:
+    """A value's JSON type for messages: 'an object', 'a string ("abc")', 'null'."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, dict):
+        return f"an object (keys: {', '.join(list(value)[:5])}{', …' if len(value) > 5 else ''})"
+    if isinstance(value, list):
+        return f"an array of {len(value)}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:40] + "…"
+        return f"a string ({shown!r})"
+    return f"a number ({value!r})"
+
+
+class CitationKind(ABC):
+    """One kind of citation, called as `{{ name(...) }}`. `render` declares the kind's
+    parameters after `env`; a call's arguments are bound to them (a wrong call fails the build)."""
+
+    name: ClassVar[str]
+    block: ClassVar[bool] = False  # a block must stand alone on its lines
+
+    @abstractmethod
+    def render(self, env: CitationEnv, *args: Any, **kwargs: Any) -> str:
+        """Markdown (inline HTML for inline kinds) replacing the call."""

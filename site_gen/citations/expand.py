@@ -1,0 +1,64 @@
+"""The pre-processing pass: an article's body with every citation replaced by its rendering,
+before MkDocs sees the Markdown. All problems of all citations are reported at once."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from benchledger.errors import Problem, ProblemsError
+from site_gen.citations.base import CitationEnv, CitationProblem
+from site_gen.citations.registry import KINDS
+from site_gen.citations.syntax import Call, scan
+
+if TYPE_CHECKING:
+    from site_gen.articles import Article
+    from site_gen.context import SiteContext
+    from site_gen.store import SealedRecord
+
+
+@dataclass(frozen=True)
+class Expanded:
+    """An article's Markdown after expansion, and what its citations used."""
+
+    markdown: str
+    env: CitationEnv
+    calls: tuple[Call, ...]
+
+
+def expand(article: "Article", sealed: list["SealedRecord"], site: "SiteContext | None" = None) -> Expanded:
+    """Resolve the article's records and expand its citations; ProblemsError on any problem."""
+    env = CitationEnv(article, article.resolve_records(sealed), site)
+    parts, problems = scan(article.source, article.body, article.body_line)
+    out: list[str] = []
+    calls: list[Call] = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(part)
+            continue
+        calls.append(part)
+        try:
+            out.append(render_call(env, part))
+        except CitationProblem as err:
+            problems.append(Problem(article.source, "", f"{part.name}(): {err}", part.line))
+    if problems:
+        problems.sort(key=lambda p: p.line or 0)
+        raise ProblemsError(problems, f"{len(problems)} problem(s) in {article.source}")
+    return Expanded("".join(out), env, tuple(calls))
+
+
+def render_call(env: CitationEnv, call: Call) -> str:
+    """One call's rendering; CitationProblem for an unknown kind, bad arguments or bad data."""
+    kind = KINDS.get(call.name)
+    if kind is None:
+        raise CitationProblem(f"unknown citation kind; known: {', '.join(sorted(KINDS))}")
+    try:
+        inspect.signature(kind.render).bind(env, *call.args, **call.kwargs)
+    except TypeError as err:
+        raise CitationProblem(f"{err} (see docs/authoring.md)") from None
+    if kind.block and not call.alone:
+        raise CitationProblem("a block citation must stand alone on its own lines")
+    rendered = kind.render(env, *call.args, **call.kwargs)
+    # A block gets blank lines around it so Markdown never merges it into a paragraph.
+    return f"\n{rendered}\n" if kind.block else rendered

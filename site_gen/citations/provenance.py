@@ -1,0 +1,61 @@
+"""`provenance`: a box naming exactly which sealed bytes an article cites and what they say
+about where they came from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from site_gen import escape
+from site_gen.citations.base import CitationEnv, CitationKind
+from site_gen.pointer import to_pointer
+
+MAX_FIELDS = 24
+
+
+class Provenance(CitationKind):
+    """`{{ provenance("rec") }}`: the record's ledger entry (sha256, position, path, schema,
+    sealing time) and its own top-level descriptive fields; hashes inside the record are
+    marked as claimed by it (the files they name are not published here)."""
+
+    name = "provenance"
+    block = True
+
+    def render(self, env: CitationEnv, record: str) -> str:
+        rec = env.record(record)
+        e = rec.entry
+        rows = [
+            ("record sha256", f"<code>{e.sha256}</code> (verified: the build checks these exact bytes)"),
+            ("ledger position", str(e.position)),
+            ("path", f"<code>{escape.attr(e.path)}</code>"),
+            ("schema", escape.attr(e.schema)),
+            ("sealed at", escape.attr(e.sealed_at)),
+        ]
+        for parts, value in _descriptive(rec.data)[:MAX_FIELDS]:
+            label = ".".join(str(p) for p in parts)
+            shown = escape.attr(value if not isinstance(value, bool) else str(value).lower())
+            if isinstance(parts[-1], str) and "sha256" in parts[-1] or (len(parts) > 1 and "hashes" in str(parts[0])):
+                shown = f"<code>{shown}</code> (claimed by the record)"
+            pointer = escape.attr(to_pointer(parts))
+            rows.append((escape.attr(label), f'<span title="record sha256 {e.sha256} · pointer {pointer}">{shown}</span>'))
+        body = "\n".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
+        return (
+            f'<div class="bl-provenance" id="provenance-{escape.attr(record)}">\n'
+            f"<p><strong>Provenance of “{escape.attr(record)}”</strong></p>\n"
+            f"<table>\n{body}\n</table>\n</div>"
+        )
+
+
+def _descriptive(data: Any) -> list[tuple[list, Any]]:
+    """Top-level scalars and the scalars of top-level objects (hardware, runtime, ...):
+    what the record says about itself, not its measurements (those sit in lists)."""
+    out: list[tuple[list, Any]] = []
+    if not isinstance(data, dict):
+        return out
+    for key, value in data.items():
+        if isinstance(value, (str, bool, int, float)) and value is not None:
+            out.append(([key], value))
+        elif isinstance(value, dict):
+            for sub, inner in value.items():
+                if isinstance(inner, (str, bool, int, float)):
+                    out.append(([key, sub], inner))
+    return out

@@ -1,0 +1,140 @@
+"""`table`: a Markdown table whose every cell is a citation of one record.
+
+    {{ table("offload", rows="/cases/*/groups/*", columns=[
+        ["GPU layers", "/cases/{0}/placement/gpu_layers"],
+        ["Context", "context_tokens", "tokens"],
+        ["Decode", "server_decode_tokens_per_second/mean", "tokens/s"],
+        {"label": "GPU energy per token", "per": ["resources/gpu_energy/joules", "completed_output_tokens"], "unit": "J/token"},
+    ]) }}
+
+`rows` is a pointer whose `*` segments run over every index (or key) there; a column pointer
+without a leading `/` is relative to the row, and `{0}`, `{1}`... in an absolute one stand for
+the row's `*` positions. A column is `[label, pointer]`, `[label, pointer, unit]`, or a dict
+with `label`, one of `value`/`ratio`/`per`/`difference` and an optional `unit`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from site_gen import escape
+from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
+from site_gen.citations.derived import Derived
+from site_gen.limitations import Limitation
+from site_gen.pointer import parse_pointer, resolve, to_pointer
+
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+MAX_ROWS = 200
+
+
+class Table(CitationKind):
+    name = "table"
+    block = True
+
+    def render(self, env: CitationEnv, record: str, rows: str, columns: list, caption: str = "") -> str:
+        from site_gen.citations.registry import KINDS
+
+        rec = env.record(record)
+        if not isinstance(columns, list) or not columns:
+            raise CitationProblem("columns must be a non-empty list of [label, pointer(, unit)] or dicts")
+        specs = [_column(c, i) for i, c in enumerate(columns)]
+        row_keys = _expand_rows(rec.data, rows)
+        if not row_keys:
+            raise CitationProblem(f"rows {rows!r} matches nothing in record {record}")
+        lines = [
+            "| " + " | ".join(escape.text(s["label"]) for s in specs) + " |",
+            "|" + "|".join("---" for _ in specs) + "|",
+        ]
+        grid: list[list[tuple[str, list[Limitation]]]] = []
+        for row_pointer, stars in row_keys:
+            row = []
+            for spec in specs:
+                kind, pointers, unit = spec["kind"], spec["pointers"], spec["unit"]
+                resolved = [_place(p, row_pointer, stars) for p in pointers]
+                if kind == "value":
+                    value = env.value(record, resolved[0]).value
+                    if isinstance(value, (str, bool)):
+                        row.append(KINDS["text"].markup(env, record, resolved[0]))
+                    else:
+                        row.append(KINDS["cite"].markup(env, record, resolved[0], unit=unit or ""))
+                else:
+                    derived = KINDS[kind]
+                    assert isinstance(derived, Derived)
+                    row.append(derived.markup(env, record, resolved[0], resolved[1], unit if unit is not None else derived.default_unit))
+            grid.append(row)
+        # A limitation that applies to every row is said once under the table, not in each cell.
+        per_row = [{lim.text for _, limits in row for lim in limits} for row in grid]
+        common = set.intersection(*per_row)
+        everywhere = list({lim.text: lim for row in grid for _, limits in row for lim in limits if lim.text in common}.values())
+        for row in grid:
+            cells = [shown + env.marker(record, [lim for lim in limits if lim.text not in common]) for shown, limits in row]
+            lines.append("| " + " | ".join(_UNESCAPED_PIPE.sub("&#124;", c) for c in cells) + " |")
+        if everywhere:
+            lines += ["", f'<p class="bl-caption">Every row: {env.marker(record, everywhere)} ' + " ".join(escape.attr(lim.text) for lim in everywhere) + "</p>"]
+        table = "\n".join(lines)
+        if caption:
+            if not isinstance(caption, str):
+                raise CitationProblem("caption must be text")
+            table = f"{table}\n\n<p class=\"bl-caption\">{escape.attr(caption)}</p>"
+        return table
+
+
+def _column(spec: Any, index: int) -> dict:
+    where = f"column {index + 1}"
+    if isinstance(spec, list) and len(spec) in (2, 3) and all(isinstance(s, str) for s in spec):
+        return {"label": spec[0], "kind": "value", "pointers": [spec[1]], "unit": spec[2] if len(spec) == 3 else None}
+    if isinstance(spec, dict) and isinstance(spec.get("label"), str):
+        kinds = [k for k in ("value", "ratio", "per", "difference") if k in spec]
+        unknown = set(spec) - {"label", "unit", "value", "ratio", "per", "difference"}
+        if len(kinds) != 1 or unknown:
+            raise CitationProblem(f"{where}: a dict column has 'label', exactly one of value/ratio/per/difference, and optionally 'unit'")
+        kind = kinds[0]
+        pointers = spec[kind] if kind != "value" else [spec[kind]]
+        if not (isinstance(pointers, list) and len(pointers) == (1 if kind == "value" else 2) and all(isinstance(p, str) for p in pointers)):
+            raise CitationProblem(f"{where}: {kind} takes {'a pointer' if kind == 'value' else 'two pointers [a, b]'}")
+        unit = spec.get("unit")
+        if unit is not None and not isinstance(unit, str):
+            raise CitationProblem(f"{where}: unit must be text")
+        if kind in ("per", "difference") and unit is None:
+            raise CitationProblem(f"{where}: {kind} needs a 'unit'")
+        return {"label": spec["label"], "kind": kind, "pointers": pointers, "unit": unit}
+    raise CitationProblem(f"{where}: write [label, pointer], [label, pointer, unit] or a dict with label and value/ratio/per/difference")
+
+
+def _expand_rows(data: Any, pattern: str) -> list[tuple[str, list[str]]]:
+    """(row pointer, the tokens standing for each `*`) for every match of `pattern`."""
+    if not isinstance(pattern, str):
+        raise CitationProblem(f"rows must be a pointer such as \"/cases/*\", not {pattern!r}")
+    try:
+        tokens = parse_pointer(pattern)
+    except ValueError as err:
+        raise CitationProblem(str(err)) from None
+    matches: list[tuple[list[str], list[str]]] = [([], [])]
+    for token in tokens:
+        nxt = []
+        for parts, stars in matches:
+            node = resolve(data, to_pointer(parts), default=None)
+            if token == "*":
+                keys = [str(i) for i in range(len(node))] if isinstance(node, list) else list(node) if isinstance(node, dict) else []
+                nxt.extend((parts + [k], stars + [k]) for k in keys)
+            elif resolve(data, to_pointer(parts + [token]), default=_ABSENT) is not _ABSENT:
+                nxt.append((parts + [token], stars))
+        if not nxt:
+            raise CitationProblem(f"rows {pattern!r}: nothing at {to_pointer(matches[0][0] + [token])}")
+        matches = nxt
+    if len(matches) > MAX_ROWS:
+        raise CitationProblem(f"rows {pattern!r} matches {len(matches)} rows; a table in prose holds at most {MAX_ROWS}")
+    return [(to_pointer(parts), stars) for parts, stars in matches]
+
+
+_ABSENT = object()
+
+
+def _place(pointer: str, row_pointer: str, stars: list[str]) -> str:
+    """A column pointer made absolute for one row."""
+    if not pointer.startswith("/"):
+        return f"{row_pointer}/{pointer}" if pointer else row_pointer
+    try:
+        return pointer.format(*stars)
+    except (IndexError, KeyError, ValueError):
+        raise CitationProblem(f"column pointer {pointer!r}: the rows pattern has {len(stars)} '*', so use {{0}}..{{{len(stars) - 1}}}") from None
