@@ -1,0 +1,386 @@
+"""Collection plans: one TOML file describes one article run. Validated completely before
+anything runs; every problem is reported at once as `PLAN: $.json.path: expected ...`.
+
+```toml
+article_key = "llm-cpu-offload"      # records/<article_key>/<date>.json
+module = "llama_server"              # the module that runs cases and assembles the record
+timezone = "Europe/Warsaw"           # optional, IANA name for tested_at (default "UTC")
+limitations = ["..."]                # optional, appended to the module's own limitations
+
+[settings]                           # defaults for every case; a case's [cases.settings] overrides
+contexts = [2048, 8192]              # context lengths in tokens (module decides if needed)
+output_tokens = 256
+warmup_rounds = 1
+measured_rounds = 5
+seed = 20260927
+p95_minimum_requests = 200           # a p95 is withheld below this many requests
+host_sample_hz = 10.0                # host + process sampler rate
+gpu_sample_hz = 10.0                 # NVML sampler rate
+gpu_index = 0                        # NVML device index
+gpu_power_method = "power_usage"     # nvmlDeviceGetPowerUsage; "instant"/"average": field values
+baseline_seconds = 1.0               # how long modules idle in the baseline phase
+# any other key is module-specific and checked by the module's validate_case
+
+[models.tiny-llama]                  # id -> files (relative to the plan) + free metadata
+files = ["models/tiny.gguf"]
+name = "tiny random llama"
+
+[[cases]]
+id = "threads-1"
+module = "llama_server"              # optional; defaults to the top-level module
+model = "tiny-llama"                 # optional; must name a [models.*] table
+placement = { gpu_layers = 0 }       # optional table, module-specific meaning
+[cases.settings]                     # optional overrides of [settings]
+threads = 1
+[cases.options]                      # optional module-specific table
+
+[[comparisons]]
+axis = "threads"
+cases = ["threads-1", "threads-2"]
+```
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchledger.errors import InputError, PlanError, Problem
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+CORE_SETTINGS = {
+    # key: (default, checker, expectation text)
+    "contexts": ((), lambda v: isinstance(v, list) and all(_pos_int(x) for x in v), "a list of positive integers"),
+    "output_tokens": (None, lambda v: _pos_int(v), "a positive integer"),
+    "warmup_rounds": (1, lambda v: _nonneg_int(v), "an integer >= 0"),
+    "measured_rounds": (5, lambda v: _pos_int(v), "a positive integer"),
+    "seed": (0, lambda v: _int(v), "an integer"),
+    "p95_minimum_requests": (200, lambda v: _pos_int(v), "a positive integer"),
+    "host_sample_hz": (10.0, lambda v: _number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
+    "gpu_sample_hz": (10.0, lambda v: _number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
+    "gpu_index": (0, lambda v: _nonneg_int(v), "an integer >= 0"),
+    "baseline_seconds": (1.0, lambda v: _number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
+    "gpu_power_method": ("power_usage", lambda v: v in ("power_usage", "instant", "average"), "one of 'power_usage', 'instant', 'average'"),
+}
+TOP_KEYS = {"article_key", "module", "timezone", "limitations", "settings", "models", "cases", "comparisons", "schema"}
+CASE_KEYS = {"id", "module", "model", "placement", "settings", "options"}
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _pos_int(v: Any) -> bool:
+    return _int(v) and v > 0
+
+
+def _nonneg_int(v: Any) -> bool:
+    return _int(v) and v >= 0
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A case's effective settings: the plan's [settings] with the case's overrides applied."""
+
+    contexts: tuple[int, ...]
+    output_tokens: int | None
+    warmup_rounds: int
+    measured_rounds: int
+    seed: int
+    p95_minimum_requests: int
+    host_sample_hz: float
+    gpu_sample_hz: float
+    gpu_index: int
+    baseline_seconds: float
+    gpu_power_method: str  # power_usage: nvmlDeviceGetPowerUsage; instant/average: NVML field values
+    extra: dict[str, Any] = field(default_factory=dict)  # module-specific keys, as written
+
+    def as_dict(self) -> dict[str, Any]:
+        """All settings as plain JSON values (core keys and module keys together)."""
+        out = {k: getattr(self, k) for k in CORE_SETTINGS}
+        out["contexts"] = list(self.contexts)
+        out.update(self.extra)
+        return out
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    id: str
+    files: tuple[Path, ...]  # absolute paths
+    metadata: dict[str, Any]  # every other key of the [models.ID] table
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    id: str
+    file: str  # the plan file, for Problems
+    index: int  # position in the plan's [[cases]], for error paths ($.cases[index])
+    module: str
+    model: ModelSpec | None
+    placement: dict[str, Any]
+    settings: Settings
+    options: dict[str, Any]
+
+    @property
+    def json_path(self) -> str:
+        return f"$.cases[{self.index}]"
+
+    def problem(self, subpath: str, message: str) -> Problem:
+        """A Problem at `$.cases[i].<subpath>` of the plan, e.g. case.problem("options.port", "expected ...")."""
+        return Problem(self.file, f"{self.json_path}.{subpath}" if subpath else self.json_path, message)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    axis: str
+    cases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    path: Path
+    raw: bytes
+    sha256: str
+    article_key: str
+    module: str
+    timezone: str
+    limitations: tuple[str, ...]
+    settings: Settings
+    models: dict[str, ModelSpec]
+    cases: tuple[CaseSpec, ...]
+    comparisons: tuple[Comparison, ...]
+
+    def case(self, case_id: str) -> CaseSpec:
+        for c in self.cases:
+            if c.id == case_id:
+                return c
+        raise KeyError(case_id)
+
+    def problem(self, path: str, message: str) -> Problem:
+        """A Problem located in this plan file (what modules return from validate_case)."""
+        return Problem(str(self.path), path, message)
+
+
+def load_plan(path: str | Path, *, check_modules: bool = True) -> Plan:
+    """Read, parse and validate a plan; raise PlanError listing every problem, or InputError when
+    the file cannot be read or is not TOML. With check_modules, each case is also checked by its
+    module's validate_case (this imports the module classes)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise InputError(path, "", f"cannot read plan: {err.strerror or err}") from None
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(path, "", "plan is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as err:
+        m = re.search(r"\(at line (\d+), column \d+\)", str(err))
+        raise InputError(path, "", f"not valid TOML: {err}", int(m.group(1)) if m else None) from None
+    plan, problems = _build(path, raw, doc)
+    if plan is not None and check_modules:
+        problems += check_plan_modules(plan)
+    if problems:
+        raise PlanError(problems, f"{path}: {len(problems)} problem(s) in plan; nothing was run")
+    assert plan is not None
+    return plan
+
+
+def check_plan_modules(plan: Plan) -> list[Problem]:
+    """Problems found by the modules themselves (unknown module, module-specific keys)."""
+    from collector.modules.registry import ModuleUnavailable, get_module
+
+    problems: list[Problem] = []
+    schemas: dict[str, str] = {}
+    for name in sorted({plan.module, *(c.module for c in plan.cases)}):
+        where = "$.module" if name == plan.module else next(f"{c.json_path}.module" for c in plan.cases if c.module == name)
+        try:
+            module = get_module(name)
+        except ModuleUnavailable as err:
+            problems.append(plan.problem(where, str(err)))
+            continue
+        schemas[name] = module.schema
+        problems += module.validate_plan(plan)
+    if plan.module in schemas:
+        for c in plan.cases:
+            if c.module in schemas and schemas[c.module] != schemas[plan.module]:
+                problems.append(plan.problem(f"{c.json_path}.module", f"module {c.module!r} writes {schemas[c.module]!r} but the plan's module {plan.module!r} writes {schemas[plan.module]!r}; one plan makes one record"))
+    for c in plan.cases:
+        if c.module in schemas:
+            problems += get_module(c.module).validate_case(c)
+    return problems
+
+
+def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan | None, list[Problem]]:
+    problems: list[Problem] = []
+
+    def bad(where: str, message: str) -> None:
+        problems.append(Problem(str(path), where, message))
+
+    for key in sorted(set(doc) - TOP_KEYS):
+        bad(f"$.{key}", f"unknown key; expected one of {', '.join(sorted(TOP_KEYS))}")
+    article_key = doc.get("article_key")
+    if not (isinstance(article_key, str) and ID_RE.match(article_key)):
+        bad("$.article_key", "expected a lowercase key like 'llm-cpu-offload' ([a-z0-9._-], at most 64 characters)")
+    module = doc.get("module")
+    if not (isinstance(module, str) and module):
+        bad("$.module", "expected the name of a measuring module, e.g. 'llama_server'")
+    timezone = doc.get("timezone", "UTC")
+    if not isinstance(timezone, str):
+        bad("$.timezone", "expected an IANA time zone name such as 'Europe/Warsaw'")
+    else:
+        try:
+            from zoneinfo import ZoneInfo
+
+            ZoneInfo(timezone)
+        except Exception:
+            bad("$.timezone", f"unknown time zone {timezone!r}; expected an IANA name such as 'Europe/Warsaw'")
+    limitations = doc.get("limitations", [])
+    if not (isinstance(limitations, list) and all(isinstance(x, str) and x for x in limitations)):
+        bad("$.limitations", "expected a list of non-empty strings")
+        limitations = []
+    if "schema" in doc and not isinstance(doc["schema"], str):
+        bad("$.schema", "expected a schema id such as 'gsh-llm-core-article/1'")
+
+    base_settings = doc.get("settings", {})
+    if not isinstance(base_settings, dict):
+        bad("$.settings", "expected a table")
+        base_settings = {}
+    settings = _settings(base_settings, "$.settings", bad)
+
+    models: dict[str, ModelSpec] = {}
+    raw_models = doc.get("models", {})
+    if not isinstance(raw_models, dict):
+        bad("$.models", "expected a table of [models.ID] tables")
+        raw_models = {}
+    for mid, table in raw_models.items():
+        where = f"$.models.{mid}" if mid.isidentifier() else f'$.models["{mid}"]'
+        if not ID_RE.match(mid):
+            bad(where, "model id must be lowercase [a-z0-9._-], at most 64 characters")
+        if not isinstance(table, dict):
+            bad(where, "expected a table with 'files'")
+            continue
+        files = table.get("files")
+        if not (isinstance(files, list) and files and all(isinstance(f, str) and f for f in files)):
+            bad(f"{where}.files", "expected a non-empty list of file paths (relative to the plan)")
+            files = []
+        resolved = []
+        for i, f in enumerate(files):
+            p = (path.parent / f).resolve()
+            if not p.is_file():
+                bad(f"{where}.files[{i}]", f"expected an existing file; {p} does not exist")
+            resolved.append(p)
+        models[mid] = ModelSpec(mid, tuple(resolved), {k: v for k, v in table.items() if k != "files"})
+
+    cases: list[CaseSpec] = []
+    raw_cases = doc.get("cases")
+    if not (isinstance(raw_cases, list) and raw_cases):
+        bad("$.cases", "expected at least one [[cases]] table")
+        raw_cases = []
+    seen: set[str] = set()
+    for i, c in enumerate(raw_cases):
+        where = f"$.cases[{i}]"
+        if not isinstance(c, dict):
+            bad(where, "expected a table")
+            continue
+        for key in sorted(set(c) - CASE_KEYS):
+            bad(f"{where}.{key}", f"unknown key; expected one of {', '.join(sorted(CASE_KEYS))} (module options go in [cases.options])")
+        cid = c.get("id")
+        if not (isinstance(cid, str) and ID_RE.match(cid)):
+            bad(f"{where}.id", "expected a case id: lowercase [a-z0-9._-], at most 64 characters")
+            cid = f"#{i}"
+        elif cid in seen:
+            bad(f"{where}.id", f"duplicate case id {cid!r}")
+        seen.add(cid)
+        cmod = c.get("module", module)
+        if not (isinstance(cmod, str) and cmod):
+            bad(f"{where}.module", "expected the name of a measuring module")
+        model = None
+        if "model" in c:
+            if not isinstance(c["model"], str) or c["model"] not in raw_models:
+                bad(f"{where}.model", f"expected the id of a [models.ID] table; known: {', '.join(sorted(raw_models)) or 'none'}")
+            else:
+                model = models.get(c["model"])
+        placement = c.get("placement", {})
+        if not isinstance(placement, dict):
+            bad(f"{where}.placement", "expected a table, e.g. { gpu_layers = 20 }")
+            placement = {}
+        options = c.get("options", {})
+        if not isinstance(options, dict):
+            bad(f"{where}.options", "expected a table of module options")
+            options = {}
+        overrides = c.get("settings", {})
+        if not isinstance(overrides, dict):
+            bad(f"{where}.settings", "expected a table of setting overrides")
+            overrides = {}
+        case_settings = _settings({**base_settings, **overrides}, f"{where}.settings", bad, only=set(overrides))
+        cases.append(CaseSpec(cid, str(path), i, cmod if isinstance(cmod, str) else "", model, placement, case_settings, options))
+
+    comparisons: list[Comparison] = []
+    raw_cmp = doc.get("comparisons", [])
+    if not isinstance(raw_cmp, list):
+        bad("$.comparisons", "expected [[comparisons]] tables")
+        raw_cmp = []
+    for i, cmp in enumerate(raw_cmp):
+        where = f"$.comparisons[{i}]"
+        if not isinstance(cmp, dict):
+            bad(where, "expected a table with 'axis' and 'cases'")
+            continue
+        for key in sorted(set(cmp) - {"axis", "cases"}):
+            bad(f"{where}.{key}", "unknown key; expected 'axis' and 'cases'")
+        axis = cmp.get("axis")
+        if not (isinstance(axis, str) and axis):
+            bad(f"{where}.axis", "expected the name of the varied setting, e.g. 'gpu_layers'")
+        ccases = cmp.get("cases")
+        if not (isinstance(ccases, list) and len(ccases) >= 2 and all(isinstance(x, str) for x in ccases)):
+            bad(f"{where}.cases", "expected a list of at least two case ids")
+            ccases = []
+        for j, x in enumerate(ccases):
+            if x not in seen:
+                bad(f"{where}.cases[{j}]", f"no case has id {x!r}")
+        comparisons.append(Comparison(axis if isinstance(axis, str) else "", tuple(ccases)))
+
+    if problems:
+        return None, problems
+    plan = Plan(
+        path=path,
+        raw=raw,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        article_key=article_key,
+        module=module,
+        timezone=timezone,
+        limitations=tuple(limitations),
+        settings=settings,
+        models=models,
+        cases=tuple(cases),
+        comparisons=tuple(comparisons),
+    )
+    return plan, problems
+
+
+def _settings(table: dict[str, Any], where: str, bad, only: set[str] | None = None) -> Settings:
+    """Typed Settings from a table; problems reported for core keys (only those in `only`, when
+    given, so a case does not repeat the plan's problems)."""
+    values: dict[str, Any] = {}
+    for key, (default, ok, expected) in CORE_SETTINGS.items():
+        if key in table:
+            v = table[key]
+            if ok(v):
+                values[key] = v
+                continue
+            if only is None or key in only:
+                bad(f"{where}.{key}", f"expected {expected}, got {v!r}")
+        values[key] = default
+    values["contexts"] = tuple(values["contexts"])
+    for key in ("host_sample_hz", "gpu_sample_hz", "baseline_seconds"):
+        values[key] = float(values[key])
+    extra = {k: v for k, v in table.items() if k not in CORE_SETTINGS}
+    return Settings(**values, extra=extra)

@@ -1,0 +1,83 @@
+"""Live progress for long collections: one rewritten line on a terminal (case, phase, round,
+elapsed, ETA), plain lines otherwise (one per case, phase and round, so logs stay readable)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+
+def _clock_text(seconds: float) -> str:
+    seconds = int(max(0.0, seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s"
+
+
+class Progress:
+    """Reports where a run is. ETA assumes the remaining cases take as long as the finished ones
+    (by rounds inside the current case)."""
+
+    def __init__(self, total_cases: int, stream: TextIO | None = None, tty: bool | None = None, clock=time.monotonic):
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.clock = clock
+        self.total_cases = max(1, total_cases)
+        self.started = clock()
+        self.cases_done = 0
+        self.case_id = "-"
+        self.phase_name = "-"
+        self.round_i = 0
+        self.round_n = 0
+        self._last_draw = 0.0
+
+    def case(self, case_id: str) -> None:
+        self.case_id, self.phase_name, self.round_i, self.round_n = case_id, "-", 0, 0
+        self._emit(force=True)
+
+    def phase(self, name: str) -> None:
+        self.phase_name = name
+        self._emit(force=True)
+
+    def round(self, i: int, n: int) -> None:
+        """Round i (1-based) of n rounds in the current case (all groups together)."""
+        self.round_i, self.round_n = i, n
+        self._emit(force=not self.tty)
+
+    def case_done(self, status: str) -> None:
+        self.cases_done += 1
+        self.note(f"case {self.case_id}: {status}")
+
+    def note(self, message: str) -> None:
+        """A line that stays (on a terminal, printed above the live line)."""
+        if self.tty:
+            self.stream.write("\r\x1b[K")
+        self.stream.write(message + "\n")
+        self.stream.flush()
+
+    def line(self) -> str:
+        elapsed = self.clock() - self.started
+        frac = (self.cases_done + (self.round_i / self.round_n if self.round_n else 0.0)) / self.total_cases
+        eta = f"{_clock_text(elapsed / frac * (1 - frac))}" if frac > 0 else "?"
+        rounds = f" round {self.round_i}/{self.round_n}" if self.round_n else ""
+        return (
+            f"case {min(self.cases_done + 1, self.total_cases)}/{self.total_cases} {self.case_id} "
+            f"phase {self.phase_name}{rounds} elapsed {_clock_text(elapsed)} eta {eta}"
+        )
+
+    def finish(self) -> None:
+        if self.tty:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+    def _emit(self, force: bool) -> None:
+        now = self.clock()
+        if self.tty:
+            if force or now - self._last_draw >= 0.1:
+                self.stream.write("\r\x1b[K" + self.line())
+                self.stream.flush()
+                self._last_draw = now
+        elif force:
+            self.stream.write(self.line() + "\n")
+            self.stream.flush()

@@ -1,0 +1,212 @@
+"""What a measuring module gets from the core while it runs.
+
+`CaseSession` (one per case, passed to `run_case`): telemetry already sampling, the phase
+timeline, a per-case run directory for logs, progress, and the summary helpers that turn samples
+into the seed's blocks. `RunSession` (passed to `assemble`): plan, run directory, times,
+hardware/environment provenance and file hashing."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+from zoneinfo import ZoneInfo
+
+import psutil
+
+from collector import provenance
+from collector.intervals import Interval
+from collector.phases import Timeline, Window
+from collector.plan import CaseSpec, Plan
+from collector.progress import Progress
+from collector.resources import resources_block
+from collector.statistics import cpu_snapshot_intervals
+from collector.telemetry import GpuInfo, Telemetry, telemetry_summary
+
+
+class WindowHandle:
+    """Yielded by `CaseSession.window`; `fail()` marks the request failed, `.window` is set on exit."""
+
+    def __init__(self) -> None:
+        self.completed = True
+        self.window: Window | None = None
+
+    def fail(self) -> None:
+        self.completed = False
+
+
+class CaseSession:
+    """One case's measuring context. Sampling runs from construction + start() until stop();
+    the summary helpers (resources, resources_by_phase, telemetry, cpu_snapshot_intervals,
+    case_wall_seconds) stop it on first use, so call them after the last phase: entering a phase
+    or window afterwards raises RuntimeError rather than silently measuring nothing."""
+
+    def __init__(self, plan: Plan, case: CaseSpec, run_dir: Path, progress: Progress, telemetry: Telemetry | None = None, clock=time.monotonic):
+        self.plan = plan
+        self.case = case
+        self.settings = case.settings
+        self.run_dir = run_dir  # per-case directory for logs and artifacts; created here
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.progress = progress
+        self.clock = clock
+        self.telemetry = telemetry or Telemetry(
+            host_hz=case.settings.host_sample_hz,
+            gpu_hz=case.settings.gpu_sample_hz,
+            gpu_index=case.settings.gpu_index,
+            gpu_power=case.settings.gpu_power_method,
+            clock=clock,
+        )
+        self.timeline = Timeline()
+        self.logical_cpus = psutil.cpu_count(logical=True) or 1
+        self._started: float | None = None
+        self._stopped: float | None = None
+
+    # -- lifecycle (the runner calls start/stop; modules normally do not) --
+
+    def start(self) -> None:
+        self.telemetry.start()
+        self._started = self.clock()
+
+    def stop(self) -> None:
+        """Stop sampling (idempotent); takes a last sample so the last interval is bracketed."""
+        if self._stopped is None:
+            self._stopped = self.clock()
+            self.telemetry.stop()
+
+    @property
+    def gpu_info(self) -> GpuInfo:
+        return self.telemetry.gpu_info
+
+    def log_path(self, name: str) -> Path:
+        """A file in the case's run directory (e.g. the server log)."""
+        return self.run_dir / name
+
+    def track_process(self, pid: int | None) -> None:
+        """Sample this process (RSS, PSS at boundaries, CPU, faults, I/O) from now on; e.g. the
+        server the module started, or os.getpid() for in-process workloads."""
+        self.telemetry.track_process(pid)
+
+    # -- declaring intervals --
+
+    def _check_running(self) -> None:
+        if self._started is None or self._stopped is not None:
+            raise RuntimeError("sampling is not running: declare phases and windows before computing resources")
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Declare a phase (baseline, load, ready, warmup, responses, cleanup) around the body.
+        Immediate samples (with PSS and GPU) are taken just inside both ends. The interval is
+        recorded even when the body raises."""
+        self._check_running()
+        self.progress.phase(name)
+        start = self.clock()
+        self.telemetry.boundary()
+        try:
+            yield
+        finally:
+            self.telemetry.boundary()
+            self.timeline.add_phase(name, Interval(start, self.clock()))
+
+    @contextmanager
+    def window(self, kind: str = "measured", group: Any = None, round: int | None = None) -> Iterator[WindowHandle]:
+        """Declare one request window. CPU snapshots are taken just outside it (for
+        cpu_snapshot_intervals) and host/process samples just inside (counter endpoints). If
+        the body raises or calls handle.fail(), the window is recorded as not completed."""
+        self._check_running()
+        handle = WindowHandle()
+        before = self.telemetry.cpu_snapshot()
+        start = self.clock()
+        self.telemetry.window_edge()
+        try:
+            yield handle
+        except BaseException:
+            handle.completed = False
+            raise
+        finally:
+            self.telemetry.window_edge()
+            end = self.clock()
+            handle.window = Window(kind, group, round, Interval(start, end), before, self.telemetry.cpu_snapshot(), handle.completed)
+            self.timeline.windows.append(handle.window)
+
+    def windows(self, kind: str | None = None, group: Any = None, completed: bool | None = True) -> list[Window]:
+        """Recorded windows (by default only completed ones)."""
+        return self.timeline.select(kind, group, completed)
+
+    # -- summaries in the seed's shapes --
+
+    def resources(self, spans: Sequence[Interval | Window]) -> dict[str, Any]:
+        """The seed's resources block over the union of these intervals or windows."""
+        self.stop()
+        intervals = [s.interval if isinstance(s, Window) else s for s in spans]
+        return resources_block(intervals, self.telemetry.host_samples(), self.telemetry.gpu_samples(), self.gpu_info)
+
+    def resources_by_phase(self) -> dict[str, Any]:
+        """{phase: resources block} for every phase that occurred."""
+        return {name: self.resources(self.timeline.phase_intervals(name)) for name in self.timeline.phase_names()}
+
+    def cpu_snapshot_intervals(self, windows: Sequence[Window]) -> dict[str, Any]:
+        """The seed's cpu_snapshot_intervals block over these windows."""
+        return cpu_snapshot_intervals(windows, self.logical_cpus)
+
+    def telemetry_summary(self) -> dict[str, Any]:
+        """The seed's case `telemetry` block (with GPU availability and reason)."""
+        self.stop()
+        return telemetry_summary(self.telemetry.host_samples(), self.telemetry.gpu_samples(), self.gpu_info, self.telemetry.host.cgroup.source)
+
+    def case_wall_seconds(self) -> float:
+        """From the start of sampling to stop (or now)."""
+        assert self._started is not None
+        return (self._stopped if self._stopped is not None else self.clock()) - self._started
+
+
+@dataclass
+class RunSession:
+    """What `assemble` gets: the plan, where the run lives, when it ran, and provenance."""
+
+    plan: Plan
+    run_dir: Path
+    started_at: datetime  # UTC
+    finished_at: datetime  # UTC
+    gpu_info: GpuInfo
+
+    @property
+    def tested_at(self) -> str:
+        """The date of the run's start in the plan's time zone (YYYY-MM-DD)."""
+        return self.started_at.astimezone(ZoneInfo(self.plan.timezone)).date().isoformat()
+
+    def hardware(self) -> dict[str, Any]:
+        return provenance.hardware(self.gpu_info)
+
+    def environment(self) -> dict[str, Any]:
+        return provenance.environment(self.gpu_info)
+
+    def file_sha256(self, path: str | Path) -> provenance.FileDigest:
+        """Streamed sha256 and size of a file (model, binary...)."""
+        return provenance.sha256_file(path)
+
+    def sources(self) -> dict[str, Any]:
+        """The core's part of a `sources` entry: plan hash and id, collector hash, times."""
+        return {
+            "finished_at": self.finished_at.isoformat(),
+            "plan_id": f"{self.plan.article_key}-{self.started_at.strftime('%Y%m%dt%H%M%S')}-{self.plan.sha256[:8]}",
+            "plan_sha256": self.plan.sha256,
+            "runner_sha256": provenance.collector_sha256(),
+            "started_at": self.started_at.isoformat(),
+        }
+
+    def models(self) -> list[dict[str, Any]]:
+        """The plan's models used by its cases: metadata plus streamed file hashes and sizes."""
+        used = {c.model.id for c in self.plan.cases if c.model is not None}
+        out = []
+        for mid in sorted(used):
+            spec = self.plan.models[mid]
+            files = [self.file_sha256(p) for p in spec.files]
+            out.append({**spec.metadata, "id": mid, "files": [{"bytes": d.size_bytes, "name": d.path.name, "sha256": d.sha256} for d in files]})
+        return out
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
