@@ -1,0 +1,3 @@
+"""The graph-replay measuring module: a PyTorch scoring path run eagerly and as a replayed CUDA
+graph, timed, compared bit for bit, with capture memory and an over-limit probe
+(record schema torch-graph-replay/1). torch is imported lazily, inside functions."""

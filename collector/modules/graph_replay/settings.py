@@ -1,0 +1,108 @@
+"""The graph-replay module's plan settings, validated all at once before anything runs.
+
+Module keys go in `[settings]` (or a case's `[cases.settings]`), next to the core keys it also
+reads (`warmup_rounds`, `measured_rounds`, `seed`); the workload factory's keyword arguments go
+in `[cases.options]`:
+
+```toml
+[settings]
+workload = "collector.modules.graph_replay.workload:builtin_classifier"   # package.module:factory
+device = "auto"                  # "auto" (CUDA when available), "cuda" or "cpu"
+profile = "fp32"                 # weights and scores dtype: "fp32", "fp16" or "bf16"
+short_repetitions = 30           # repetitions per frozen short input length
+measured_rounds = 5              # repetitions per synthetic and longest input
+warmup_rounds = 3                # untimed runs of each path before timing (and before capture)
+synthetic_tokens = [1024, 4096]  # exact lengths of the synthetic inputs
+seed = 0                         # seed of the synthetic inputs
+# optional numerics settings, applied for the run and recorded (absent: left as they are)
+allow_tf32 = false
+deterministic_algorithms = false
+sdpa_backend = "math"            # "math", "flash", "efficient" or "cudnn"
+# only for factories that return a (model, inputs) pair:
+token_limit = 512
+vocab_size = 32000
+```
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from collector.modules.graph_replay.workload import BUILTIN_WORKLOAD
+
+DEVICES = ("auto", "cuda", "cpu")
+PROFILES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+SDPA_BACKENDS = {"math": "MATH", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION",
+                 "cudnn": "CUDNN_ATTENTION"}
+MODULE_KEYS = {"workload", "device", "profile", "short_repetitions", "synthetic_tokens",
+               "allow_tf32", "deterministic_algorithms", "sdpa_backend", "token_limit", "vocab_size"}
+_IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+@dataclass(frozen=True)
+class GraphReplaySettings:
+    """One case's settings for the graph-replay experiment."""
+
+    workload: str = BUILTIN_WORKLOAD
+    workload_options: dict[str, Any] = field(default_factory=dict)
+    device: str = "auto"
+    profile: str = "fp32"
+    short_repetitions: int = 30
+    long_repetitions: int = 5
+    warmup_repetitions: int = 3
+    synthetic_tokens: tuple[int, ...] = ()
+    seed: int = 0
+    allow_tf32: bool | None = None
+    deterministic_algorithms: bool | None = None
+    sdpa_backend: str | None = None
+    token_limit: int | None = None
+    vocab_size: int | None = None
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+# key -> (check, expectation)
+_CHECKS = {
+    "workload": (lambda v: isinstance(v, str) and bool(_IMPORT_PATH.match(v)),
+                 "an import path 'package.module:factory'"),
+    "device": (lambda v: v in DEVICES, "one of " + ", ".join(DEVICES)),
+    "profile": (lambda v: v in PROFILES, "one of " + ", ".join(PROFILES)),
+    "short_repetitions": (_positive_int, "a positive integer"),
+    "synthetic_tokens": (lambda v: isinstance(v, list) and all(_positive_int(x) for x in v),
+                         "a list of positive token counts"),
+    "allow_tf32": (lambda v: isinstance(v, bool), "true or false"),
+    "deterministic_algorithms": (lambda v: isinstance(v, bool), "true or false"),
+    "sdpa_backend": (lambda v: v in SDPA_BACKENDS, "one of " + ", ".join(SDPA_BACKENDS)),
+    "token_limit": (_positive_int, "a positive integer"),
+    "vocab_size": (_positive_int, "a positive integer"),
+}
+
+
+def parse_settings(extra: dict[str, Any], core: dict[str, Any], options: dict[str, Any],
+                   where: str) -> tuple[GraphReplaySettings, list[tuple[str, str]]]:
+    """Settings from a case's module keys (`extra`), core keys and options table.
+
+    Returns the settings (defaults where a key is bad) and every problem as (json path, message).
+    """
+    problems: list[tuple[str, str]] = []
+    values: dict[str, Any] = {}
+    for key, value in extra.items():
+        if key not in _CHECKS:
+            continue  # other modules' keys and core keys are not ours to judge
+        check, expected = _CHECKS[key]
+        if check(value):
+            values[key] = tuple(value) if key == "synthetic_tokens" else value
+        else:
+            problems.append((f"{where}.settings.{key}", f"expected {expected}, got {value!r}"))
+    settings = GraphReplaySettings(
+        workload_options=dict(options),
+        long_repetitions=core["measured_rounds"],
+        warmup_repetitions=core["warmup_rounds"],
+        seed=core["seed"],
+        **values,
+    )
+    return settings, problems
