@@ -1,0 +1,165 @@
+"""Charts: Altair (Vega-Lite) specs, drawn interactively in the browser by the Vega bundle the
+site serves itself, with a static SVG fallback, alt text and the data table behind each chart.
+
+SVG renderings (and the Vega bundle) are cached on disk by the hash of what produced them, so
+an unchanged chart is never rendered twice across builds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import altair as alt
+import pandas as pd
+import vl_convert
+
+from site_gen import escape
+from site_gen.context import url
+from site_gen.tables import html_table
+
+VEGA_BUNDLE_PATH = "assets/vendor/vega-bundle.js"
+CHARTS_DIR = "assets/charts"
+CHART_WIDTH = 560
+CHART_HEIGHT = 260
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a chart: its label and its points (x, y, origin text for the tooltip)."""
+
+    label: str
+    points: Sequence[tuple[float, float, str]]
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart ready to place on a page."""
+
+    id: str  # unique within its page, [a-z0-9-]
+    title: str
+    alt: str  # a sentence saying what the chart shows, for screen readers and the fallback
+    spec: dict  # the Vega-Lite spec (no $schema: nothing in a page names a remote URL)
+    table: pd.DataFrame  # the data behind it, with units in the column names
+    notes: Sequence[str] = field(default_factory=tuple)  # already-rendered HTML shown under it
+
+    @property
+    def spec_sha256(self) -> str:
+        return hashlib.sha256(canonical_json(self.spec).encode()).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def line_chart(
+    chart_id: str,
+    title: str,
+    series: Sequence[Series],
+    *,
+    x_title: str,
+    y_title: str,
+    series_title: str,
+    log_x: bool = False,
+    log_y: bool = False,
+    alt_text: str,
+) -> Chart:
+    """Points joined by lines, one colour per series; log scales on request."""
+    rows = [
+        {"x": x, "y": y, "series": s.label, "origin": origin}
+        for s in series
+        for x, y, origin in s.points
+        if x is not None and y is not None
+    ]
+    frame = pd.DataFrame(rows, columns=["x", "y", "series", "origin"])
+    scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
+    scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
+    chart = (
+        alt.Chart(frame, title=title, width=CHART_WIDTH, height=CHART_HEIGHT)
+        .mark_line(point=alt.OverlayMarkDef(size=60, filled=True))
+        .encode(
+            x=alt.X("x:Q", title=x_title, scale=scale_x),
+            y=alt.Y("y:Q", title=y_title, scale=scale_y),
+            color=alt.Color("series:N", title=series_title, sort=[s.label for s in series]),
+            tooltip=[
+                alt.Tooltip("series:N", title=series_title),
+                alt.Tooltip("x:Q", title=x_title, format=",.4~g"),
+                alt.Tooltip("y:Q", title=y_title, format=",.4~g"),
+                alt.Tooltip("origin:N", title="source"),
+            ],
+        )
+        .configure_view(stroke=None)
+        .configure_axis(grid=True, gridOpacity=0.4)
+    )
+    spec = chart.to_dict()
+    spec.pop("$schema", None)
+    table = frame.rename(columns={"x": x_title, "y": y_title, "series": series_title, "origin": "source (pointer)"})
+    return Chart(chart_id, title, alt_text, spec, table)
+
+
+class ChartCache:
+    """SVG renderings keyed by spec hash, on disk under `cache_dir` (or in memory only)."""
+
+    def __init__(self, cache_dir: Path | None = None):
+        self.cache_dir = cache_dir
+        self.rendered = 0  # renderings done by this cache (a warm build does none)
+        self._memory: dict[str, bytes] = {}
+
+    def _cached(self, key: str, produce) -> bytes:
+        if key in self._memory:
+            return self._memory[key]
+        path = self.cache_dir / key if self.cache_dir else None
+        if path is not None and path.is_file():
+            data = path.read_bytes()
+        else:
+            data = produce()
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(".tmp")
+                tmp.write_bytes(data)
+                tmp.replace(path)
+        self._memory[key] = data
+        return data
+
+    def svg(self, chart: Chart) -> bytes:
+        """The static SVG of `chart`, rendered once per distinct spec (and vl-convert version)."""
+
+        def render() -> bytes:
+            self.rendered += 1
+            return vl_convert.vegalite_to_svg(chart.spec).encode()
+
+        return self._cached(f"svg-{vl_convert.__version__}-{chart.spec_sha256}.svg", render)
+
+    def vega_bundle(self) -> bytes:
+        """vl-convert's self-contained Vega + Vega-Lite + vega-embed script (no CDN)."""
+        return self._cached(f"vega-bundle-{vl_convert.__version__}.js", lambda: vl_convert.javascript_bundle().encode())
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside <script type="application/json">: no '<', '>' or '&' survive literally,
+    so record text in a spec cannot close the script element."""
+    return (
+        canonical_json(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    )
+
+
+def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, dict[str, bytes]]:
+    """The chart's HTML block for the page at `page_path` and the asset files it needs."""
+    svg = cache.svg(chart)
+    svg_path = f"{CHARTS_DIR}/{chart.spec_sha256[:20]}.svg"
+    notes = "".join(f'<p class="bl-chart-note">{note}</p>' for note in chart.notes)
+    html = (
+        f'<div class="bl-chart" id="chart-{chart.id}">\n'
+        f'<p class="bl-chart-title">{escape.attr(chart.title)}</p>\n'
+        f'<div class="bl-chart-view" data-spec="spec-{chart.id}">'
+        f'<img src="{url(page_path, svg_path)}" alt="{escape.attr(chart.alt)}" loading="lazy"></div>\n'
+        f'<script type="application/json" id="spec-{chart.id}">{_script_json(chart.spec)}</script>\n'
+        f"{notes}"
+        f'<details class="bl-chart-data"><summary>Data behind this chart</summary>\n'
+        f"{html_table(chart.table.map(escape.attr))}\n"
+        f"</details>\n"
+        f"</div>\n"
+    )
+    return html, {svg_path: svg}

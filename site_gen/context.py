@@ -1,0 +1,126 @@
+"""What every page kind renders from: the verified records, the ledger, and the shared tools
+(Jinja environment, chart cache, options). Built once per build by `build_site`."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+from markupsafe import Markup
+
+from site_gen import escape
+from site_gen.limitations import Limitation, find_limitations
+
+if TYPE_CHECKING:
+    from site_gen.charts import ChartCache
+    from site_gen.store import LedgerEntry, SealedRecord
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """Settings of one build (all have defaults; nothing here depends on the clock)."""
+
+    site_name: str = "benchledger"
+    # Where the served copies of the records live inside the site.
+    records_prefix: str = "records"
+    articles_prefix: str = "articles"
+
+
+@dataclass
+class RecordView:
+    """One sealed record as pages see it: where its article and its served bytes live, and its
+    limitations (computed once)."""
+
+    record: "SealedRecord"
+    options: BuildOptions
+
+    @property
+    def entry(self) -> "LedgerEntry":
+        return self.record.entry
+
+    @property
+    def data(self) -> Any:
+        return self.record.data
+
+    @property
+    def sha256(self) -> str:
+        return self.record.entry.sha256
+
+    @property
+    def schema(self) -> str:
+        return self.record.entry.schema
+
+    @property
+    def page_path(self) -> str:
+        """The article's Markdown path in the docs dir: articles/<store path without .json>.md."""
+        stem = self.entry.path[: -len(".json")] if self.entry.path.endswith(".json") else self.entry.path
+        return f"{self.options.articles_prefix}/{stem}.md"
+
+    @property
+    def raw_path(self) -> str:
+        """Where the exact sealed bytes are served, relative to the site root."""
+        return f"{self.options.records_prefix}/{self.entry.path}"
+
+    @cached_property
+    def limitations(self) -> list[Limitation]:
+        return find_limitations(self.data)
+
+
+@dataclass
+class SiteContext:
+    """Everything a page kind needs. `records` are verified (Store.load_verified())."""
+
+    records: list["SealedRecord"]
+    entries: list["LedgerEntry"]
+    head_sha256: str
+    charts: "ChartCache"
+    options: BuildOptions = field(default_factory=BuildOptions)
+    env: jinja2.Environment = field(default_factory=lambda: make_jinja_env())
+
+    @cached_property
+    def views(self) -> list[RecordView]:
+        """One view per record, in ledger order."""
+        return [RecordView(r, self.options) for r in self.records]
+
+    def view(self, sha256: str) -> RecordView:
+        """The view of the record with this sha256 (KeyError if none)."""
+        for v in self.views:
+            if v.sha256 == sha256:
+                return v
+        raise KeyError(sha256)
+
+    def render(self, template: str, **values: Any) -> str:
+        """Render templates/<template> (autoescaped) with `site` and `values`."""
+        return self.env.get_template(template).render(site=self, **values)
+
+
+def url(from_page: str, target: str) -> str:
+    """A relative URL from the page at docs path `from_page` to docs path `target`, as the built
+    site has it (`.md` -> `.html`), for links inside raw HTML (which MkDocs does not rewrite)."""
+    if target.endswith(".md"):
+        target = target[: -len(".md")] + ".html"
+    return posixpath.relpath(target, posixpath.dirname(from_page) or ".")
+
+
+def make_jinja_env() -> jinja2.Environment:
+    """Jinja over templates/ with autoescape on for every template (they produce HTML inside
+    Markdown). `md` marks record text literal Markdown; `attr` escapes for attributes."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["md"] = lambda value: Markup(escape.text(value))
+    env.filters["attr"] = lambda value: Markup(escape.attr(value))
+    env.filters["url"] = url
+    return env

@@ -1,0 +1,311 @@
+"""Limitations: what a number cannot tell the reader, shown next to that number.
+
+Two sources: what the record says about itself (its `limitations` list, its `meaning` strings,
+its flags) and the generator's own rules. Each rule has an id, a condition and a wording, and
+is listed on the methodology page (`RULES`). A rule looks at the record's data (its schema's
+vocabulary, never a seed's ids) and yields `Limitation`s scoped to a JSON pointer: a page shows
+each limitation beside the part of the record it scopes (the case, the group, the number).
+
+Public API (stable; other page kinds use it):
+- `find_limitations(data) -> list[Limitation]`: every limitation of a record, in record order.
+- `limitations_for(data, pointer) -> list[Limitation]`: those that apply to the value at
+  `pointer`: scoped at it or at one of its ancestors (a record-wide one applies everywhere).
+- `withheld_percentile(limitations, pointer, name) -> Limitation | None`: whether percentile
+  `name` ("p95") of the summary at `pointer` is withheld, and why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from site_gen.pointer import parse_pointer, to_pointer
+
+# MLPerf LoadGen's early-stopping minimums: fewer samples than this and the percentile estimate
+# is not trustworthy enough to print.
+DEFAULT_PERCENTILE_MINIMUMS = {"p90": 64, "p95": 130, "p99": 662}
+# Sampling interval assumed when a record does not declare one (the collector's default, 1 Hz
+# telemetry); a gap counts when it exceeds the interval by half of it (timer jitter is not a gap).
+DEFAULT_SAMPLING_INTERVAL_S = 1.0
+GAP_TOLERANCE = 1.5
+# Mean GPU utilisation during responses below which the GPU mostly waited (CPU-bound placement).
+IDLE_GPU_UTILIZATION_PERCENT = 50.0
+
+# Flags whose value limits what the record shows: key -> (value that limits, wording).
+FLAG_WORDINGS: dict[str, tuple[Any, str]] = {
+    "exact_shape_only": (True, "Graph replay was measured at exact input shapes only; other shapes fall back or need new captures."),
+    "padded_buckets_tested": (False, "Padded shape buckets were not tested: inputs of other lengths are not covered."),
+    "full_quality_graph_qualified": (False, "The graph path is not qualified for full-quality use."),
+    "adopted_for_full_quality": (False, "The graph path was not adopted for full-quality use."),
+    "graph_capture_and_replay_executed": (False, "No graph was captured or replayed."),
+    "complete": (False, "The record says its run is not complete."),
+    "historical_results_pooled": (True, "Historical results are pooled into this record."),
+    "CPU_fallback": (True, "Part of the work fell back to the CPU."),
+    "thermal_slowdown_fully_available": (False, "Thermal slowdown state was not available for every sample."),
+}
+
+
+@dataclass(frozen=True)
+class Limitation:
+    """One limitation, scoped to the part of a record it limits."""
+
+    rule_id: str  # a RULES id, or "record-limitation" / "record-meaning" / "record-flag"
+    scope: str  # JSON pointer of what it limits ("" = the whole record)
+    text: str  # plain text (may contain record strings: escape when rendering)
+    source: str  # "record" (the record says so) or "generator" (a rule of this generator)
+    percentile: str | None = None  # for withheld percentiles: "p95"
+
+    @property
+    def anchor(self) -> str:
+        """A stable HTML id for this limitation's note on a page."""
+        key = f"{self.rule_id}\0{self.scope}\0{self.percentile}\0{self.text}"
+        return "lim-" + hashlib.sha256(key.encode()).hexdigest()[:10]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule of the generator: `find(data)` yields (scope pointer parts, wording fields)."""
+
+    id: str
+    condition: str  # when it applies, for the methodology page
+    wording: str  # str.format template over the fields `find` yields
+    find: Callable[[Any], Iterator[tuple[list, dict]]]
+    percentile: str | None = None
+
+
+def _walk(node: Any, parts: list | None = None) -> Iterator[tuple[list, Any]]:
+    """Every (pointer parts, value) in document order, the root first."""
+    parts = parts or []
+    yield parts, node
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _walk(value, parts + [key])
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk(value, parts + [index])
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_summary(node: Any) -> bool:
+    return isinstance(node, dict) and _number(node.get("sample_count")) and "median" in node
+
+
+def _nearest(data: Any, parts: list, key: str) -> tuple[list, Any] | None:
+    """The closest `settings.<key>` (or `<key>`) on the path from `parts` up to the root."""
+    for depth in range(len(parts), -1, -1):
+        node = data
+        for p in parts[:depth]:
+            node = node[p]
+        if isinstance(node, dict):
+            if isinstance(node.get("settings"), dict) and key in node["settings"]:
+                return parts[:depth] + ["settings", key], node["settings"][key]
+            if key in node:
+                return parts[:depth] + [key], node[key]
+    return None
+
+
+def _percentile_rule(name: str) -> Rule:
+    default = DEFAULT_PERCENTILE_MINIMUMS[name]
+
+    def find(data: Any) -> Iterator[tuple[list, dict]]:
+        for parts, node in _walk(data):
+            if not isinstance(node, dict):
+                continue
+            declared = _nearest(data, parts, f"{name}_minimum_requests")
+            if f"{name}_ms" in node and _number(node.get("repetitions")):
+                count = node["repetitions"]
+            elif _is_summary(node) and declared and (not parts or parts[-2:-1] != ["metrics"]):
+                # A per-request summary (not a telemetry metric) under a declared minimum.
+                count = node["sample_count"]
+            else:
+                continue
+            if declared and _number(declared[1]):
+                minimum, basis = declared[1], f"the record's own minimum ({to_pointer(declared[0])})"
+            else:
+                minimum, basis = default, "the generator's default (MLPerf LoadGen early-stopping minimum)"
+            if count < minimum:
+                yield parts, {"count": count, "minimum": minimum, "basis": basis, "name": name}
+
+    return Rule(
+        id=f"percentile-{name}-minimum-samples",
+        condition=(
+            f"a {name} is shown for a per-request summary or a timing with `{name}_ms`, and its "
+            f"sample count is below the record's `{name}_minimum_requests` or, when the record "
+            f"declares none, below {default}"
+        ),
+        wording="{name} withheld: {count} samples, below {minimum} required by {basis}.",
+        find=find,
+        percentile=name,
+    )
+
+
+def _energy_unavailable(data: Any) -> Iterator[tuple[list, dict]]:
+    for parts, node in _walk(data):
+        if parts and "energy" in str(parts[-1]) and isinstance(node, dict) and node.get("available") is False:
+            yield parts, {"reason": node.get("reason") or "no reason given"}
+
+
+def _thermal(data: Any) -> Iterator[tuple[list, dict]]:
+    for parts, node in _walk(data):
+        if isinstance(node, dict) and _number(node.get("thermal_slowdown_observed_samples")):
+            if node["thermal_slowdown_observed_samples"] > 0:
+                yield parts, {"samples": node["thermal_slowdown_observed_samples"]}
+
+
+def _sampling_gaps(data: Any) -> Iterator[tuple[list, dict]]:
+    for parts, node in _walk(data):
+        if not isinstance(node, dict):
+            continue
+        declared = _nearest(data, parts, "sampling_interval_s")
+        interval = declared[1] if declared and _number(declared[1]) else DEFAULT_SAMPLING_INTERVAL_S
+        for key, value in node.items():
+            if key.startswith("maximum_") and key.endswith("_gap_seconds") and _number(value):
+                if value > interval * GAP_TOLERANCE:
+                    what = key[len("maximum_"):-len("_gap_seconds")]
+                    yield parts + [key], {"what": what, "gap": f"{value:.2f}", "interval": f"{interval:g}"}
+
+
+def _gpu_idle(data: Any) -> Iterator[tuple[list, dict]]:
+    for parts, node in _walk(data):
+        if isinstance(node, dict) and isinstance(node.get("resources_by_phase"), dict):
+            responses = node["resources_by_phase"].get("responses") or {}
+            util = ((responses.get("metrics") or {}).get("gpu_utilization_percent") or {}).get("mean")
+            if _number(util) and util < IDLE_GPU_UTILIZATION_PERCENT:
+                yield parts, {"util": f"{util:.0f}"}
+
+
+def _setting_rule(key: str, value: Any) -> Callable[[Any], Iterator[tuple[list, dict]]]:
+    def find(data: Any) -> Iterator[tuple[list, dict]]:
+        for parts, node in _walk(data):
+            if parts and parts[-1] == "settings" and isinstance(node, dict) and node.get(key) == value:
+                yield parts[:-1], {}
+
+    return find
+
+
+def _synthetic_prompts(data: Any) -> Iterator[tuple[list, dict]]:
+    for parts, node in _walk(data):
+        if parts and parts[-1] == "settings" and isinstance(node, dict) and "synthetic_prompt_sha256" in node:
+            yield parts[:-1], {}
+
+
+def _claimed_hashes(data: Any) -> Iterator[tuple[list, dict]]:
+    count = 0
+    for parts, node in _walk(data):
+        key = parts[-1] if parts else None
+        if isinstance(key, str) and key.endswith("sha256"):
+            count += len(node) if isinstance(node, list) else 1 if isinstance(node, str) else 0
+        elif key == "original_artifact_hashes" and isinstance(node, dict):
+            count += len(node)
+    if count:
+        yield [], {"count": count}
+
+
+RULES: tuple[Rule, ...] = (
+    _percentile_rule("p90"),
+    _percentile_rule("p95"),
+    _percentile_rule("p99"),
+    Rule(
+        "energy-unavailable",
+        "an energy figure has `available: false`",
+        "Energy unavailable here: {reason}.",
+        _energy_unavailable,
+    ),
+    Rule(
+        "thermal-slowdown-observed",
+        "telemetry counted samples with thermal slowdown active",
+        "Thermal slowdown was active in {samples} samples: the GPU ran below its normal clocks at times.",
+        _thermal,
+    ),
+    Rule(
+        "sampling-gap",
+        f"a telemetry gap exceeds {GAP_TOLERANCE}x the sampling interval (the record's "
+        f"`sampling_interval_s`, else {DEFAULT_SAMPLING_INTERVAL_S:g} s)",
+        "The longest {what} sampling gap was {gap} s against a {interval} s interval: short events may be missing.",
+        _sampling_gaps,
+    ),
+    Rule(
+        "gpu-mostly-idle",
+        f"mean GPU utilisation during responses is below {IDLE_GPU_UTILIZATION_PERCENT:g}%",
+        "The GPU was mostly idle during responses (mean utilisation {util}%): this placement is CPU-bound.",
+        _gpu_idle,
+    ),
+    Rule(
+        "synthetic-prompts",
+        "the settings name a `synthetic_prompt_sha256`",
+        "Prompts are synthetic (repeated and truncated text), not real user requests.",
+        _synthetic_prompts,
+    ),
+    Rule(
+        "fixed-output-length",
+        "the settings say `ignore_eos: true`",
+        "Output length is fixed (end-of-sequence ignored): real answers stop at varying lengths.",
+        _setting_rule("ignore_eos", True),
+    ),
+    Rule(
+        "single-stream",
+        "the settings say `concurrency: 1`",
+        "Single stream (concurrency 1): throughput under concurrent load is not measured.",
+        _setting_rule("concurrency", 1),
+    ),
+    Rule(
+        "claimed-upstream-hashes",
+        "the record names hashes of files it does not ship (`*sha256` fields, artifact hashes)",
+        "{count} hashes in this record name upstream files (models, binaries, plans) that are not "
+        "published here: they are shown as claimed by the record and cannot be verified on this site.",
+        _claimed_hashes,
+    ),
+)
+
+
+def _record_own(data: Any) -> Iterator[Limitation]:
+    for parts, node in _walk(data):
+        key = parts[-1] if parts else None
+        if key == "limitations" and isinstance(node, list):
+            for index, item in enumerate(node):
+                yield Limitation("record-limitation", to_pointer(parts[:-1]), str(item), "record")
+        elif key == "meaning" and isinstance(node, str):
+            yield Limitation("record-meaning", to_pointer(parts[:-1]), node, "record")
+        elif isinstance(key, str) and key in FLAG_WORDINGS and node is FLAG_WORDINGS[key][0]:
+            text = f"{key}: {str(node).lower()}. {FLAG_WORDINGS[key][1]}"
+            yield Limitation("record-flag", to_pointer(parts[:-1]), text, "record")
+        elif key == "status" and isinstance(node, str) and node != "completed":
+            yield Limitation("record-flag", to_pointer(parts[:-1]), f"status: {node}. Not a completed run.", "record")
+
+
+def find_limitations(data: Any) -> list[Limitation]:
+    """Every limitation of a record: its own (list, meanings, flags) and the generator's rules."""
+    found = list(_record_own(data))
+    for rule in RULES:
+        for parts, fields in rule.find(data):
+            found.append(Limitation(rule.id, to_pointer(parts), rule.wording.format(**fields), "generator", rule.percentile))
+    return found
+
+
+def _is_ancestor_or_self(scope: str, pointer: str) -> bool:
+    a, b = parse_pointer(scope), parse_pointer(pointer)
+    return b[: len(a)] == a
+
+
+def limitations_for(data: Any, pointer: str = "", found: list[Limitation] | None = None) -> list[Limitation]:
+    """The limitations that apply to the value at `pointer`: scoped at it or at an ancestor.
+    Pass `found` (from `find_limitations`) to avoid recomputing them for every number."""
+    found = find_limitations(data) if found is None else found
+    return [lim for lim in found if _is_ancestor_or_self(lim.scope, pointer)]
+
+
+def scoped_at(found: list[Limitation], pointer: str) -> list[Limitation]:
+    """The limitations scoped exactly at `pointer` (what a section shows beside itself)."""
+    return [lim for lim in found if lim.scope == pointer]
+
+
+def withheld_percentile(found: list[Limitation], pointer: str, name: str) -> Limitation | None:
+    """The limitation withholding percentile `name` of the summary at `pointer`, if any."""
+    for lim in found:
+        if lim.percentile == name and lim.scope == pointer:
+            return lim
+    return None

@@ -1,0 +1,125 @@
+"""Numbers on pages: formatting with units and sensible precision, and the traceability markup.
+
+Every number a page shows goes through `traced()`: the visible text is the formatted value, and
+the markup carries where it came from (record sha256 + RFC 6901 JSON pointer), or, for a derived
+number, its formula and the pointers of its inputs. The raw value stays in the downloadable
+record; the `title` shows it on hover. The markup is plain inline HTML, safe both inside a
+Markdown paragraph or table cell and inside a raw HTML block.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+from site_gen import escape
+
+if TYPE_CHECKING:
+    from site_gen.limitations import Limitation
+
+# Binary prefixes for byte counts; SI prefixes would disagree with what tools like `free -h` show.
+_BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+
+
+@dataclass(frozen=True)
+class Formatted:
+    """A value formatted for reading: `number` and `unit` as shown (unit may be rescaled)."""
+
+    number: str
+    unit: str
+
+    def __str__(self) -> str:
+        if not self.unit:
+            return self.number
+        sep = "" if self.unit == "%" else "\u202f"  # narrow no-break space between number and unit
+        return f"{self.number}{sep}{self.unit}"
+
+
+def format_number(value: float | int) -> str:
+    """A number with about three significant digits; integers and values >= 1000 in full with
+    thousands separators (`43,317`), small values to three significant digits (`1.08`, `0.738`)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    if magnitude >= 3:
+        return f"{value:,.0f}"
+    decimals = max(0, 2 - magnitude)
+    return f"{value:,.{decimals}f}"
+
+
+def format_value(value: float | int | None, unit: str = "") -> Formatted:
+    """`value` in `unit`, rescaled where a reader expects it (bytes -> KiB/MiB/GiB)."""
+    if value is None:
+        return Formatted("n/a", "")
+    if unit in ("B", "bytes") and not isinstance(value, bool):
+        scaled, index = float(value), 0
+        while abs(scaled) >= 1024 and index < len(_BYTE_UNITS) - 1:
+            scaled /= 1024
+            index += 1
+        if index == 0:
+            return Formatted(format_number(int(value)), "B")
+        return Formatted(format_number(scaled), _BYTE_UNITS[index])
+    return Formatted(format_number(value), unit)
+
+
+def _raw(value: object) -> str:
+    return "null" if value is None else repr(value) if isinstance(value, float) else str(value)
+
+
+def traced(
+    value: float | int | None,
+    unit: str,
+    sha256: str,
+    pointer: str | None,
+    *,
+    formula: str | None = None,
+    inputs: Mapping[str, str] | None = None,
+    limitations: Iterable["Limitation"] = (),
+    text: str | None = None,
+) -> str:
+    """Inline HTML for one number shown on a page.
+
+    - `value`, `unit`: the raw value and its unit ("tokens/s", "s", "ms", "B", "%", "J", "");
+      bytes are rescaled, everything gets about three significant digits.
+    - `sha256`, `pointer`: the record (full sha256) and the RFC 6901 pointer of the value inside
+      it. A derived number passes `pointer=None` with `formula` ("joules / completed tokens")
+      and `inputs` {name: pointer}; the markup then lists every input's pointer.
+    - `limitations`: limitations that apply to this very number (e.g. a withheld percentile);
+      each is shown as a marker beside the number linking to its note (`#<anchor>`).
+    - `text`: overrides the visible text (e.g. "withheld"), the origin markup stays.
+
+    Returns `<span class="bl-num" data-sha256=.. data-pointer=.. title=..>25.8 tokens/s</span>`.
+    """
+    shown = text if text is not None else str(format_value(value, unit))
+    origin = [f"record sha256 {sha256}"]
+    attrs = [f'class="bl-num{" bl-derived" if formula else ""}"', f'data-sha256="{sha256}"']
+    if pointer is not None:
+        attrs.append(f'data-pointer="{escape.attr(pointer)}"')
+        origin.append(f"pointer {pointer}")
+        origin.append(f"raw value {_raw(value)}")
+    if formula:
+        input_text = "; ".join(f"{name} = {ptr}" for name, ptr in (inputs or {}).items())
+        attrs.append(f'data-formula="{escape.attr(formula)}"')
+        attrs.append(f'data-inputs="{escape.attr(input_text)}"')
+        origin.append(f"derived: {formula}")
+        if input_text:
+            origin.append(f"inputs: {input_text}")
+        origin.append(f"result {_raw(value)}")
+    attrs.append(f'title="{escape.attr(" · ".join(origin))}"')
+    markers = "".join(limitation_marker(lim) for lim in limitations)
+    return f"<span {' '.join(attrs)}>{escape.attr(shown)}</span>{markers}"
+
+
+def limitation_marker(limitation: "Limitation") -> str:
+    """A small marker beside a number, linking to the limitation's note on the same page."""
+    return (
+        f'<a class="bl-lim-mark" href="#{limitation.anchor}" '
+        f'title="{escape.attr(limitation.text)}">&#9888;</a>'
+    )
