@@ -1,0 +1,447 @@
+"""Consistency checks: derived numbers in a record recomputed from their inputs.
+
+Each check is a small rule object with a stable `id`, the `schema` it applies to and a one-line
+`description` (the site's methodology page lists them). A check runs on a record that already
+validates against its schema, so it may rely on the schema's shapes; values that are null
+(unavailable, e.g. GPU metrics on a machine without a GPU) are skipped, never treated as zero.
+
+Tolerance: floats are compared with a relative tolerance of RELATIVE_TOLERANCE (1e-9), plus
+ABSOLUTE_TOLERANCE (1e-9) so that values near zero compare sanely. The seeds' derived values are
+recomputed exactly or to ~1e-15 (summation order), so 1e-9 only absorbs floating-point rounding;
+any real transcription or arithmetic error is far larger. Counts and byte sizes compare exactly."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+
+from benchledger.errors import Problem
+from site_gen.pointer import to_jsonpath
+
+RELATIVE_TOLERANCE = 1e-9
+ABSOLUTE_TOLERANCE = 1e-9
+
+GSH = "gsh-llm-core-article/1"
+TGR = "torch-graph-replay/1"
+
+Parts = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A derived value that does not follow from its inputs."""
+
+    parts: Parts  # where the found value is
+    expected: Any  # a number, or text such as "<= 81"
+    found: Any
+    formula: str  # how `expected` is computed, in the record's own names
+
+
+@dataclass(frozen=True)
+class Check:
+    """One consistency rule for one schema."""
+
+    id: str
+    schema: str
+    description: str
+    run: Callable[[Any], Iterable[Mismatch]]
+
+    def problems(self, data: Any, file: str) -> list[Problem]:
+        """Every mismatch of this rule in `data`, as Problems naming file, place, expected, found."""
+        return [
+            Problem(file, to_jsonpath(m.parts), f"expected {_show(m.expected)} ({m.formula}), found {_show(m.found)} [check {self.id}]")
+            for m in self.run(data)
+        ]
+
+
+CHECKS: list[Check] = []
+
+
+def _check(check_id: str, schema: str, description: str):
+    def register(run: Callable[[Any], Iterable[Mismatch]]) -> Callable[[Any], Iterable[Mismatch]]:
+        CHECKS.append(Check(check_id, schema, description, run))
+        return run
+
+    return register
+
+
+def checks_for(schema_id: str) -> list[Check]:
+    """The checks that apply to records of `schema_id`, in registry order."""
+    return [c for c in CHECKS if c.schema == schema_id]
+
+
+def check_record(data: Any, schema_id: str, file: str) -> list[Problem]:
+    """Every consistency failure of a schema-valid record; [] when its numbers hold together."""
+    return [p for c in checks_for(schema_id) for p in c.problems(data, file)]
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.12g}"
+    return str(value)
+
+
+def close(a: float, b: float) -> bool:
+    """Whether two floats agree within the documented tolerance."""
+    return math.isclose(a, b, rel_tol=RELATIVE_TOLERANCE, abs_tol=ABSOLUTE_TOLERANCE)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _derived(parts: Parts, found: Any, expected: float, formula: str) -> Iterator[Mismatch]:
+    """A mismatch when a non-null `found` differs from `expected` beyond the tolerance."""
+    if _number(found) and not close(found, expected):
+        yield Mismatch(parts, expected, found, formula)
+
+
+def _equal(parts: Parts, found: Any, expected: Any, formula: str) -> Iterator[Mismatch]:
+    if found is not None and expected is not None and found != expected:
+        yield Mismatch(parts, expected, found, formula)
+
+
+def _at_most(parts: Parts, found: Any, limit: Any, formula: str) -> Iterator[Mismatch]:
+    if _number(found) and _number(limit) and found > limit:
+        yield Mismatch(parts, f"<= {_show(limit)}", found, formula)
+
+
+# --- gsh-llm-core-article/1 -------------------------------------------------------------------
+
+
+def _cases(data: dict) -> Iterator[tuple[Parts, dict]]:
+    for i, case in enumerate(data["cases"]):
+        yield ("cases", i), case
+
+
+def _groups(data: dict) -> Iterator[tuple[Parts, dict, dict]]:
+    for parts, case in _cases(data):
+        for j, group in enumerate(case.get("groups", [])):
+            yield parts + ("groups", j), group, case
+
+
+def _resource_blocks(data: dict) -> Iterator[tuple[Parts, dict]]:
+    """Every resources block: per case all completed responses, per group, per phase."""
+    for parts, case in _cases(data):
+        if "completed_response_resources" in case:
+            yield parts + ("completed_response_resources",), case["completed_response_resources"]
+        for j, group in enumerate(case.get("groups", [])):
+            if "resources" in group:
+                yield parts + ("groups", j, "resources"), group["resources"]
+        for phase, block in case.get("resources_by_phase", {}).items():
+            yield parts + ("resources_by_phase", phase), block
+
+
+def _available_energy(data: dict) -> Iterator[tuple[Parts, dict, dict]]:
+    for parts, block in _resource_blocks(data):
+        energy = block["gpu_energy"]
+        if energy["available"]:
+            yield parts + ("gpu_energy",), energy, block
+
+
+def _statistics(node: Any, parts: Parts) -> Iterator[tuple[Parts, dict]]:
+    """Every statistic block {minimum, maximum, mean, median, sample_count} in `node`."""
+    if isinstance(node, dict):
+        if {"minimum", "maximum", "mean", "median", "sample_count"} <= node.keys():
+            yield parts, node
+            return
+        for key, child in node.items():
+            yield from _statistics(child, parts + (key,))
+    elif isinstance(node, list):
+        for i, child in enumerate(node):
+            yield from _statistics(child, parts + (i,))
+
+
+@_check("gsh-energy-watt-hours", GSH, "GPU energy in watt-hours equals joules / 3600.")
+def _energy_watt_hours(data):
+    for parts, energy, _ in _available_energy(data):
+        yield from _derived(parts + ("watt_hours",), energy["watt_hours"], energy["joules"] / 3600, "joules / 3600")
+
+
+@_check("gsh-energy-mean-watts", GSH, "Time-weighted mean GPU board power equals joules / response_union_seconds.")
+def _energy_mean_watts(data):
+    for parts, energy, _ in _available_energy(data):
+        if energy["response_union_seconds"] > 0:
+            yield from _derived(parts + ("time_weighted_mean_watts",), energy["time_weighted_mean_watts"],
+                                energy["joules"] / energy["response_union_seconds"], "joules / response_union_seconds")
+
+
+@_check("gsh-energy-union", GSH, "GPU energy is integrated over the same interval union as its resources block.")
+def _energy_union(data):
+    for parts, energy, block in _available_energy(data):
+        yield from _derived(parts + ("response_union_seconds",), energy["response_union_seconds"],
+                            block["response_union_seconds"], "the enclosing block's response_union_seconds")
+
+
+@_check("gsh-group-aggregate-rate", GSH,
+        "Aggregate output tokens/s equals completed_output_tokens / response_window_union_seconds.")
+def _group_aggregate_rate(data):
+    for parts, group, _ in _groups(data):
+        if group["response_window_union_seconds"] > 0:
+            yield from _derived(parts + ("aggregate_output_tokens_per_second",), group["aggregate_output_tokens_per_second"],
+                                group["completed_output_tokens"] / group["response_window_union_seconds"],
+                                "completed_output_tokens / response_window_union_seconds")
+
+
+@_check("gsh-group-output-tokens", GSH,
+        "With ignore_eos, completed_output_tokens equals completed_request_count x settings.output_tokens.")
+def _group_output_tokens(data):
+    for parts, group, case in _groups(data):
+        if case["settings"].get("ignore_eos") is True:
+            yield from _equal(parts + ("completed_output_tokens",), group["completed_output_tokens"],
+                              group["completed_request_count"] * case["settings"]["output_tokens"],
+                              "completed_request_count x settings.output_tokens")
+
+
+@_check("gsh-group-request-count", GSH,
+        "Completed plus failed requests equal measured_rounds x settings.concurrency.")
+def _group_request_count(data):
+    for parts, group, case in _groups(data):
+        yield from _equal(parts + ("completed_request_count",), group["completed_request_count"] + group["failed_request_count"],
+                          group["measured_rounds"] * case["settings"]["concurrency"],
+                          "completed + failed requests = measured_rounds x settings.concurrency")
+
+
+@_check("gsh-group-statistic-counts", GSH,
+        "Per-request statistics (response, decode, first-token) have one sample per completed request.")
+def _group_statistic_counts(data):
+    for parts, group, _ in _groups(data):
+        for name in ("response_seconds", "server_decode_tokens_per_second", "synthetic_first_token_seconds"):
+            if name in group:
+                yield from _equal(parts + (name, "sample_count"), group[name]["sample_count"],
+                                  group["completed_request_count"], "completed_request_count")
+
+
+@_check("gsh-group-union", GSH,
+        "A group's response window union lies within its outer span and equals its resources' interval union.")
+def _group_union(data):
+    for parts, group, _ in _groups(data):
+        union = group["response_window_union_seconds"]
+        yield from _at_most(parts + ("response_window_union_seconds",), union,
+                            group.get("response_outer_span_seconds"), "response_outer_span_seconds")
+        if "resources" in group:
+            yield from _derived(parts + ("resources", "response_union_seconds"), group["resources"]["response_union_seconds"],
+                                union, "response_window_union_seconds")
+
+
+@_check("gsh-group-cpu-percent", GSH,
+        "CPU percentages equal 100 x process_cpu_seconds / interval_seconds (per logical CPU, and over all of them).")
+def _group_cpu_percent(data):
+    cpus = data["hardware"]["logical_cpu_count"]
+    for parts, group, _ in _groups(data):
+        cpu = group.get("cpu_snapshot_intervals")
+        if cpu is None or cpu["interval_seconds"] <= 0:
+            continue
+        one = 100 * cpu["process_cpu_seconds"] / cpu["interval_seconds"]
+        where = parts + ("cpu_snapshot_intervals",)
+        yield from _derived(where + ("one_logical_cpu_percent",), cpu.get("one_logical_cpu_percent"), one,
+                            "100 x process_cpu_seconds / interval_seconds")
+        yield from _derived(where + ("host_capacity_percent",), cpu.get("host_capacity_percent"), one / cpus,
+                            "100 x process_cpu_seconds / interval_seconds / hardware.logical_cpu_count")
+
+
+@_check("gsh-case-contexts", GSH, "A completed case has one group per planned context length, in plan order.")
+def _case_contexts(data):
+    for parts, case in _cases(data):
+        if case["status"] == "completed":
+            yield from _equal(parts + ("groups",), [g["context_tokens"] for g in case["groups"]], case["settings"]["contexts"],
+                              "groups[].context_tokens = settings.contexts")
+
+
+@_check("gsh-case-completed-union", GSH,
+        "All-responses resources cover the union of the groups: seconds, energy and sample counts are their sums.")
+def _case_completed_union(data):
+    for parts, case in _cases(data):
+        total = case.get("completed_response_resources")
+        if total is None or not case["groups"]:
+            continue
+        where = parts + ("completed_response_resources",)
+        groups = case["groups"]
+        yield from _derived(where + ("response_union_seconds",), total["response_union_seconds"],
+                            math.fsum(g["response_window_union_seconds"] for g in groups), "sum of groups[].response_window_union_seconds")
+        for count in ("gpu_sample_count", "host_sample_count", "process_sample_count"):
+            if all("resources" in g for g in groups):
+                yield from _equal(where + (count,), total[count], sum(g["resources"][count] for g in groups),
+                                  f"sum of groups[].resources.{count}")
+        energies = [g.get("resources", {}).get("gpu_energy", {}) for g in groups]
+        if total["gpu_energy"]["available"] and all(e.get("available") for e in energies):
+            yield from _derived(where + ("gpu_energy", "joules"), total["gpu_energy"]["joules"],
+                                math.fsum(e["joules"] for e in energies), "sum of groups[].resources.gpu_energy.joules")
+
+
+@_check("gsh-statistic-order", GSH, "Every statistic has minimum <= median <= maximum and minimum <= mean <= maximum.")
+def _statistic_order(data):
+    for parts, stat in _statistics(data, ()):
+        low, high = stat["minimum"], stat["maximum"]
+        if low is None or high is None:
+            continue
+        for name in ("median", "mean"):
+            value = stat[name]
+            # the tolerance absorbs a mean of identical samples rounding a last bit outside
+            if value is not None and not (low <= value <= high or close(value, low) or close(value, high)):
+                yield Mismatch(parts + (name,), f"between {_show(low)} and {_show(high)}", value, "minimum <= value <= maximum")
+
+
+@_check("gsh-resources-sample-counts", GSH,
+        "Each metric's sample_count equals its block's gpu_, process_ or host_sample_count (by metric name prefix).")
+def _resources_sample_counts(data):
+    for parts, block in _resource_blocks(data):
+        for name, stat in block["metrics"].items():
+            if stat is None:
+                continue
+            source = "gpu_sample_count" if name.startswith("gpu_") else "process_sample_count" if name.startswith("process_") else "host_sample_count"
+            yield from _equal(parts + ("metrics", name, "sample_count"), stat["sample_count"], block[source], source)
+
+
+@_check("gsh-resources-counter-intervals", GSH,
+        "Counter deltas: observed intervals <= requested intervals, and deltas are null exactly when none was observed.")
+def _resources_counter_intervals(data):
+    for parts, block in _resource_blocks(data):
+        counters = block.get("sampled_counter_deltas")
+        if counters is None:
+            continue
+        where = parts + ("sampled_counter_deltas",)
+        yield from _at_most(where + ("observed_intervals",), counters["observed_intervals"], counters["requested_intervals"],
+                            "requested_intervals")
+        if (counters["deltas"] is None) != (counters["observed_intervals"] == 0):
+            expected = "null" if counters["observed_intervals"] == 0 else "an object"
+            yield Mismatch(where + ("deltas",), expected, "null" if counters["deltas"] is None else "an object",
+                           "null exactly when observed_intervals = 0")
+
+
+@_check("gsh-telemetry-thermal-states", GSH,
+        "Thermal-slowdown state counts (active + not_active + unavailable) add up to the GPU samples.")
+def _telemetry_thermal_states(data):
+    for parts, case in _cases(data):
+        telemetry = case.get("telemetry", {})
+        for kind, states in telemetry.get("thermal_slowdown_states", {}).items():
+            yield from _equal(parts + ("telemetry", "thermal_slowdown_states", kind), sum(states.values()),
+                              telemetry["gpu_samples"], "telemetry.gpu_samples = sum of state counts")
+
+
+@_check("gsh-telemetry-phase-samples", GSH,
+        "Samples inside the (disjoint) phases add up to at most the case's telemetry samples.")
+def _telemetry_phase_samples(data):
+    for parts, case in _cases(data):
+        if "telemetry" not in case or "resources_by_phase" not in case:
+            continue
+        phases = case["resources_by_phase"].values()
+        for kind in ("gpu", "host"):
+            yield from _at_most(parts + ("telemetry", f"{kind}_samples"), sum(p[f"{kind}_sample_count"] for p in phases),
+                                case["telemetry"][f"{kind}_samples"],
+                                f"sum of resources_by_phase.*.{kind}_sample_count <= telemetry.{kind}_samples")
+
+
+@_check("gsh-case-placement", GSH,
+        "Placed GPU layers are the requested ones (\"all\" = total_layers), capped at the model's total layers.")
+def _case_placement(data):
+    for parts, case in _cases(data):
+        placed = case.get("placement")
+        requested = case["settings"].get("placement", {}).get("gpu_layers")
+        if placed is None or requested is None:
+            continue
+        total = placed["total_layers"]
+        expected = total if requested == "all" else min(requested, total)
+        yield from _equal(parts + ("placement", "gpu_layers"), placed["gpu_layers"], expected,
+                          "settings.placement.gpu_layers capped at placement.total_layers")
+
+
+@_check("gsh-article-references", GSH,
+        "Case ids are unique, every case names a listed model, and comparisons name existing cases.")
+def _article_references(data):
+    ids = [c["id"] for c in data["cases"]]
+    models = {m["id"] for m in data["models"]}
+    for i, case_id in enumerate(ids):
+        if case_id in ids[:i]:
+            yield Mismatch(("cases", i, "id"), "a unique case id", case_id, "case ids are unique")
+    for parts, case in _cases(data):
+        if case["model"] not in models:
+            yield Mismatch(parts + ("model",), f"one of {sorted(models)}", case["model"], "models[].id")
+    for i, comparison in enumerate(data["comparisons"]):
+        for j, case_id in enumerate(comparison["cases"]):
+            if case_id not in ids:
+                yield Mismatch(("comparisons", i, "cases", j), f"one of {ids}", case_id, "cases[].id")
+
+
+@_check("gsh-article-status", GSH,
+        "Article status is completed when every case completed, failed when none did, partial otherwise.")
+def _article_status(data):
+    done = [c["status"] == "completed" for c in data["cases"]]
+    expected = "completed" if all(done) else "failed" if not any(done) else "partial"
+    yield from _equal(("status",), data["status"], expected, "from cases[].status")
+
+
+# --- torch-graph-replay/1 ---------------------------------------------------------------------
+
+
+def _measurements(data: dict) -> Iterator[tuple[Parts, dict]]:
+    for i, m in enumerate(data["measurements"]):
+        yield ("measurements", i), m
+
+
+@_check("tgr-mean-speedup", TGR, "mean_speedup equals timing.eager.mean_ms / timing.graph.mean_ms.")
+def _tgr_mean_speedup(data):
+    for parts, m in _measurements(data):
+        graph = m["timing"].get("graph")
+        if graph is not None and graph["mean_ms"] > 0:
+            yield from _derived(parts + ("mean_speedup",), m["mean_speedup"], m["timing"]["eager"]["mean_ms"] / graph["mean_ms"],
+                                "timing.eager.mean_ms / timing.graph.mean_ms")
+
+
+@_check("tgr-capture-increase", TGR, "Capture memory increases equal after-capture minus before-capture bytes.")
+def _tgr_capture_increase(data):
+    for parts, m in _measurements(data):
+        for kind in ("allocated", "reserved"):
+            before, after = m.get(f"before_capture_{kind}_bytes"), m.get(f"after_capture_{kind}_bytes")
+            if before is not None and after is not None:
+                yield from _equal(parts + (f"capture_{kind}_increase_bytes",), m.get(f"capture_{kind}_increase_bytes"), after - before,
+                                  f"after_capture_{kind}_bytes - before_capture_{kind}_bytes")
+
+
+@_check("tgr-mismatch-bounds", TGR, "Decision and bitwise mismatches are at most the number of comparisons.")
+def _tgr_mismatch_bounds(data):
+    for parts, m in _measurements(data):
+        for name in ("decision_mismatches", "bitwise_mismatches"):
+            yield from _at_most(parts + (name,), m[name], m["comparisons"], "comparisons")
+
+
+@_check("tgr-timing-order", TGR, "For each path, median latency <= 95th-percentile latency.")
+def _tgr_timing_order(data):
+    for parts, m in _measurements(data):
+        for path, timing in m["timing"].items():
+            if timing is not None:
+                yield from _at_most(parts + ("timing", path, "median_ms"), timing["median_ms"], timing["p95_ms"], "p95_ms")
+
+
+@_check("tgr-memory-order", TGR, "Peak device memory >= final, and allocated <= reserved.")
+def _tgr_memory_order(data):
+    for parts, m in _measurements(data):
+        for kind in ("allocated", "reserved"):
+            yield from _at_most(parts + (f"{kind}_bytes",), m.get(f"{kind}_bytes"), m.get(f"peak_{kind}_bytes"), f"peak_{kind}_bytes")
+        for prefix in ("", "peak_"):
+            yield from _at_most(parts + (f"{prefix}allocated_bytes",), m.get(f"{prefix}allocated_bytes"), m.get(f"{prefix}reserved_bytes"),
+                                f"{prefix}reserved_bytes")
+
+
+@_check("tgr-exact-flag", TGR, "numeric_and_decision_exact_in_observed_sample = true requires zero mismatches in every measurement.")
+def _tgr_exact_flag(data):
+    if data.get("numeric_and_decision_exact_in_observed_sample") is not True:
+        return
+    for parts, m in _measurements(data):
+        for name in ("decision_mismatches", "bitwise_mismatches"):
+            yield from _equal(parts + (name,), m[name], 0, "numeric_and_decision_exact_in_observed_sample is true")
+
+
+@_check("tgr-overlimit-above-measured", TGR, "Over-limit probes use more tokens than any measured input.")
+def _tgr_overlimit(data):
+    longest = max((m["tokens"] for m in data["measurements"]), default=0)
+    for i, probe in enumerate(data["overlimit"]):
+        if probe["tokens"] <= longest:
+            yield Mismatch(("overlimit", i, "tokens"), f"> {longest}", probe["tokens"], "longest measurements[].tokens")
+
+
+@_check("tgr-adoption", TGR, "adopted_for_full_quality = true requires full_quality_graph_qualified = true.")
+def _tgr_adoption(data):
+    if data["adopted_for_full_quality"] and not data["full_quality_graph_qualified"]:
+        yield Mismatch(("adopted_for_full_quality",), False, True, "full_quality_graph_qualified is false")

@@ -1,0 +1,119 @@
+"""The strict JSON reader for record bytes and ledger lines.
+
+Python's `json` accepts things a sealed record must not contain: duplicate keys (the last one
+silently wins), `NaN`/`Infinity`, numbers that overflow to infinity, a byte-order mark. This
+reader rejects each of them with one `Problem` naming the file, the place (line, or the JSON path
+of the object holding a duplicate key) and the reason."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from benchledger.errors import InputError
+from site_gen.pointer import to_jsonpath
+
+# A record is a few hundred KiB at most; anything far larger is not a record (and would make
+# verification of a store unbounded in memory).
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+
+
+class _DuplicateKeys(dict):
+    """An object that had repeated keys; marks where the duplicate is, found after parsing."""
+
+    duplicates: list[str]
+
+
+class _NonFinite(ValueError):
+    def __init__(self, literal: str):
+        super().__init__(literal)
+        self.literal = literal
+
+
+def _reject_constant(literal: str) -> Any:
+    raise _NonFinite(literal)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _NonFinite(text)
+    return value
+
+
+def read_json_bytes(raw: bytes, file: str | Path, max_bytes: int = MAX_RECORD_BYTES) -> Any:
+    """Parse `raw` as one strict JSON document; raise InputError naming `file` and the reason."""
+    file = str(file)
+    if len(raw) > max_bytes:
+        raise InputError(file, "", f"file is {len(raw)} bytes, over the {max_bytes}-byte limit for a record")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise InputError(file, "", "starts with a UTF-8 byte-order mark; records are plain UTF-8")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise InputError(file, "", f"not UTF-8: invalid byte 0x{raw[err.start]:02x} at offset {err.start}", line) from None
+    return read_json_text(text, file)
+
+
+def read_json_text(text: str, file: str | Path) -> Any:
+    """Parse already-decoded `text` strictly (see module docstring)."""
+    file = str(file)
+    found_duplicates = False
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict:
+        nonlocal found_duplicates
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            found_duplicates = True
+            obj = _DuplicateKeys(pairs)
+            seen: set[str] = set()
+            obj.duplicates = [k for k, _ in pairs if k in seen or seen.add(k)]
+        return obj
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant, parse_float=_finite_float)
+    except _NonFinite as err:
+        raise InputError(file, "", f"{err.literal} is not a finite JSON number (NaN and infinities are not allowed)") from None
+    except json.JSONDecodeError as err:
+        reason = "trailing data after the JSON document" if err.msg == "Extra data" else err.msg
+        raise InputError(file, "", f"not JSON: {reason} (column {err.colno})", err.lineno) from None
+    except ValueError as err:  # e.g. an integer longer than Python's digit limit
+        raise InputError(file, "", f"not JSON this reader accepts: {err}") from None
+    except RecursionError:
+        raise InputError(file, "", "not JSON this reader accepts: nested too deeply") from None
+    if found_duplicates:
+        path, keys = _first_duplicate(data, [])
+        raise InputError(file, path, f"duplicate key {keys[0]!r} in one object")
+    return data
+
+
+def _first_duplicate(node: Any, parts: list[str | int]) -> tuple[str, list[str]] | None:
+    """Depth-first search for the first object built with repeated keys."""
+    if isinstance(node, _DuplicateKeys):
+        return to_jsonpath(parts), node.duplicates
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in children:
+        found = _first_duplicate(child, parts + [key])
+        if found:
+            return found
+    return None
+
+
+def read_json_file(path: Path, shown_as: str | None = None, max_bytes: int = MAX_RECORD_BYTES) -> tuple[bytes, Any]:
+    """Read a file's exact bytes and parse them strictly; returns (bytes, data)."""
+    shown = shown_as or str(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InputError(shown, "", f"file is {size} bytes, over the {max_bytes}-byte limit for a record")
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(shown, "", "no such file") from None
+    except IsADirectoryError:
+        raise InputError(shown, "", "is a directory, not a record file") from None
+    except OSError as err:
+        raise InputError(shown, "", f"cannot read: {err.strerror}") from None
+    return raw, read_json_bytes(raw, shown, max_bytes)

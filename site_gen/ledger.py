@@ -1,0 +1,180 @@
+"""The ledger: `records/ledger.jsonl`, one canonical JSON line per sealed record, append-only.
+
+Each line holds position, path, sha256 and size of the record's exact bytes, schema id, sealing
+time and `prev_sha256`, the SHA-256 of the previous line's exact bytes ("0"*64 for the first).
+The SHA-256 of the last line, the head hash, therefore pins the whole history: editing, removing,
+reordering or inserting any line either breaks the chain or changes the head."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from benchledger.errors import InputError, Problem
+from site_gen.jsonread import read_json_text
+
+LEDGER_NAME = "ledger.jsonl"
+GENESIS_SHA256 = "0" * 64
+# The stored fields, in their canonical order (entry_sha256 is computed, never stored).
+FIELDS = ("position", "path", "sha256", "size_bytes", "schema", "sealed_at", "prev_sha256")
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_SEALED_AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z")
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One line of the ledger."""
+
+    position: int  # 0-based
+    path: str  # posix path relative to the store root
+    sha256: str  # of the record's exact bytes
+    size_bytes: int
+    schema: str
+    sealed_at: str  # RFC 3339 UTC
+    prev_sha256: str  # entry_sha256 of the previous entry (GENESIS_SHA256 for the first)
+    entry_sha256: str  # sha256 of this entry's exact line bytes (without newline)
+
+
+def encode_line(position: int, path: str, sha256: str, size_bytes: int, schema: str, sealed_at: str, prev_sha256: str) -> bytes:
+    """The canonical bytes of a ledger line (no newline): fixed key order, no spaces, ASCII."""
+    fields = dict(zip(FIELDS, (position, path, sha256, size_bytes, schema, sealed_at, prev_sha256)))
+    return json.dumps(fields, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def new_entry(after: list[LedgerEntry], path: str, sha256: str, size_bytes: int, schema: str, sealed_at: str | None = None) -> tuple[LedgerEntry, bytes]:
+    """The entry that appends a record after `after`, and its line bytes (no newline)."""
+    sealed_at = sealed_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    prev = after[-1].entry_sha256 if after else GENESIS_SHA256
+    line = encode_line(len(after), path, sha256, size_bytes, schema, sealed_at, prev)
+    return LedgerEntry(len(after), path, sha256, size_bytes, schema, sealed_at, prev, hashlib.sha256(line).hexdigest()), line
+
+
+def store_path_problem(path: str) -> str | None:
+    """Why `path` cannot name a record in the store, or None when it can."""
+    if not path:
+        return "is empty"
+    if "\\" in path or path.startswith("/") or re.match(r"[A-Za-z]:", path):
+        return "must be a relative path with '/' separators, inside the store"
+    parts = path.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        return "must stay inside the store (no '..', '.' or empty segments)"
+    if any(p.startswith(".") for p in parts):
+        return "must not name a hidden file or folder"
+    if path == LEDGER_NAME:
+        return "is the ledger itself"
+    if not path.endswith(".json"):
+        return "must end in .json"
+    if any(ord(c) < 32 for c in path):
+        return "must not contain control characters"
+    return None
+
+
+@dataclass(frozen=True)
+class LedgerRead:
+    """The ledger as read: its well-formed entries, every problem found, and the head hash."""
+
+    entries: list[LedgerEntry]
+    entry_lines: list[int]  # the 1-based line each entry was read from
+    problems: list[Problem]
+    head_sha256: str
+    # line number (1-based) -> problems of that line; lets the store attach them to a record's row
+    line_problems: dict[int, list[Problem]]
+
+
+def read_ledger(raw: bytes, file: str) -> LedgerRead:
+    """Parse and walk the chain of a ledger's bytes; never raises for what the bytes contain."""
+    entries: list[LedgerEntry] = []
+    entry_lines: list[int] = []
+    problems: list[Problem] = []
+    line_problems: dict[int, list[Problem]] = {}
+    prev = GENESIS_SHA256
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    elif raw:
+        problems.append(Problem(file, "", "does not end with a newline: the last line was cut short or edited", len(lines)))
+    seen_paths: dict[str, int] = {}
+    seen_hashes: dict[str, int] = {}
+    for index, line in enumerate(lines):
+        number = index + 1
+        found: list[Problem] = []
+
+        def report(message: str) -> None:
+            found.append(Problem(file, "", message, number))
+
+        entry = _parse_line(line, index, prev, file, number, report)
+        if entry is not None:
+            if entry.path in seen_paths:
+                report(f"path {entry.path!r} is already sealed on line {seen_paths[entry.path]}")
+            if entry.sha256 in seen_hashes:
+                report(f"sha256 {entry.sha256[:12]} is already sealed on line {seen_hashes[entry.sha256]}")
+            seen_paths.setdefault(entry.path, number)
+            seen_hashes.setdefault(entry.sha256, number)
+            entries.append(entry)
+            entry_lines.append(number)
+        prev = hashlib.sha256(line).hexdigest()
+        if found:
+            line_problems[number] = found
+            problems.extend(found)
+    return LedgerRead(entries, entry_lines, problems, prev, line_problems)
+
+
+def _parse_line(line: bytes, index: int, prev: str, file: str, number: int, report) -> LedgerEntry | None:
+    """One line -> LedgerEntry (None when malformed); chain and canonical-form problems reported."""
+    if not line.strip():
+        report("empty line")
+        return None
+    try:
+        fields = read_json_text(line.decode("utf-8"), file)
+    except UnicodeDecodeError:
+        report("not UTF-8")
+        return None
+    except InputError as err:
+        report(err.problems[0].message)
+        return None
+    if not isinstance(fields, dict):
+        report("not a JSON object")
+        return None
+    missing = [k for k in FIELDS if k not in fields]
+    extra = [k for k in fields if k not in FIELDS]
+    if missing or extra:
+        report("fields " + "; ".join(
+            part for part in (missing and f"missing {', '.join(missing)}", extra and f"unexpected {', '.join(extra)}") if part))
+        return None
+    bad = _type_problems(fields)
+    if bad:
+        for message in bad:
+            report(message)
+        return None
+    if encode_line(*(fields[k] for k in FIELDS)) != line:
+        report("not in canonical form (key order, spacing or escaping changed): the line was edited")
+    if fields["position"] != index:
+        report(f"position is {fields['position']} but this is entry {index}: a line was removed, inserted or reordered")
+    if fields["prev_sha256"] != prev:
+        what = "the genesis hash" if index == 0 else f"the hash of line {number - 1} ({prev[:12]})"
+        report(f"prev_sha256 {fields['prev_sha256'][:12]} does not match {what}: a line before it was edited, removed, inserted or reordered")
+    return LedgerEntry(entry_sha256=hashlib.sha256(line).hexdigest(), **fields)
+
+
+def _type_problems(fields: dict) -> list[str]:
+    out = []
+    for key in ("position", "size_bytes"):
+        value = fields[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            out.append(f"{key} must be a non-negative integer, found {value!r}")
+    for key in ("sha256", "prev_sha256"):
+        if not isinstance(fields[key], str) or not _SHA256.fullmatch(fields[key]):
+            out.append(f"{key} must be 64 lowercase hex digits, found {fields[key]!r}")
+    if not isinstance(fields["schema"], str) or not fields["schema"]:
+        out.append(f"schema must be a schema id, found {fields['schema']!r}")
+    if not isinstance(fields["sealed_at"], str) or not _SEALED_AT.fullmatch(fields["sealed_at"]):
+        out.append(f"sealed_at must be an RFC 3339 UTC time like 2026-01-02T03:04:05Z, found {fields['sealed_at']!r}")
+    path = fields["path"]
+    reason = store_path_problem(path) if isinstance(path, str) else "is not a string"
+    if reason:
+        out.append(f"path {path!r} {reason}")
+    return out

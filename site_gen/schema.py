@@ -1,0 +1,100 @@
+"""Record schemas: the versioned JSON Schemas (Draft 2020-12) shipped in site_gen/schemas/.
+
+A schema id such as "gsh-llm-core-article/1" lives in `schemas/gsh-llm-core-article-1.schema.json`
+with `$id` "urn:benchledger:schema:gsh-llm-core-article/1". The pass/fail path uses the compiled
+jsonschema-rs validator (fast); only a failing record goes through the pure-Python `jsonschema`
+validator, whose errors carry the paths and messages users read."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+import jsonschema_rs
+
+from benchledger.errors import InputError, Problem
+from site_gen.pointer import to_jsonpath
+
+ID_PREFIX = "urn:benchledger:schema:"
+_SUFFIX = ".schema.json"
+
+
+def _file_name(schema_id: str) -> str:
+    name, _, version = schema_id.rpartition("/")
+    return f"{name}-{version}{_SUFFIX}"
+
+
+@cache
+def schema_ids() -> list[str]:
+    """Every schema id shipped, sorted."""
+    ids = []
+    for entry in resources.files("site_gen.schemas").iterdir():
+        if entry.name.endswith(_SUFFIX):
+            name, _, version = entry.name[: -len(_SUFFIX)].rpartition("-")
+            ids.append(f"{name}/{version}")
+    return sorted(ids)
+
+
+@dataclass(frozen=True)
+class LoadedSchema:
+    """One schema with its exact bytes' hash (part of validation cache keys) and compiled validators."""
+
+    schema_id: str
+    raw: bytes
+    sha256: str
+    document: dict
+    fast: Any  # jsonschema_rs validator: pass/fail
+    detailed: jsonschema.Draft202012Validator  # errors with paths
+
+
+def unknown_schema_message() -> str:
+    return f"unknown schema id; known: {', '.join(schema_ids())}"
+
+
+@cache
+def loaded(schema_id: str) -> LoadedSchema:
+    """The schema `schema_id`, compiled; raises InputError for an unknown id."""
+    if schema_id not in schema_ids():
+        raise InputError(schema_id, "", unknown_schema_message())
+    raw = resources.files("site_gen.schemas").joinpath(_file_name(schema_id)).read_bytes()
+    document = json.loads(raw)
+    return LoadedSchema(
+        schema_id=schema_id,
+        raw=raw,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        document=document,
+        fast=jsonschema_rs.Draft202012Validator(document),
+        detailed=jsonschema.Draft202012Validator(document),
+    )
+
+
+def load_schema(schema_id: str) -> dict:
+    """The schema document for `schema_id` (a fresh copy the caller may keep)."""
+    return json.loads(loaded(schema_id).raw)
+
+
+def validate(data: Any, schema_id: str, file: str) -> list[Problem]:
+    """Every violation of `schema_id` by `data`, each as `file: $.path: message`; [] when valid."""
+    if schema_id not in schema_ids():
+        return [Problem(file, "", f"schema {schema_id!r}: {unknown_schema_message()}")]
+    schema = loaded(schema_id)
+    if schema.fast.is_valid(data):
+        return []
+    errors = sorted(schema.detailed.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [Problem(file, to_jsonpath(e.absolute_path), _message(e)) for e in errors]
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    """The validator's message, shortened: a whole sub-document is not repeated back."""
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        best = jsonschema.exceptions.best_match(error.context)
+        return f"{_message(best)} (schema {'/'.join(map(str, error.absolute_schema_path))})"
+    message = error.message
+    if len(message) > 200:
+        message = message[:197] + "..."
+    return message

@@ -1,0 +1,80 @@
+"""A cache of validation passes, so `verify` does not re-validate unchanged records.
+
+A key is the SHA-256 of (record sha256, schema file sha256, fingerprint of the validating code:
+the strict JSON reader, the schema module and the checks). Only passes are stored, and a key can
+only match the exact bytes, the exact schema and the exact code that passed: a cache entry can
+never turn a failing record into a passing one. The cache lives outside the store (by default
+`.cache/benchledger/` beside the records folder; BENCHLEDGER_CACHE_DIR overrides it) and losing
+it only costs time."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import cache
+from pathlib import Path
+
+from site_gen import checks, jsonread, ledger, schema
+
+_FILE = "validation-passes.txt"
+
+
+@cache
+def code_fingerprint() -> str:
+    """SHA-256 over the source of every module that decides whether a record passes."""
+    digest = hashlib.sha256()
+    for module in (jsonread, schema, checks, ledger):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()
+
+
+class ValidationCache:
+    """The set of (record, schema, code) keys known to pass; `ValidationCache(None)` caches nothing."""
+
+    def __init__(self, folder: Path | None):
+        self.folder = folder
+        self._keys: set[str] | None = None
+
+    @classmethod
+    def default_for(cls, records_root: Path) -> "ValidationCache":
+        env = os.environ.get("BENCHLEDGER_CACHE_DIR")
+        if env == "":
+            return cls(None)
+        return cls(Path(env) if env else records_root.absolute().parent / ".cache" / "benchledger")
+
+    @staticmethod
+    def key(record_sha256: str, schema_id: str) -> str:
+        schema_sha256 = schema.loaded(schema_id).sha256
+        return hashlib.sha256(f"{record_sha256}:{schema_sha256}:{code_fingerprint()}".encode()).hexdigest()
+
+    def _load(self) -> set[str]:
+        if self._keys is None:
+            self._keys = set()
+            if self.folder is not None:
+                try:
+                    self._keys = set((self.folder / _FILE).read_text("ascii", errors="replace").split())
+                except OSError:
+                    pass
+        return self._keys
+
+    def passed(self, record_sha256: str, schema_id: str) -> bool:
+        """Whether exactly these bytes passed under exactly this schema and code before."""
+        if self.folder is None or schema_id not in schema.schema_ids():
+            return False
+        return self.key(record_sha256, schema_id) in self._load()
+
+    def remember(self, record_sha256: str, schema_id: str) -> None:
+        """Record a pass; a cache that cannot be written is skipped (it only saves time)."""
+        if self.folder is None:
+            return
+        key = self.key(record_sha256, schema_id)
+        keys = self._load()
+        if key in keys:
+            return
+        keys.add(key)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with open(self.folder / _FILE, "a", encoding="ascii") as out:
+                out.write(key + "\n")
+        except OSError:
+            pass
