@@ -1,13 +1,62 @@
-"""`benchledger show` (not implemented yet)."""
+"""`benchledger show HASH-OR-PATH`: a record's ledger entry and the upstream hashes it claims."""
 
-from benchledger.errors import BenchledgerError
+from __future__ import annotations
 
-HELP = "show (not implemented yet)"
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+from benchledger.errors import InputError
+from site_gen.jsonread import read_json_bytes
+from site_gen.pointer import to_pointer
+from site_gen.store import Store
+
+HELP = "print a record's ledger entry and the upstream hashes it claims"
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def add_arguments(parser):
+    parser.add_argument("record", metavar="HASH-OR-PATH", help="a record's sha256 (or a unique prefix of >= 12 digits) or its path")
     parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("--json", action="store_true", help="print as JSON on stdout")
+
+
+def claimed_hashes(data: Any, parts: tuple = ()) -> Iterator[tuple[str, str]]:
+    """(JSON pointer, sha256) for every SHA-256 the record mentions: claims about files we do not have."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from claimed_hashes(value, parts + (key,))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from claimed_hashes(value, parts + (i,))
+    elif isinstance(data, str) and _SHA256.fullmatch(data):
+        yield to_pointer(parts), data
 
 
 def run(args) -> int:
-    raise BenchledgerError("'show' is not implemented yet")
+    store = Store(Path(args.records))
+    entry = store.find(args.record)
+    shown = store.shown(entry.path)
+    try:
+        raw = (store.root / entry.path).read_bytes()
+    except OSError as err:
+        raise InputError(shown, "", f"cannot read the sealed file: {err.strerror}") from None
+    actual = hashlib.sha256(raw).hexdigest()
+    claims = list(claimed_hashes(read_json_bytes(raw, shown))) if actual == entry.sha256 else []
+    fields = {k: getattr(entry, k) for k in ("position", "path", "sha256", "size_bytes", "schema", "sealed_at", "prev_sha256", "entry_sha256")}
+    bytes_state = "match the ledger" if actual == entry.sha256 else f"ALTERED (sha256 now {actual}); run `benchledger verify`"
+    if args.json:
+        print(json.dumps({"entry": fields, "bytes_match": actual == entry.sha256,
+                          "claimed_hashes": [{"pointer": p, "sha256": h} for p, h in claims]}, indent=2))
+        return 0 if actual == entry.sha256 else 1
+    width = max(map(len, fields))
+    for key, value in fields.items():
+        print(f"{key.ljust(width)}  {value}")
+    print(f"{'file'.ljust(width)}  {shown}: bytes {bytes_state}")
+    print(f"\nclaimed upstream hashes ({len(claims)}; as the record states them, not verified here):")
+    for pointer, sha in claims:
+        print(f"  {sha}  {pointer}")
+    return 0 if actual == entry.sha256 else 1

@@ -1,13 +1,73 @@
-"""`benchledger verify` (not implemented yet)."""
+"""`benchledger verify [--json]`: re-hash every record, walk the ledger chain, validate every
+record against its schema, run the consistency checks and find unsealed files."""
 
-from benchledger.errors import BenchledgerError
+from __future__ import annotations
 
-HELP = "verify (not implemented yet)"
+import json
+from pathlib import Path
+
+from benchledger.errors import LedgerError, Problem
+from site_gen.checks import CHECKS
+from site_gen.store import Store, VerifyReport
+from site_gen.validation_cache import ValidationCache
+
+HELP = "check every sealed record, the ledger chain, schemas and consistency; exit 0 only when all hold"
+
+SHA256_SHOWN = 12  # hex digits of a sha256 shown in the table
 
 
 def add_arguments(parser):
     parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    parser.add_argument("--expect-head", metavar="SHA256",
+                        help="also fail unless the ledger's head hash is this one (pins the history, so an "
+                             "appended or truncated entry is caught even when its chain is consistent)")
+    parser.add_argument("--no-cache", action="store_true", help="re-validate every record instead of trusting cached passes")
 
 
 def run(args) -> int:
-    raise BenchledgerError("'verify' is not implemented yet")
+    root = Path(args.records)
+    store = Store(root, ValidationCache(None) if args.no_cache else None)
+    report = store.verify()
+    problems = list(report.problems)
+    if args.expect_head and args.expect_head != report.head_sha256:
+        problems.append(Problem(store.ledger_path.as_posix(), "",
+                                f"head is {report.head_sha256} but {args.expect_head} was expected: entries were appended, removed or changed"))
+    if args.json:
+        print(json.dumps(as_json(report, problems), indent=2))
+        return 0 if not problems else 1
+    print(table(report))
+    if problems:
+        raise LedgerError(problems, f"verification failed: {len(problems)} problem(s) in {report.root}")
+    print(f"all {len(report.records)} record(s) hold: bytes match the ledger, the chain is intact, "
+          f"schemas validate, {len(CHECKS)} consistency checks pass")
+    return 0
+
+
+def table(report: VerifyReport) -> str:
+    """The per-record table (path, schema, sha256 prefix, status) and the ledger's head line."""
+    rows = [("PATH", "SCHEMA", "SHA256", "STATUS")]
+    rows += [(r.path, r.schema or "-", r.sha256[:SHA256_SHOWN] or "-", r.status) for r in report.records]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[3] for row in rows]
+    lines.append(f"ledger: {report.entry_count} entries, head {report.head_sha256}")
+    return "\n".join(lines)
+
+
+def as_json(report: VerifyReport, problems: list[Problem]) -> dict:
+    def problem(p: Problem) -> dict:
+        return {"file": p.file, "path": p.path, "line": p.line, "message": p.message}
+
+    return {
+        "records_dir": report.root,
+        "ok": not problems,
+        "head_sha256": report.head_sha256,
+        "entries": report.entry_count,
+        "records": [
+            {"path": r.path, "schema": r.schema or None, "sha256": r.sha256 or None,
+             "position": r.entry.position if r.entry else None, "status": r.status,
+             "problems": [problem(p) for p in r.problems]}
+            for r in report.records
+        ],
+        "problems": [problem(p) for p in problems],
+    }
