@@ -43,6 +43,9 @@ class CitationEnv:
     article: "Article"
     records: dict[str, "SealedRecord"]
     site: "SiteContext | None"
+    page_path: str = ""  # the article's path in the generated docs (for relative links)
+    assets: dict[str, bytes] = field(default_factory=dict)  # files blocks need (chart SVGs)
+    charts: int = 0  # charts drawn so far (numbers their ids)
     # Limitations marked beside cited numbers, by anchor: the page lists them as notes.
     notes: dict[str, tuple[str, Limitation]] = field(default_factory=dict)
     _found: dict[str, list[Limitation]] = field(default_factory=dict)

@@ -27,9 +27,10 @@ class Expanded:
     calls: tuple[Call, ...]
 
 
-def expand(article: "Article", sealed: list["SealedRecord"], site: "SiteContext | None" = None) -> Expanded:
-    """Resolve the article's records and expand its citations; ProblemsError on any problem."""
-    env = CitationEnv(article, article.resolve_records(sealed), site)
+def expand(article: "Article", sealed: list["SealedRecord"], site: "SiteContext | None" = None, page_path: str = "") -> Expanded:
+    """Resolve the article's records and expand its citations; ProblemsError on any problem.
+    `page_path` (the article's path in the generated docs) makes block links relative."""
+    env = CitationEnv(article, article.resolve_records(sealed), site, page_path)
     parts, problems = scan(article.source, article.body, article.body_line)
     out: list[str] = []
     calls: list[Call] = []

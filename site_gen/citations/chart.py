@@ -1,0 +1,110 @@
+"""`chart`: a line chart drawn from one record, or from several whose comparison keys agree.
+
+    {{ chart("offload", rows="/cases/*/groups/*", x="/cases/{0}/placement/gpu_layers",
+             y="server_decode_tokens_per_second/mean", series="context_tokens",
+             x_title="GPU layers (of 81)", y_title="decode tokens/s", series_title="context tokens") }}
+
+`rows`, `x`, `y` and `series` follow `table`'s pointer rules; `series="{1}"` labels each line
+with the key the second `*` of `rows` matched (e.g. "eager" and "graph"). With a list of records, the same
+pointers are read in each, the series label names the record, and the build refuses when the
+records' comparison keys differ (saying which key)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from site_gen import quantity
+from site_gen.charts import Series, chart_html, line_chart
+from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
+from site_gen.citations.table import _expand_rows, _place
+
+
+class ChartBlock(CitationKind):
+    name = "chart"
+    block = True
+
+    def render(
+        self,
+        env: CitationEnv,
+        records: str | list,
+        rows: str,
+        x: str,
+        y: str,
+        x_title: str,
+        y_title: str,
+        series: str | None = None,
+        series_title: str = "series",
+        title: str = "",
+        alt: str = "",
+        log_x: bool = False,
+        log_y: bool = False,
+    ) -> str:
+        names = [records] if isinstance(records, str) else records
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            raise CitationProblem("records must be a record name or a list of record names")
+        for label, value in (("x_title", x_title), ("y_title", y_title), ("series_title", series_title), ("title", title), ("alt", alt)):
+            if not isinstance(value, str):
+                raise CitationProblem(f"{label} must be text")
+        if len(names) > 1:
+            check_comparable(env, names)
+        lines: dict[str, list[tuple[float, float, str]]] = {}
+        for name in names:
+            rec = env.record(name)
+            for row_pointer, stars in _expand_rows(rec.data, rows):
+                px, py = _place(x, row_pointer, stars), _place(y, row_pointer, stars)
+                vx, vy = env.number(name, px).value, env.number(name, py, allow_null=True).value
+                label = _series_label(env, name, series, row_pointer, stars) if series else ""
+                if len(names) > 1:
+                    label = f"{name}: {label}" if label else name
+                origin = f"{rec.entry.sha256[:12]} x {px} y {py}"
+                lines.setdefault(label, []).append((vx, vy, origin))
+        env.charts += 1
+        chart_id = f"{env.article.slug}-{env.charts}"
+        chart = line_chart(
+            chart_id,
+            title or f"{y_title} against {x_title}",
+            [Series(label, pts) for label, pts in lines.items()],
+            x_title=x_title,
+            y_title=y_title,
+            series_title=series_title,
+            log_x=bool(log_x),
+            log_y=bool(log_y),
+            alt_text=alt or f"{y_title} against {x_title}" + (f", one line per {series_title}" if series else ""),
+        )
+        if env.site is None:
+            raise CitationProblem("charts need the site's chart cache (build the site)")
+        html, assets = chart_html(chart, env.page_path, env.site.charts)
+        env.assets.update(assets)
+        return html
+
+
+def _series_label(env: CitationEnv, name: str, series: Any, row_pointer: str, stars: list[str]) -> str:
+    if not isinstance(series, str):
+        raise CitationProblem(f"series must be a pointer, or \"{{0}}\" for the key a '*' of rows matched; not {series!r}")
+    if series.startswith("{") and series.endswith("}") and series[1:-1].isdigit():
+        index = int(series[1:-1])
+        if index >= len(stars):
+            raise CitationProblem(f"series {series}: rows has only {len(stars)} '*'")
+        return stars[index]
+    pointer = _place(series, row_pointer, stars)
+    value = env.value(name, pointer).value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return quantity.format_number(value)
+    if isinstance(value, str):
+        return value
+    raise CitationProblem(f"series {pointer} in record {name} is not a number or text")
+
+
+def check_comparable(env: CitationEnv, names: list[str]) -> None:
+    """Refuse to draw records on one chart unless their comparison keys agree."""
+    from site_gen.comparison import comparison_key  # the site's comparison-key logic
+
+    keys = {name: comparison_key(env.record(name).data) for name in names}
+    first = names[0]
+    for name in names[1:]:
+        for key in sorted(set(keys[first]) | set(keys[name])):
+            if keys[first].get(key) != keys[name].get(key):
+                raise CitationProblem(
+                    f"records {first} and {name} cannot share a chart: comparison key {key!r} differs "
+                    f"({keys[first].get(key)!r} vs {keys[name].get(key)!r})"
+                )

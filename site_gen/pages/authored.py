@@ -1,0 +1,95 @@
+"""Authored articles on the site: one page per article under docs/articles/ (citations
+expanded from the sealed bytes), an index newest first, a page per tag, and an Atom feed."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import TYPE_CHECKING, Iterable
+
+from markupsafe import Markup
+
+from site_gen.articles import Article, load_articles
+from site_gen.citations.expand import expand
+from site_gen.context import DOCS_DIR, url
+from site_gen.feed import article_url, atom_feed
+from site_gen.pages.base import Page, PageKind
+
+if TYPE_CHECKING:
+    from site_gen.context import SiteContext
+
+PREFIX = "posts"
+INDEX = f"{PREFIX}/index.md"
+FEED = f"{PREFIX}/feed.xml"
+
+
+def article_path(article: Article) -> str:
+    return f"{PREFIX}/{article.slug}.md"
+
+
+def tag_path(tag: str) -> str:
+    return f"{PREFIX}/tags/{tag}.md"
+
+
+def articles_dir(site: "SiteContext"):
+    """Where the article sources are: the build's option, else the project's docs/articles."""
+    return getattr(site.options, "articles_dir", None) or DOCS_DIR / "articles"
+
+
+def site_url(site: "SiteContext") -> str:
+    return getattr(site.options, "site_url", "") or ""
+
+
+class AuthoredArticles(PageKind):
+    """Every authored article, its index, tag pages and feed."""
+
+    name = "authored"
+
+    def pages(self, site: "SiteContext") -> Iterable[Page]:
+        directory = articles_dir(site)
+        articles = load_articles(directory, display_root=directory.parent.parent)
+        if not articles:
+            return []
+        pages = [self.article_page(site, a) for a in articles]
+        tags = sorted({t for a in articles for t in a.tags})
+        pages.append(self.listing(site, INDEX, "Articles", articles, tags, show_tags=True,
+                                  intro="Articles written around sealed records. Every number in them is cited from a record's exact bytes, newest first."))
+        for tag in tags:
+            tagged = [a for a in articles if tag in a.tags]
+            pages.append(self.listing(site, tag_path(tag), f"Articles tagged “{tag}”", tagged, tags, show_tags=False,
+                                      intro=f"{len(tagged)} article(s) tagged {tag}. [All articles]({posixpath.relpath(INDEX, posixpath.dirname(tag_path(tag)))})"))
+        feed = atom_feed(articles, feed_path=FEED, page_paths={a.slug: article_path(a) for a in articles},
+                         site_name=site.options.site_name, site_url=site_url(site))
+        index = pages[-1 - len(tags)]
+        pages[-1 - len(tags)] = Page(index.path, index.title, index.markdown, {**index.assets, FEED: feed})
+        return pages
+
+    def article_page(self, site: "SiteContext", article: Article) -> Page:
+        path = article_path(article)
+        expanded = expand(article, site.records, site, page_path=path)
+        cited = []
+        for ref in article.records:
+            view = site.view(expanded.env.records[ref.name].entry.sha256)
+            cited.append((ref.name, view, posixpath.relpath(view.page_path, posixpath.dirname(path))))
+        markdown = site.render(
+            "authored/article.md.j2",
+            article=article,
+            body=Markup(expanded.markdown),
+            notes=list(expanded.env.notes.values()),
+            cited=cited,
+            page_path=path,
+            url=article_url(site_url(site), path),
+            tag_urls={t: url(path, tag_path(t)) for t in article.tags},
+        )
+        return Page(path, article.title, markdown, dict(expanded.env.assets))
+
+    def listing(self, site: "SiteContext", path: str, heading: str, articles: list[Article], tags: list[str], *, show_tags: bool, intro: str) -> Page:
+        markdown = site.render(
+            "authored/index.md.j2",
+            heading=heading,
+            intro=Markup(intro),
+            articles=[(a, url(path, article_path(a))) for a in articles],
+            tag_urls={t: url(path, tag_path(t)) for t in tags},
+            show_tags=show_tags,
+            feed_url=posixpath.relpath(FEED, posixpath.dirname(path)),
+        )
+        return Page(path, heading, markdown)
