@@ -96,15 +96,30 @@ def _series_label(env: CitationEnv, name: str, series: Any, row_pointer: str, st
 
 
 def check_comparable(env: CitationEnv, names: list[str]) -> None:
-    """Refuse to draw records on one chart unless their comparison keys agree."""
-    from site_gen.comparison import comparison_key  # the site's comparison-key logic
+    """Refuse to draw records on one chart unless their comparison keys agree: the same schema
+    and, case for case, the same key as the site's comparison pages use."""
+    from site_gen.pages.records.registry import renderer_for  # the site's comparison-key logic
 
-    keys = {name: comparison_key(env.record(name).data) for name in names}
+    if env.site is None:
+        raise CitationProblem("charts across records need the site's records (build the site)")
+    keys: dict[str, list[dict[str, str]]] = {}
+    schemas: dict[str, str] = {}
+    for name in names:
+        view = env.site.view(env.record(name).entry.sha256)
+        schemas[name] = view.schema
+        keys[name] = [dict(case.key) for case in renderer_for(view.schema, view.entry.path).case_keys(view)]
     first = names[0]
     for name in names[1:]:
-        for key in sorted(set(keys[first]) | set(keys[name])):
-            if keys[first].get(key) != keys[name].get(key):
-                raise CitationProblem(
-                    f"records {first} and {name} cannot share a chart: comparison key {key!r} differs "
-                    f"({keys[first].get(key)!r} vs {keys[name].get(key)!r})"
-                )
+        if schemas[name] != schemas[first]:
+            raise CitationProblem(f"records {first} and {name} cannot share a chart: schema differs ({schemas[first]} vs {schemas[name]})")
+        if not keys[first] or not keys[name]:
+            raise CitationProblem(f"records {first} and {name} cannot share a chart: their schema declares no comparison key")
+        for key in keys[name]:
+            if key in keys[first]:
+                continue
+            ref = keys[first][0]
+            differs = [k for k in sorted(set(ref) | set(key)) if ref.get(k) != key.get(k)]
+            raise CitationProblem(
+                f"records {first} and {name} cannot share a chart: comparison key "
+                + "; ".join(f"{k!r} differs ({ref.get(k)!r} vs {key.get(k)!r})" for k in differs)
+            )

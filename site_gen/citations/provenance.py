@@ -9,7 +9,7 @@ from site_gen import escape
 from site_gen.citations.base import CitationEnv, CitationKind
 from site_gen.pointer import to_pointer
 
-MAX_FIELDS = 24
+MAX_FIELDS = 16
 
 
 class Provenance(CitationKind):
@@ -52,10 +52,11 @@ def _descriptive(data: Any) -> list[tuple[list, Any]]:
     if not isinstance(data, dict):
         return out
     for key, value in data.items():
-        if isinstance(value, (str, bool, int, float)) and value is not None:
+        # Flags (booleans) are limitations, listed by limitations(); here only descriptions.
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
             out.append(([key], value))
         elif isinstance(value, dict):
             for sub, inner in value.items():
-                if isinstance(inner, (str, bool, int, float)):
+                if isinstance(inner, (str, int, float)) and not isinstance(inner, bool):
                     out.append(([key, sub], inner))
     return out
