@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
 from collector.modules.graph_replay.exactness import Comparison, Tally, compare, decisions, determinism_settings
 from collector.modules.graph_replay.memory import MeasurementMemory, reset_peaks
@@ -129,6 +129,24 @@ class Runtime:
         return self.no_graph_reason is None
 
 
+@dataclass
+class Prepared:
+    """One measurement's inputs and paths, ready to time."""
+
+    host_inputs: list["torch.Tensor"]  # (rows, tokens) int64, pinned on CUDA
+    classes: int  # scores per row
+    runtime: Runtime
+    eager: EagerPath
+    graph: GraphPath | None = None
+    memory: MeasurementMemory = field(default_factory=MeasurementMemory)
+    preparation_seconds: float = 0.0
+
+    def buffer(self) -> HostResult:
+        """Fresh host buffers for one run's results."""
+        return HostResult.allocate(PHYSICAL_ROWS, self.classes, self.runtime.dtype,
+                                   self.runtime.device.type == "cuda")
+
+
 def choose_runtime(settings: GraphReplaySettings) -> Runtime:
     """CUDA when asked for (or available under "auto"); otherwise the CPU, with the reason."""
     import torch
@@ -193,33 +211,45 @@ def _restore_tf32(previous: tuple[bool, bool]) -> None:
     torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = previous
 
 
+PhaseFactory = Callable[[str], ContextManager[None]]
+
+
+def no_phases(_name: str) -> ContextManager[None]:
+    """Phase declarations for runs outside a collector session: nothing to declare."""
+    return contextlib.nullcontext()
+
+
 class Experiment:
     """One run of the experiment for one case's settings."""
 
-    def __init__(self, settings: GraphReplaySettings, progress: Callable[[str], None] | None = None):
+    def __init__(self, settings: GraphReplaySettings, progress: Callable[[str], None] | None = None,
+                 phase: PhaseFactory = no_phases):
         self.settings = settings
         self.progress = progress or (lambda message: None)
+        self.phase = phase  # the collector's `CaseSession.phase`, declaring load/warmup/responses
 
     def run(self) -> dict[str, Any]:
-        """Run everything and return the record body (without plan-level sources)."""
+        """Run everything and return the record body (without plan-level provenance)."""
         import torch
 
         settings = self.settings
         runtime = choose_runtime(settings)
-        try:
-            workload = load_workload(settings.workload, settings.workload_options,
-                                     settings.token_limit, settings.vocab_size)
-        except (ValueError, TypeError) as err:
-            raise ExperimentError(f"workload: {err}") from err
-        source_weight = weights_sha256(workload.model)
-        model = workload.model.to(device=runtime.device, dtype=runtime.dtype).eval()
-        kinds = input_kinds(workload, settings)
+        with self.phase("load"):
+            try:
+                workload = load_workload(settings.workload, settings.workload_options,
+                                         settings.token_limit, settings.vocab_size)
+            except (ValueError, TypeError) as err:
+                raise ExperimentError(f"workload: {err}") from err
+            source_weight = weights_sha256(workload.model)
+            model = workload.model.to(device=runtime.device, dtype=runtime.dtype).eval()
+            kinds = input_kinds(workload, settings)
         counter = ForwardCounter(model)
         try:
             with numerics(settings), torch.no_grad():
                 determinism = determinism_settings()
                 measurements = [self._measure(model, workload, kind, runtime) for kind in kinds]
-                probe = self._probe(model, workload, runtime, counter, measurements)
+                with self.phase("responses"):
+                    probe = self._probe(model, workload, runtime, counter)
         finally:
             counter.close()
         return self._record(workload, runtime, model, source_weight, kinds, measurements, probe, determinism)
@@ -227,9 +257,16 @@ class Experiment:
     # --- one measurement -------------------------------------------------------------------
 
     def _measure(self, model, workload: ScoringWorkload, kind: InputKind, runtime: Runtime) -> Measurement:
+        self.progress(f"{kind.kind} {kind.tokens} tokens: {kind.repetitions} repetitions")
+        with self.phase("warmup"):
+            prepared = self._prepare(model, workload, kind, runtime)
+        with self.phase("responses"):
+            return self._time_and_check(prepared, workload, kind, runtime)
+
+    def _prepare(self, model, workload: ScoringWorkload, kind: InputKind, runtime: Runtime) -> "Prepared":
+        """Pinned inputs, eager warm-up, then graph warm-up and capture: nothing here is timed."""
         import torch
 
-        self.progress(f"{kind.kind} {kind.tokens} tokens: {kind.repetitions} repetitions")
         cuda = runtime.device.type == "cuda"
         started = time.perf_counter()
         if cuda:
@@ -238,27 +275,29 @@ class Experiment:
         if cuda:
             host_inputs = [ids.pin_memory() for ids in host_inputs]
         classes = int(model(host_inputs[0].to(runtime.device)).shape[-1])
-
-        def buffers(count: int) -> list[HostResult]:
-            return [HostResult.allocate(PHYSICAL_ROWS, classes, runtime.dtype, cuda) for _ in range(count)]
-
         eager = EagerPath(model, runtime.device, workload.token_limit)
-        eager_out = buffers(kind.repetitions)
-        warm = buffers(1)[0]
+        prepared = Prepared(host_inputs, classes, runtime, eager)
+        warm = prepared.buffer()
         for _ in range(self.settings.warmup_repetitions):
             eager.run(host_inputs[0], warm)
         if cuda:
             torch.cuda.synchronize(runtime.device)
-        preparation_seconds = time.perf_counter() - started
-
-        memory = MeasurementMemory()
-        graph = None
+        prepared.preparation_seconds = time.perf_counter() - started
         if runtime.graphs:
-            graph = GraphPath(model, runtime.device, workload.token_limit, host_inputs[0],
-                              self.settings.warmup_repetitions)
-            memory.before_capture, memory.after_capture = graph.before_capture, graph.after_capture
-        graph_out = buffers(kind.repetitions) if graph else []
+            prepared.graph = GraphPath(model, runtime.device, workload.token_limit, host_inputs[0],
+                                       self.settings.warmup_repetitions)
+            prepared.memory.before_capture = prepared.graph.before_capture
+            prepared.memory.after_capture = prepared.graph.after_capture
+        return prepared
 
+    def _time_and_check(self, prepared: "Prepared", workload: ScoringWorkload, kind: InputKind,
+                        runtime: Runtime) -> Measurement:
+        """Time both paths repetition by repetition, then the replay and expanded-path checks."""
+        import torch
+
+        host_inputs, eager, graph = prepared.host_inputs, prepared.eager, prepared.graph
+        eager_out = [prepared.buffer() for _ in range(kind.repetitions)]
+        graph_out = [prepared.buffer() for _ in range(kind.repetitions)] if graph else []
         eager_ms, graph_ms, versus = [], [], Tally()
         for rep in range(kind.repetitions):
             tokens = host_inputs[rep % len(host_inputs)]
@@ -274,18 +313,18 @@ class Experiment:
         replay_repeat = []
         if graph:
             for tokens, out in zip(host_inputs, first_out):
-                again = buffers(1)[0]
+                again = prepared.buffer()
                 graph.run(tokens, again)
                 torch.cuda.synchronize(runtime.device)
                 replay_repeat.append(compare(out.scores, again.scores))
         expanded = []
-        reference = ExpandedPath(model, runtime.device, workload.token_limit)
+        reference = ExpandedPath(eager.model, runtime.device, workload.token_limit)
         for tokens, out in zip(host_inputs, first_out):
-            checked = buffers(1)[0]
+            checked = prepared.buffer()
             reference.run(tokens, checked)
             expanded.append(compare(out.scores, checked.scores))
-        if cuda:
-            memory.finish(runtime.device)
+        if runtime.device.type == "cuda":
+            prepared.memory.finish(runtime.device)
         return Measurement(
             kind=kind,
             eager=PathTiming(tuple(eager_ms)),
@@ -293,14 +332,13 @@ class Experiment:
             versus=versus,
             replay_repeat=replay_repeat,
             expanded=expanded,
-            preparation_seconds=preparation_seconds,
+            preparation_seconds=prepared.preparation_seconds,
             capture_seconds=graph.capture_seconds if graph else None,
-            memory=memory,
+            memory=prepared.memory,
             eager_scores=[out.scores for out in eager_out],
         )
 
-    def _probe(self, model, workload: ScoringWorkload, runtime: Runtime, counter: ForwardCounter,
-               measurements: list[Measurement]) -> Probe:
+    def _probe(self, model, workload: ScoringWorkload, runtime: Runtime, counter: ForwardCounter) -> Probe:
         """Offer token_limit + 1 tokens to the scoring path; count what reached the model."""
         tokens = workload.token_limit + 1
         host = workload.make_synthetic(tokens, self.settings.seed).reshape(PHYSICAL_ROWS, -1)

@@ -36,8 +36,6 @@ DEVICES = ("auto", "cuda", "cpu")
 PROFILES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 SDPA_BACKENDS = {"math": "MATH", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION",
                  "cudnn": "CUDNN_ATTENTION"}
-MODULE_KEYS = {"workload", "device", "profile", "short_repetitions", "synthetic_tokens",
-               "allow_tf32", "deterministic_algorithms", "sdpa_backend", "token_limit", "vocab_size"}
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
@@ -82,22 +80,25 @@ _CHECKS = {
 }
 
 
-def parse_settings(extra: dict[str, Any], core: dict[str, Any], options: dict[str, Any],
-                   where: str) -> tuple[GraphReplaySettings, list[tuple[str, str]]]:
+def parse_settings(extra: dict[str, Any], core: dict[str, Any],
+                   options: dict[str, Any]) -> tuple[GraphReplaySettings, list[tuple[str, str]]]:
     """Settings from a case's module keys (`extra`), core keys and options table.
 
-    Returns the settings (defaults where a key is bad) and every problem as (json path, message).
+    Returns the settings (defaults where a key is bad) and every problem as (path below the
+    case, message), e.g. ("settings.profile", "expected one of fp32, fp16, bf16, got 'fp8'").
     """
     problems: list[tuple[str, str]] = []
     values: dict[str, Any] = {}
     for key, value in extra.items():
         if key not in _CHECKS:
-            continue  # other modules' keys and core keys are not ours to judge
+            problems.append((f"settings.{key}", "unknown setting for the graph_replay module; "
+                             f"expected one of {', '.join(sorted(_CHECKS))} or a core setting"))
+            continue
         check, expected = _CHECKS[key]
         if check(value):
             values[key] = tuple(value) if key == "synthetic_tokens" else value
         else:
-            problems.append((f"{where}.settings.{key}", f"expected {expected}, got {value!r}"))
+            problems.append((f"settings.{key}", f"expected {expected}, got {value!r}"))
     settings = GraphReplaySettings(
         workload_options=dict(options),
         long_repetitions=core["measured_rounds"],
