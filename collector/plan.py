@@ -18,6 +18,8 @@ host_sample_hz = 10.0                # host + process sampler rate
 gpu_sample_hz = 10.0                 # NVML sampler rate
 gpu_index = 0                        # NVML device index
 gpu_power_method = "power_usage"     # nvmlDeviceGetPowerUsage; "instant"/"average": field values
+pss_mode = "every_sample"            # or "boundaries": PSS (smaps_rollup, slow on huge mmaps) only
+                                     # at phase boundaries, reported as process_pss_boundary_bytes
 baseline_seconds = 1.0               # how long modules idle in the baseline phase
 # any other key is module-specific and checked by the module's validate_case
 
@@ -64,6 +66,7 @@ CORE_SETTINGS = {
     "gpu_sample_hz": (10.0, lambda v: _number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
     "gpu_index": (0, lambda v: _nonneg_int(v), "an integer >= 0"),
     "baseline_seconds": (1.0, lambda v: _number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
+    "pss_mode": ("every_sample", lambda v: v in ("every_sample", "boundaries"), "'every_sample' or 'boundaries'"),
     "gpu_power_method": ("power_usage", lambda v: v in ("power_usage", "instant", "average"), "one of 'power_usage', 'instant', 'average'"),
 }
 TOP_KEYS = {"article_key", "module", "timezone", "limitations", "settings", "models", "cases", "comparisons", "schema"}
@@ -100,6 +103,7 @@ class Settings:
     gpu_sample_hz: float
     gpu_index: int
     baseline_seconds: float
+    pss_mode: str  # every_sample: PSS in every process sample; boundaries: only at phase boundaries
     gpu_power_method: str  # power_usage: nvmlDeviceGetPowerUsage; instant/average: NVML field values
     extra: dict[str, Any] = field(default_factory=dict)  # module-specific keys, as written
 

@@ -22,9 +22,11 @@ GPU_METRICS = {
 }
 
 
-def resources_block(intervals: Sequence[Interval], host: Sequence[HostSample], gpu: Sequence[GpuSample], gpu_info: GpuInfo) -> dict[str, Any]:
+def resources_block(intervals: Sequence[Interval], host: Sequence[HostSample], gpu: Sequence[GpuSample], gpu_info: GpuInfo, pss_every_sample: bool = True) -> dict[str, Any]:
     """Resources over the union of `intervals` (samples sorted by time). Metrics with no sample
-    inside are null; GPU energy is unavailable with a reason when the GPU was not sampled."""
+    inside are null; GPU energy is unavailable with a reason when the GPU was not sampled. When
+    PSS was read only at phase boundaries, process_pss_bytes is null and those readings appear
+    as process_pss_boundary_bytes (so PSS and RSS sample counts never silently differ)."""
     h = samples_in(host, intervals)
     g = samples_in(gpu, intervals)
     procs = [s.process for s in h if s.process is not None]
@@ -38,10 +40,13 @@ def resources_block(intervals: Sequence[Interval], host: Sequence[HostSample], g
         "process_pss_bytes": stat(p.pss_bytes for p in procs),
         "process_rss_bytes": stat(p.rss_bytes for p in procs),
     }
+    if not pss_every_sample:
+        metrics["process_pss_boundary_bytes"] = metrics["process_pss_bytes"]
+        metrics["process_pss_bytes"] = None
     for key, attr in GPU_METRICS.items():
         metrics[key] = stat(getattr(s, attr) for s in g)
     if not gpu_info.available:
-        energy = unavailable("gpu_unavailable")
+        energy = unavailable(gpu_info.reason_code or "no_gpu")
     else:
         powered = [s for s in gpu if s.board_watts is not None]
         energy = trapezoid_energy([s.t for s in powered], [s.board_watts for s in powered], intervals)

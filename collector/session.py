@@ -58,6 +58,7 @@ class CaseSession:
             gpu_index=case.settings.gpu_index,
             gpu_power=case.settings.gpu_power_method,
             clock=clock,
+            pss_every_sample=case.settings.pss_mode == "every_sample",
         )
         self.timeline = Timeline()
         self.logical_cpus = psutil.cpu_count(logical=True) or 1
@@ -141,7 +142,7 @@ class CaseSession:
         """The seed's resources block over the union of these intervals or windows."""
         self.stop()
         intervals = [s.interval if isinstance(s, Window) else s for s in spans]
-        return resources_block(intervals, self.telemetry.host_samples(), self.telemetry.gpu_samples(), self.gpu_info)
+        return resources_block(intervals, self.telemetry.host_samples(), self.telemetry.gpu_samples(), self.gpu_info, self.telemetry.host.pss_every_sample)
 
     def resources_by_phase(self) -> dict[str, Any]:
         """{phase: resources block} for every phase that occurred."""

@@ -85,12 +85,13 @@ def cpu_snapshot_intervals(windows: Sequence[Window], logical_cpus: int) -> dict
     usable = [w for w in windows if w.cpu_before is not None and w.cpu_after is not None]
     interval_s = math.fsum(w.cpu_after.t - w.cpu_before.t for w in usable)
     cpu_s = math.fsum(w.cpu_after.process_cpu_seconds - w.cpu_before.process_cpu_seconds for w in usable)
-    one = cpu_s / interval_s * 100.0 if interval_s > 0 else None
-    return {
-        "host_capacity_percent": None if one is None else one / logical_cpus,
+    out: dict[str, Any] = {
         "interval_count": len(usable),
         "interval_seconds": interval_s,
         "meaning": CPU_MEANING,
-        "one_logical_cpu_percent": one,
-        "process_cpu_seconds": cpu_s if usable else None,
+        "process_cpu_seconds": cpu_s,
     }
+    if interval_s > 0:  # the rates are left out, not zeroed, when nothing was bracketed
+        out["one_logical_cpu_percent"] = cpu_s / interval_s * 100.0
+        out["host_capacity_percent"] = out["one_logical_cpu_percent"] / logical_cpus
+    return dict(sorted(out.items()))

@@ -1,13 +1,35 @@
-"""`benchledger collect` (not implemented yet)."""
+"""`benchledger collect PLAN.toml`: run a collection plan, write its record once and seal it."""
 
-from benchledger.errors import BenchledgerError
+from __future__ import annotations
 
-HELP = "collect (not implemented yet)"
+from pathlib import Path
+
+HELP = "run a collection plan (TOML) and seal the record it produces"
 
 
 def add_arguments(parser):
-    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("plan", type=Path, help="the plan file (TOML)")
+    parser.add_argument("--case", action="append", dest="cases", metavar="ID", help="run only this case (repeatable); the record then holds only the selected cases")
+    parser.add_argument("--dry-run", action="store_true", help="validate the plan and print what would run; run nothing")
+    parser.add_argument("--records", type=Path, default=Path("records"), help="the records store (default: ./records)")
+    parser.add_argument("--runs", type=Path, default=None, help="where runs keep their case results and logs (default: ./runs or $BENCHLEDGER_RUNS)")
+    parser.add_argument("--fresh", action="store_true", help="ignore finished cases of an earlier, interrupted run of the same plan")
 
 
 def run(args) -> int:
-    raise BenchledgerError("'collect' is not implemented yet")
+    from collector.plan import load_plan
+    from collector.runner import Runner, default_runs_dir, dry_run_lines
+
+    plan = load_plan(args.plan)
+    runner = Runner(plan, args.records, args.runs or default_runs_dir(), args.cases)
+    if args.dry_run:
+        print("\n".join(dry_run_lines(plan, runner)))
+        return 0
+    if args.fresh:
+        runner.forget()
+    outcome = runner.run()
+    failed = sorted(cid for cid, status in outcome.statuses.items() if status != "completed")
+    counts = f"{len(outcome.statuses) - len(failed)} completed, {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
+    verb = "already sealed" if outcome.already_sealed else "sealed"
+    print(f"{verb} {outcome.store_path} sha256 {outcome.sha256} ({counts}); run directory {outcome.run_dir}")
+    return 0

@@ -40,8 +40,9 @@ class GpuSample:
 @dataclass(frozen=True)
 class GpuInfo:
     available: bool
-    reason: str | None  # why unavailable, e.g. "NVML library not found: NVML Shared Library Not Found"
+    reason: str | None  # why unavailable, e.g. "NVML init failed: NVML Shared Library Not Found"
     index: int
+    reason_code: str | None = None  # "nvml_unavailable" | "no_gpu" | "nvml_error" (energy reasons)
     name: str | None = None
     memory_total_bytes: int | None = None
     driver_version: str | None = None
@@ -65,7 +66,9 @@ class GpuSampler(PeriodicSampler[GpuSample]):
         self.power = power
         self._nvml = nvml
         self._handle = None
-        self.info = GpuInfo(False, "not opened", index)
+        self._initialised = False
+        self._mem_version = "v1"
+        self.info = GpuInfo(False, "not opened", index, "nvml_unavailable")
         self.read_errors = 0  # individual NVML calls that failed while sampling
 
     def open(self) -> GpuInfo:
@@ -73,18 +76,21 @@ class GpuSampler(PeriodicSampler[GpuSample]):
         try:
             nvml = self._nvml if self._nvml is not None else importlib.import_module("pynvml")
         except ImportError as err:
-            self.info = GpuInfo(False, f"pynvml not importable: {err}", self.index)
+            self.info = GpuInfo(False, f"pynvml not importable: {err}", self.index, "nvml_unavailable")
             return self.info
         self._nvml = nvml
         try:
             nvml.nvmlInit()
+            self._initialised = True
         except Exception as err:  # pynvml raises NVMLError subclasses; a missing library too
-            self.info = GpuInfo(False, f"NVML init failed: {_text(err) or type(err).__name__}", self.index)
+            self.info = GpuInfo(False, f"NVML init failed: {_text(err) or type(err).__name__}", self.index, "nvml_unavailable")
             return self.info
         try:
             count = nvml.nvmlDeviceGetCount()
             if self.index >= count:
-                raise LookupError(f"no GPU with index {self.index} ({count} found)")
+                self.info = GpuInfo(False, f"no GPU with index {self.index} ({count} found by NVML)", self.index, "no_gpu")
+                self._shutdown()
+                return self.info
             handle = nvml.nvmlDeviceGetHandleByIndex(self.index)
             name = _text(nvml.nvmlDeviceGetName(handle))
             driver = _text(nvml.nvmlSystemGetDriverVersion())
@@ -104,7 +110,7 @@ class GpuSampler(PeriodicSampler[GpuSample]):
             except Exception:
                 counter = None
         except Exception as err:
-            self.info = GpuInfo(False, f"NVML error on GPU {self.index}: {_text(err) or type(err).__name__}", self.index)
+            self.info = GpuInfo(False, f"NVML error on GPU {self.index}: {_text(err) or type(err).__name__}", self.index, "nvml_error")
             self._shutdown()
             return self.info
         self.info = GpuInfo(True, None, self.index, name, int(total), driver, POWER_METHODS[self.power], mem_version, counter)
@@ -122,11 +128,12 @@ class GpuSampler(PeriodicSampler[GpuSample]):
         return super().sample_now() if self.info.available and self._handle is not None else None
 
     def _shutdown(self) -> None:
-        if self._handle is not None or self.info.available:
+        if self._initialised:
             try:
                 self._nvml.nvmlShutdown()
             except Exception:
                 pass
+        self._initialised = False
         self._handle = None
 
     def _call(self, fn, *args, **kwargs):

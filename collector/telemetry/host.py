@@ -22,7 +22,7 @@ from collector.telemetry.sampler import PeriodicSampler
 class ProcessSample:
     pid: int
     rss_bytes: int
-    pss_bytes: int | None  # only in boundary samples taken with pss=True
+    pss_bytes: int | None  # every sample, or only boundary samples (pss_every_sample=False)
     cpu_seconds: float  # user + system
     major_faults: int | None
     read_syscall_bytes: int | None  # read_chars: bytes passed to read() syscalls
@@ -101,8 +101,9 @@ def read_major_faults(pid: int) -> int | None:
 class HostSampler(PeriodicSampler[HostSample]):
     thread_name = "host-sampler"
 
-    def __init__(self, hz: float, clock=time.monotonic, cgroup: CgroupMemory | None = None):
+    def __init__(self, hz: float, clock=time.monotonic, cgroup: CgroupMemory | None = None, pss_every_sample: bool = True):
         super().__init__(hz, clock)
+        self.pss_every_sample = pss_every_sample
         self.cgroup = cgroup if cgroup is not None else find_cgroup_memory()
         self._process: psutil.Process | None = None
         self._process_lock = threading.Lock()
@@ -155,7 +156,7 @@ class HostSampler(PeriodicSampler[HostSample]):
                     io = proc.io_counters()
                 except (psutil.AccessDenied, AttributeError):
                     io = None
-                pss = getattr(proc.memory_full_info(), "pss", None) if self._want_pss else None
+                pss = getattr(proc.memory_full_info(), "pss", None) if self._want_pss or self.pss_every_sample else None
             majflt = read_major_faults(proc.pid)
         except psutil.NoSuchProcess:
             self.process_error = f"process {proc.pid} exited"

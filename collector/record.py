@@ -1,0 +1,69 @@
+"""Record bytes: serialised once (sorted keys, no NaN), written atomically (temp file, fsync,
+rename), validated against the record's schema, and sealed in the store through
+`site_gen.store.Store.seal_bytes`."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchledger.errors import CollectError, SchemaError
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """The record's bytes: UTF-8 JSON, sorted keys, one line plus a newline. NaN or infinity is
+    refused (not JSON)."""
+    try:
+        return (json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+    except ValueError as err:
+        raise CollectError(f"record contains a non-finite number ({err}); refusing to write it") from None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so that readers see the old file or the whole new one, never a
+    part: a temporary file in the same directory, fsync, rename, fsync of the directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def validate(record: dict[str, Any], schema_id: str, file: str) -> None:
+    """Raise SchemaError listing every violation of the schema."""
+    from site_gen.schema import validate as schema_validate
+
+    problems = schema_validate(record, schema_id, file)
+    if problems:
+        raise SchemaError(problems, f"{file}: the assembled record violates {schema_id} ({len(problems)} problem(s)); nothing was sealed")
+
+
+def store_path(records_dir: Path, article_key: str, tested_at: str, taken: set[str]) -> str:
+    """`<article_key>/<tested_at>.json`, or `-2`, `-3`... when that path is already used."""
+    n = 1
+    while True:
+        rel = f"{article_key}/{tested_at}{'' if n == 1 else f'-{n}'}.json"
+        if rel not in taken and not (records_dir / rel).exists():
+            return rel
+        n += 1
+
+
+def seal(records_dir: Path, raw: bytes, schema_id: str, as_path: str):
+    """Seal the bytes in the store; returns the ledger entry."""
+    from site_gen.store import Store
+
+    return Store(records_dir).seal_bytes(raw, schema_id, as_path)

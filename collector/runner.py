@@ -1,0 +1,205 @@
+"""Run a plan case by case and seal one record.
+
+Everything a run produces lives in a run directory, `RUNS/<article_key>-<plan sha256[:16]>/`:
+`results/<case>.json` (each finished case, written atomically), `logs/<case>/` (module logs),
+`run.json` (first start time), `record*.json` (the assembled bytes) and `target*.json` (the store
+path chosen for them). Killed at any moment (kill -9 included), a run leaves at most finished case
+files and perhaps an assembled record; running the same plan again resumes: finished cases are
+kept, the rest run, and an assembled record is sealed instead of re-assembled. The store only
+changes through `Store.seal_bytes`, which is atomic, so no partial record is ever sealed."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import traceback
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from benchledger.errors import CollectError
+from collector import record as record_io
+from collector.modules.base import CaseFailed
+from collector.modules.registry import get_module
+from collector.plan import CaseSpec, Plan
+from collector.progress import Progress
+from collector.session import CaseSession, RunSession, utc_now
+from collector.telemetry import Telemetry
+from collector.telemetry.gpu import GpuSampler
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    run_dir: Path
+    statuses: dict[str, str]  # case id -> completed / failed
+    store_path: str  # where the record was sealed
+    sha256: str
+    already_sealed: bool  # the same run had been sealed before: nothing new
+
+
+class Runner:
+    """Runs `plan` (or the selected cases) into `runs_dir` and seals into `records_dir`. `nvml`
+    is passed to the GPU sampler (tests give a pynvml test double; None imports pynvml)."""
+
+    def __init__(self, plan: Plan, records_dir: Path, runs_dir: Path, case_ids: list[str] | None = None, progress: Progress | None = None, nvml: Any = None):
+        self.plan = plan
+        self.records_dir = Path(records_dir)
+        unknown = [c for c in case_ids or [] if c not in {x.id for x in plan.cases}]
+        if unknown:
+            raise CollectError(f"{plan.path}: no case with id {', '.join(map(repr, unknown))}; cases: {', '.join(c.id for c in plan.cases)}")
+        self.cases = [c for c in plan.cases if not case_ids or c.id in case_ids]
+        self.partial = len(self.cases) != len(plan.cases)
+        self.run_dir = Path(runs_dir) / f"{plan.article_key}-{plan.sha256[:16]}"
+        self.progress = progress or Progress(len(self.cases))
+        self.nvml = nvml
+        suffix = "" if not self.partial else "-" + "+".join(c.id for c in self.cases)
+        self.record_file = self.run_dir / f"record{suffix}.json"
+        self.target_file = self.run_dir / f"target{suffix}.json"
+
+    def result_file(self, case: CaseSpec) -> Path:
+        return self.run_dir / "results" / f"{case.id}.json"
+
+    def finished(self) -> dict[str, dict[str, Any]]:
+        """Results of the selected cases that already finished (from an earlier, interrupted run)."""
+        out = {}
+        for case in self.cases:
+            f = self.result_file(case)
+            if f.is_file():
+                out[case.id] = json.loads(f.read_bytes())
+        return out
+
+    def forget(self) -> None:
+        """--fresh: drop finished results and assembled records of the selection."""
+        for case in self.cases:
+            self.result_file(case).unlink(missing_ok=True)
+        self.record_file.unlink(missing_ok=True)
+        self.target_file.unlink(missing_ok=True)
+
+    def run(self) -> RunOutcome:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        with (self.run_dir / "lock").open("w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise CollectError(f"{self.run_dir}: another `benchledger collect` is running this plan") from None
+            return self._run_locked()
+
+    def _started_at(self) -> datetime:
+        meta = self.run_dir / "run.json"
+        if meta.is_file():
+            return datetime.fromisoformat(json.loads(meta.read_bytes())["started_at"])
+        started = utc_now()
+        record_io.write_atomic(meta, json.dumps({"plan_sha256": self.plan.sha256, "started_at": started.isoformat()}).encode())
+        return started
+
+    def _run_locked(self) -> RunOutcome:
+        started_at = self._started_at()
+        if not self.record_file.is_file():
+            done = self.finished()
+            for case in self.cases:
+                if case.id in done:
+                    self.progress.note(f"case {case.id}: {done[case.id]['status']} (kept from an earlier run)")
+                    self.progress.cases_done += 1
+                else:
+                    done[case.id] = self.run_case(case)
+            self.progress.finish()
+            results = [done[c.id] for c in self.cases]
+            module = get_module(self.plan.module)
+            session = RunSession(self._plan_view(), self.run_dir, started_at, utc_now(), self._gpu_info())
+            data = module.assemble(session.plan, results, session)
+            record_io.validate(data, module.schema, str(self.record_file))
+            raw = record_io.encode(data)
+            record_io.write_atomic(self.record_file, raw)
+        raw = self.record_file.read_bytes()
+        data = json.loads(raw)
+        statuses = {c["id"]: c.get("status", "?") for c in data.get("cases", []) if isinstance(c, dict) and "id" in c}
+        return self._seal(raw, statuses)
+
+    def _seal(self, raw: bytes, statuses: dict[str, str]) -> RunOutcome:
+        from site_gen.store import Store
+
+        import hashlib
+
+        sha = hashlib.sha256(raw).hexdigest()
+        store = Store(self.records_dir)
+        entries = store.entries() if (self.records_dir / "ledger.jsonl").exists() else []
+        for e in entries:
+            if e.sha256 == sha:
+                return RunOutcome(self.run_dir, statuses, e.path, sha, already_sealed=True)
+        target = json.loads(self.target_file.read_bytes())["path"] if self.target_file.is_file() else None
+        taken = {e.path for e in entries}
+        if target is None or target in taken or (self.records_dir / target).exists():
+            data = json.loads(raw)
+            target = record_io.store_path(self.records_dir, self.plan.article_key, data.get("tested_at", "undated"), taken)
+            record_io.write_atomic(self.target_file, json.dumps({"path": target}).encode())
+        entry = record_io.seal(self.records_dir, raw, get_module(self.plan.module).schema, target)
+        return RunOutcome(self.run_dir, statuses, entry.path, entry.sha256, already_sealed=False)
+
+    def _plan_view(self) -> Plan:
+        """The plan as the record sees it: only the selected cases, and only the comparisons
+        whose cases all ran."""
+        if not self.partial:
+            return self.plan
+        from dataclasses import replace
+
+        ids = {c.id for c in self.cases}
+        return replace(self.plan, cases=tuple(self.cases), comparisons=tuple(c for c in self.plan.comparisons if set(c.cases) <= ids))
+
+    def _gpu_info(self):
+        probe = GpuSampler(1.0, self.plan.settings.gpu_index, self.plan.settings.gpu_power_method, nvml=self.nvml)
+        info = probe.open()
+        probe.stop()
+        return info
+
+    def run_case(self, case: CaseSpec) -> dict[str, Any]:
+        """Run one case; a failure is recorded (status failed + reason), never raised. The
+        result is stored atomically before returning."""
+        module = get_module(case.module)
+        self.progress.case(case.id)
+        s = case.settings
+        telemetry = Telemetry(s.host_sample_hz, s.gpu_sample_hz, s.gpu_index, s.gpu_power_method, nvml=self.nvml, pss_every_sample=s.pss_mode == "every_sample")
+        session = CaseSession(self.plan, case, self.run_dir / "logs" / case.id, self.progress, telemetry)
+        reason = None
+        session.start()
+        try:
+            result = module.run_case(case, session)
+        except CaseFailed as err:
+            reason = err.reason
+        except KeyboardInterrupt:
+            session.stop()
+            raise
+        except Exception as err:  # a module bug or an unexpected condition: the case fails, the run goes on
+            reason = f"{type(err).__name__}: {err}"
+            session.log_path("error.log").write_text(traceback.format_exc())
+        if reason is not None:
+            session.stop()
+            result = module.failed_case(case, reason or "failed without a reason", session)
+            result["status"] = "failed"
+            result["failure_reason"] = reason or "failed without a reason"
+        session.stop()
+        record_io.write_atomic(self.result_file(case), record_io.encode(result))
+        self.progress.case_done(result.get("status", "?") + (f": {reason}" if reason else ""))
+        return result
+
+
+def dry_run_lines(plan: Plan, runner: Runner) -> list[str]:
+    """What `collect --dry-run` prints: each selected case, its settings, and what is kept."""
+    done = runner.finished()
+    lines = [f"plan {plan.path} (sha256 {plan.sha256[:16]}): article {plan.article_key}, module {plan.module}"]
+    for c in runner.cases:
+        s = c.settings
+        state = f"done ({done[c.id].get('status')}), kept" if c.id in done else "would run"
+        lines.append(
+            f"  case {c.id}: {state}; module {c.module}, model {c.model.id if c.model else '-'}, placement {json.dumps(c.placement, sort_keys=True)}, "
+            f"contexts {list(s.contexts)}, warmup {s.warmup_rounds}, measured {s.measured_rounds}, sampling host {s.host_sample_hz:g} Hz gpu {s.gpu_sample_hz:g} Hz"
+        )
+    for cmp in runner._plan_view().comparisons:
+        lines.append(f"  comparison {cmp.axis}: {', '.join(cmp.cases)}")
+    lines.append(f"run directory {runner.run_dir}; records {runner.records_dir}")
+    return lines
+
+
+def default_runs_dir() -> Path:
+    return Path(os.environ.get("BENCHLEDGER_RUNS", "runs"))
