@@ -1,13 +1,27 @@
-"""`benchledger serve` (not implemented yet)."""
+"""`benchledger serve`: build the site, then serve it on 127.0.0.1 for a preview."""
 
-from benchledger.errors import BenchledgerError
+from __future__ import annotations
 
-HELP = "serve (not implemented yet)"
+import functools
+import http.server
+from pathlib import Path
+
+HELP = "build the site and preview it on http://127.0.0.1:PORT (loopback only)"
 
 
 def add_arguments(parser):
     parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("--out", default="site", help="where the site goes (default: ./site)")
+    parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default: 8000)")
 
 
 def run(args) -> int:
-    raise BenchledgerError("'serve' is not implemented yet")
+    from site_gen.build import build_site
+
+    result = build_site(Path(args.records), Path(args.out))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(result.out_dir))
+    # Loopback only: a preview is not a publication.
+    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+        print(f"serving {result.out_dir} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+        server.serve_forever()
+    return 0

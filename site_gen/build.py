@@ -1,0 +1,207 @@
+"""`build_site`: sealed records -> MkDocs site, in four stages: load and verify, contexts,
+render, write. Nothing is built unless every record verifies (invariant 4), and the same ledger
+with the same code gives a byte-identical site (invariant 5)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Iterator
+
+from benchledger.errors import BuildError
+from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
+from site_gen.context import TEMPLATES_DIR, BuildOptions, SiteContext
+from site_gen.pages.base import Page
+from site_gen.pages.registry import NAV, PAGE_KINDS
+from site_gen.store import Store
+
+STATIC_ASSETS = ("assets/benchledger.css", "assets/benchledger.js")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What a build produced."""
+
+    out_dir: Path
+    docs_dir: Path  # the generated Markdown and assets MkDocs built from
+    config_file: Path  # the generated mkdocs.yml
+    pages: int
+    files_written: int  # generated files whose bytes changed (a warm build writes none)
+    charts_rendered: int  # SVGs rendered (a warm build renders none: they come from the cache)
+
+
+def default_cache_dir(records_dir: Path) -> Path:
+    """`.cache/benchledger` beside the records folder (git-ignored)."""
+    return Path(records_dir).resolve().parent / ".cache" / "benchledger"
+
+
+def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path | str | None = None,
+               options: BuildOptions | None = None) -> BuildResult:
+    """Verify the store at `records_dir`, render every page kind, and build the site into
+    `out_dir` with MkDocs (strict). Raises LedgerError/SchemaError/... when a record fails
+    verification, BuildError when a page or MkDocs fails."""
+    records_dir, out_dir = Path(records_dir), Path(out_dir).resolve()
+    cache_dir = Path(cache_dir).resolve() if cache_dir else default_cache_dir(records_dir)
+    work_dir = cache_dir / "mkdocs"
+
+    # Load and verify: every byte, the chain, the schemas and the consistency checks, or nothing.
+    store = Store(records_dir)
+    records = store.load_verified()
+
+    # Contexts: what every page kind renders from.
+    charts = ChartCache(cache_dir / "charts")
+    ledger_path = store.ledger_path
+    site = SiteContext(records, store.entries(), store.head_sha256(), charts,
+                       ledger_bytes=ledger_path.read_bytes() if ledger_path.exists() else b"",
+                       options=options or BuildOptions())
+
+    # Render: every page of every kind, plus the site's static assets.
+    files: dict[str, bytes] = {VEGA_BUNDLE_PATH: charts.vega_bundle()}
+    files.update({name: (TEMPLATES_DIR / name).read_bytes() for name in STATIC_ASSETS})
+    pages = [page for kind in PAGE_KINDS for page in kind.pages(site)]
+    _collect(pages, files)
+    files["mkdocs.yml"] = mkdocs_config(site.options, out_dir).encode()
+
+    # Write: only changed files, stale ones removed, then MkDocs builds the site (strict).
+    written = write_tree(work_dir, files)
+    _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site))
+    return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered)
+
+
+def _collect(pages: list[Page], files: dict[str, bytes]) -> None:
+    """Pages and their assets into `files` (docs-relative paths under docs/); a path produced
+    twice with different bytes is a bug in a page kind, reported rather than overwritten."""
+    for page in pages:
+        for path, data in [(page.path, page.markdown.encode())] + sorted(page.assets.items()):
+            key = path
+            if key in files and files[key] != data:
+                raise BuildError(f"two pages produce {path} with different content")
+            files[key] = data
+    for key in list(files):
+        if key != "mkdocs.yml":
+            files[f"docs/{key}"] = files.pop(key)
+
+
+def write_tree(root: Path, files: dict[str, bytes]) -> int:
+    """Make `root` hold exactly `files`: write a file only when its bytes changed (so a warm
+    build touches nothing), and delete files no page produces any more. Returns files written."""
+    written = 0
+    for rel, data in sorted(files.items()):
+        path = root / rel
+        if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+        written += 1
+    wanted = {root / rel for rel in files}
+    if root.exists():
+        for path in sorted(root.rglob("*"), reverse=True):
+            if path.is_file() and path not in wanted:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+    return written
+
+
+def mkdocs_config(options: BuildOptions, out_dir: Path) -> str:
+    """The generated mkdocs.yml. A fixed, short nav (articles are reached from the home page and
+    kept out of the inferred nav), no web fonts, no plugins that fetch from a CDN, and URLs
+    that work from file:// (no directory URLs)."""
+    nav = "\n".join(f"  - {title}: {path}" for title, path in NAV)
+    return f"""# Generated by benchledger; do not edit.
+site_name: {options.site_name}
+docs_dir: docs
+site_dir: {out_dir.as_posix()!r}
+use_directory_urls: false
+strict: true
+theme:
+  name: material
+  font: false
+  features: [navigation.tabs, navigation.top, content.code.copy]
+  palette:
+    primary: indigo
+    accent: amber
+plugins: []
+extra:
+  generator: false
+nav:
+{nav}
+not_in_nav: |
+  /*/**
+markdown_extensions:
+  - attr_list
+  - md_in_html
+  - tables
+  - toc:
+      permalink: true
+validation:
+  absolute_links: warn
+  unrecognized_links: warn
+  anchors: warn
+extra_css:
+  - assets/benchledger.css
+extra_javascript:
+  - {VEGA_BUNDLE_PATH}
+  - assets/benchledger.js
+"""
+
+
+def build_epoch(site: SiteContext) -> int:
+    """The build's SOURCE_DATE_EPOCH: the last sealing time, so dates in the site (sitemap)
+    depend on the ledger only."""
+    if not site.entries:
+        return 0
+    return int(datetime.fromisoformat(site.entries[-1].sealed_at.replace("Z", "+00:00")).timestamp())
+
+
+@contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def _mkdocs_build(config_file: Path, epoch: int) -> None:
+    """Run MkDocs in this process (strict); its warnings become the BuildError's lines."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, MkDocsException
+
+    handler = _Collect()
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    try:
+        with _environment("SOURCE_DATE_EPOCH", str(epoch)), _environment("NO_MKDOCS_2_WARNING", "1"):
+            config = load_config(str(config_file))
+            build(config)
+    except (Abort, MkDocsException) as err:  # Abort is a SystemExit: `except Exception` misses it
+        details = "; ".join(handler.messages) or str(err)
+        raise BuildError(f"mkdocs build failed: {details}") from None
+    finally:
+        logger.removeHandler(handler)
+
+
+def bare_mkdocs_build(config_file: Path) -> None:
+    """Build exactly the generated docs with MkDocs alone (the floor bench/build.py compares to)."""
+    _mkdocs_build(Path(config_file), 0)

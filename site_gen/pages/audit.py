@@ -1,0 +1,36 @@
+"""The audit page: the ledger as a table, its head hash, SHA256SUMS of every record, and how to
+verify a downloaded copy of the site. Also serves the ledger and SHA256SUMS as files."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from site_gen.context import DOCS_DIR
+from site_gen.pages.base import Page, PageKind
+
+if TYPE_CHECKING:
+    from site_gen.context import SiteContext
+
+SUMS_NAME = "SHA256SUMS"
+LEDGER_NAME = "ledger.jsonl"
+
+
+def sha256sums(site: "SiteContext") -> bytes:
+    """`sha256sum -c`-compatible lines for every served record, paths relative to records/."""
+    return "".join(f"{v.sha256}  {v.entry.path}\n" for v in site.views).encode()
+
+
+class AuditPage(PageKind):
+    name = "audit"
+
+    def pages(self, site: "SiteContext") -> Iterable[Page]:
+        prefix = site.options.records_prefix
+        guide = (DOCS_DIR / "auditing.md").read_text(encoding="utf-8")
+        assets = {f"{prefix}/{SUMS_NAME}": sha256sums(site), f"{prefix}/{LEDGER_NAME}": site.ledger_bytes}
+        # The exact sealed bytes of every record, where each article's audit block links.
+        assets.update({v.raw_path: v.record.raw for v in site.views})
+        markdown = site.render(
+            "audit.md.j2", guide=guide, sums=sha256sums(site).decode(), page_path="audit.md",
+            sums_path=f"{prefix}/{SUMS_NAME}", ledger_path=f"{prefix}/{LEDGER_NAME}",
+        )
+        yield Page("audit.md", "Audit", markdown, assets)

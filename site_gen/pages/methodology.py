@@ -1,0 +1,77 @@
+"""The methodology page: the hand-written intro (docs/methodology.md), the glossary generated
+from the schemas' descriptions, and every limitation rule with its condition and wording."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+from site_gen import schema as schemas
+from site_gen.context import DOCS_DIR
+from site_gen.limitations import FLAG_WORDINGS, RULES
+from site_gen.pages.base import Page, PageKind
+from site_gen.pointer import to_pointer
+
+if TYPE_CHECKING:
+    from site_gen.context import SiteContext
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary line: where the field sits (JSON pointer, `*` for any array item), its
+    type and its description (meaning and unit, from the schema)."""
+
+    pointer: str
+    type: str
+    description: str
+
+
+def glossary(schema: dict) -> list[Term]:
+    """Every described property of a JSON Schema, depth first, with `$ref`s into `$defs` followed."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any, parts: list, seen: frozenset) -> Iterator[Term]:
+        if not isinstance(node, dict):
+            return
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref not in seen:
+            target = defs.get(ref[len("#/$defs/"):], {})
+            yield from walk({**target, **{k: v for k, v in node.items() if k != "$ref"}}, parts, seen | {ref})
+            return
+        for key, child in (node.get("properties") or {}).items():
+            if isinstance(child, dict):
+                desc = child.get("description")
+                if desc is None and isinstance(child.get("$ref"), str):
+                    desc = defs.get(child["$ref"].split("/")[-1], {}).get("description")
+                kind = child.get("type") or ("object" if "$ref" in child else "")
+                yield Term(to_pointer(parts + [key]), kind if isinstance(kind, str) else " | ".join(kind), desc or "")
+                yield from walk(child, parts + [key], seen)
+        items = node.get("items")
+        if isinstance(items, dict):
+            yield from walk(items, parts + ["*"], seen)
+        for combo in ("anyOf", "oneOf", "allOf"):
+            for option in node.get(combo) or []:
+                yield from walk(option, parts, seen)
+
+    terms: dict[str, Term] = {}
+    for term in walk(schema, [], frozenset()):
+        terms.setdefault(term.pointer, term)
+    return list(terms.values())
+
+
+class MethodologyPage(PageKind):
+    name = "methodology"
+
+    def pages(self, site: "SiteContext") -> Iterable[Page]:
+        intro = (DOCS_DIR / "methodology.md").read_text(encoding="utf-8")
+        sections = [
+            {"id": sid, "title": schemas.load_schema(sid).get("title", sid),
+             "description": schemas.load_schema(sid).get("description", ""),
+             "terms": glossary(schemas.load_schema(sid))}
+            for sid in schemas.schema_ids()
+        ]
+        yield Page(
+            "methodology.md",
+            "Methodology",
+            site.render("methodology.md.j2", intro=intro, rules=RULES, flags=FLAG_WORDINGS, schemas=sections),
+        )

@@ -1,0 +1,1 @@
+"""Article renderers, one module per record schema (see registry.py)."""

@@ -1,0 +1,218 @@
+"""The record-renderer interface (one module per record schema) and the pieces every article
+shares: traced numbers, limitation notes beside what they limit, provenance and the audit block."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence
+
+from site_gen import escape
+from site_gen.charts import Chart, chart_html
+from site_gen.limitations import Limitation, scoped_at, withheld_percentile
+from site_gen.pointer import parse_pointer, resolve
+from site_gen.quantity import traced
+from site_gen.tables import frame, html_table
+
+if TYPE_CHECKING:
+    from site_gen.context import RecordView, SiteContext
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the home page card and the article head say about a record."""
+
+    title: str  # plain text (escape when rendering)
+    date: str
+    hardware: str
+    headline_html: str  # one sentence built from the data, with traced numbers
+    numbers_html: Sequence[str]  # a few "label: <traced number>" snippets
+
+
+@dataclass(frozen=True)
+class CaseKey:
+    """A case's comparison key: cases compare only when `key` agrees."""
+
+    record_sha256: str
+    case_pointer: str  # "" for a record that is one case
+    label: str
+    key: tuple[tuple[str, str], ...]  # (name, value) of everything that must agree
+    axis: str | None  # the swept variable, if any
+    axis_value: Any
+    metrics: dict[str, tuple[float, str, str]]  # name -> (value, unit, pointer)
+
+
+class RecordRenderer(ABC):
+    """Renders the article for records of one schema."""
+
+    schema: ClassVar[str]
+
+    @abstractmethod
+    def summary(self, view: "RecordView") -> Summary:
+        """Title, date, hardware and headline for the card and the article head."""
+
+    @abstractmethod
+    def body(self, page: "ArticleWriter") -> None:
+        """Write the article's sections (results, cases, provenance) into `page`."""
+
+    def case_keys(self, view: "RecordView") -> list[CaseKey]:
+        """Comparison keys of the record's cases (default: none, not comparable)."""
+        return []
+
+
+@dataclass
+class ArticleWriter:
+    """Accumulates an article's Markdown and assets; keeps track of which limitations have been
+    placed so that every one appears once, beside what it limits."""
+
+    view: "RecordView"
+    site: "SiteContext"
+    parts: list[str] = field(default_factory=list)
+    assets: dict[str, bytes] = field(default_factory=dict)
+    placed: set[Limitation] = field(default_factory=set)
+
+    @property
+    def path(self) -> str:
+        return self.view.page_path
+
+    def add(self, markdown: str) -> None:
+        self.parts.append(markdown.rstrip("\n") + "\n\n")
+
+    def heading(self, level: int, text: str, anchor: str | None = None) -> None:
+        suffix = f" {{#{anchor}}}" if anchor else ""
+        self.add("#" * level + " " + escape.text(text) + suffix)
+
+    def num(self, pointer: str, unit: str = "", text: str | None = None) -> str:
+        """The traced number at `pointer`, with markers for limitations scoped at it."""
+        value = resolve(self.view.data, pointer, default=None)
+        return traced(value, unit, self.view.sha256, pointer, limitations=scoped_at(self.view.limitations, pointer), text=text)
+
+    def derived(self, value: float | None, unit: str, formula: str, inputs: dict[str, str]) -> str:
+        """A number computed here from record values: shows its formula and input pointers."""
+        return traced(value, unit, self.view.sha256, None, formula=formula, inputs=inputs)
+
+    def percentile(self, summary_pointer: str, name: str, value_key: str | None, unit: str) -> str:
+        """Percentile `name` of the summary at `summary_pointer`: the value (if the record has it
+        under `value_key`) or 'withheld' with the reason beside it."""
+        lim = withheld_percentile(self.view.limitations, summary_pointer, name)
+        if lim is not None:
+            self.placed.add(lim)
+            return traced(None, unit, self.view.sha256, summary_pointer, limitations=[lim], text="withheld")
+        if value_key is None:
+            return "n/a"
+        return self.num(f"{summary_pointer}/{value_key}", unit)
+
+    def text(self, pointer: str) -> str:
+        """A record string at `pointer`, escaped for HTML, with its origin in the title."""
+        value = resolve(self.view.data, pointer, default=None)
+        return (
+            f'<span class="bl-text" data-pointer="{escape.attr(pointer)}" title="{escape.attr(pointer)}">'
+            f"{escape.attr('n/a' if value is None else value)}</span>"
+        )
+
+    def table(self, rows: Iterable[dict[str, str]], columns: list[str], caption: str | None = None) -> None:
+        self.add(html_table(frame(rows, columns), caption))
+
+    def chart(self, chart: Chart) -> None:
+        html, assets = chart_html(chart, self.path, self.site.charts)
+        self.assets.update(assets)
+        self.add(html)
+
+    def notes(self, where: Callable[[Limitation], bool], title: str | None = None) -> None:
+        """Place the not-yet-placed limitations selected by `where` here (same text once)."""
+        chosen = [lim for lim in self.view.limitations if where(lim) and lim not in self.placed]
+        if not chosen:
+            return
+        self.placed.update(chosen)
+        by_text: dict[str, list[Limitation]] = {}
+        for lim in chosen:
+            by_text.setdefault(lim.text, []).append(lim)
+        items = []
+        for text, lims in by_text.items():
+            first = lims[0]
+            anchors = "".join(f'<span id="{lim.anchor}"></span>' for lim in lims)
+            scopes = sorted({lim.scope or "/" for lim in lims})
+            where_text = ", ".join(scopes[:4]) + (f" and {len(scopes) - 4} more" if len(scopes) > 4 else "")
+            items.append(
+                f'<li class="bl-lim bl-lim-{first.source}">{anchors}'
+                f'<span class="bl-lim-rule" title="applies to {escape.attr(where_text)}">{escape.attr(first.rule_id)}</span> '
+                f"{escape.attr(text)}</li>"
+            )
+        head = f'<p class="bl-limits-title">{escape.attr(title)}</p>' if title else ""
+        self.add(f'<div class="bl-limits">{head}<ul>{"".join(items)}</ul></div>')
+
+    def markdown(self) -> str:
+        return "".join(self.parts)
+
+
+def under(pointer: str) -> Callable[[Limitation], bool]:
+    """Selects limitations scoped at `pointer` or anywhere below it."""
+    base = parse_pointer(pointer)
+    return lambda lim: parse_pointer(lim.scope)[: len(base)] == base
+
+
+def at(*pointers: str) -> Callable[[Limitation], bool]:
+    """Selects limitations scoped exactly at one of `pointers`."""
+    chosen = set(pointers)
+    return lambda lim: lim.scope in chosen
+
+
+def kv_rows(page: ArticleWriter, pointer: str, units: dict[str, str] | None = None) -> list[dict[str, str]]:
+    """Rows (field, value) for the scalar fields of the object at `pointer`: numbers traced,
+    strings escaped, nested objects skipped (they get their own table)."""
+    node = resolve(page.view.data, pointer, default={})
+    rows = []
+    for key, value in (node.items() if isinstance(node, dict) else []):
+        child = f"{pointer}/{escape_token(key)}"
+        if isinstance(value, bool) or value is None:
+            shown = page.text(child)
+        elif isinstance(value, (int, float)):
+            shown = page.num(child, (units or {}).get(key, unit_for(key)))
+        elif isinstance(value, str):
+            shown = page.text(child)
+        elif isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+            shown = ", ".join(page.text(f"{child}/{i}") for i in range(len(value)))
+        else:
+            continue
+        rows.append({"field": escape.attr(key), "value": shown})
+    return rows
+
+
+def escape_token(key: str) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def unit_for(key: str) -> str:
+    """The unit a field name declares by its suffix (the project's naming rule)."""
+    for suffix, unit in (
+        ("_bytes", "B"), ("_seconds", "s"), ("_s", "s"), ("_ms", "ms"), ("_mib", "MiB"), ("_gb", "GB"),
+        ("_percent", "%"), ("_watts", "W"), ("_joules", "J"), ("joules", "J"), ("watt_hours", "Wh"),
+        ("_mhz", "MHz"), ("_per_second", "/s"), ("_tokens", "tokens"),
+    ):
+        if key.endswith(suffix):
+            return unit
+    return ""
+
+
+def provenance(page: ArticleWriter, sections: Sequence[tuple[str, str]]) -> None:
+    """The provenance section: one key/value table per (title, pointer); hashes are labelled as
+    claimed by the record (this site does not have those upstream files)."""
+    page.heading(2, "Provenance", "provenance")
+    page.add(
+        '<p class="bl-claimed">Hashes below are <strong>claimed by the record</strong>: they name '
+        "upstream files (models, binaries, plans) that this site does not publish, so they cannot "
+        "be checked here. The record itself is verified: see <a href=\"#audit-this-page\">Audit this page</a>.</p>"
+    )
+    for title, pointer in sections:
+        rows = kv_rows(page, pointer)
+        if rows:
+            page.heading(3, title)
+            page.table(rows, ["field", "value"])
+            page.notes(at(pointer))
+
+
+def audit_block(page: ArticleWriter) -> None:
+    """'Audit this page': hash, ledger entry, download, sha256sum and the in-browser check."""
+    view, site = page.view, page.site
+    page.heading(2, "Audit this page", "audit-this-page")
+    page.add(site.render("audit_block.html.j2", view=view, page_path=page.path))

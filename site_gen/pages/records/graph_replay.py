@@ -1,0 +1,180 @@
+"""Articles for `torch-graph-replay/1` records: eager vs CUDA-graph scoring at several token
+lengths, with bitwise checks, capture memory and the flags that limit adoption."""
+
+from __future__ import annotations
+
+import datetime
+from typing import TYPE_CHECKING
+
+from site_gen import escape
+from site_gen.charts import Series, line_chart
+from site_gen.pages.records.base import (
+    ArticleWriter, CaseKey, RecordRenderer, Summary, at, audit_block, provenance, under,
+)
+from site_gen.pointer import resolve
+from site_gen.quantity import format_value, traced
+
+if TYPE_CHECKING:
+    from site_gen.context import RecordView
+
+PATHS = ("eager", "graph")
+# Top-level scalars that describe the run rather than measure it.
+RUN_FIELDS = ("profile", "device", "torch_version", "transformers_version", "timing_scope", "physical_rows")
+
+
+def _measurements(data: dict) -> list[tuple[int, dict]]:
+    return sorted(enumerate(data.get("measurements", [])), key=lambda im: (im[1].get("tokens", 0), im[0]))
+
+
+class GraphReplayRenderer(RecordRenderer):
+    schema = "torch-graph-replay/1"
+
+    def summary(self, view: "RecordView") -> Summary:
+        data, sha = view.data, view.sha256
+        title = f"CUDA-graph replay vs eager scoring ({data.get('profile', '?')}) on {data.get('device', '?')}"
+        ms = _measurements(data)
+        numbers = []
+        headline = "No measurements in this record."
+        if ms:
+            (i0, m0), (i1, m1) = ms[0], ms[-1]
+
+            def num(ptr: str, unit: str) -> str:
+                return traced(resolve(data, ptr, default=None), unit, sha, ptr)
+
+            first = f"/measurements/{i0}"
+            last = f"/measurements/{i1}"
+            headline = (
+                f"At {num(first + '/tokens', 'tokens')}, graph replay takes {num(first + '/timing/graph/mean_ms', 'ms')} "
+                f"against {num(first + '/timing/eager/mean_ms', 'ms')} eager "
+                f"({num(first + '/mean_speedup', '×')} faster); at {num(last + '/tokens', 'tokens')} the gain is "
+                f"{num(last + '/mean_speedup', '×')}."
+            )
+            numbers = [
+                f"speedup at {format_value(m0.get('tokens'), 'tokens')}: {num(first + '/mean_speedup', '×')}",
+                f"speedup at {format_value(m1.get('tokens'), 'tokens')}: {num(last + '/mean_speedup', '×')}",
+            ]
+        finished = data.get("finished_epoch")
+        date = (
+            datetime.datetime.fromtimestamp(finished, datetime.timezone.utc).strftime("%Y-%m-%d")
+            if isinstance(finished, (int, float)) else ""
+        )
+        return Summary(title, date, f"{data.get('device', '?')} · torch {data.get('torch_version', '?')}", headline, numbers)
+
+    def case_keys(self, view: "RecordView") -> list[CaseKey]:
+        data = view.data
+        key = tuple((k, str(data.get(k))) for k in ("device", "profile", "torch_version", "timing_scope"))
+        metrics = {}
+        for i, m in _measurements(data):
+            ptr = f"/measurements/{i}/mean_speedup"
+            metrics[f"speedup at {m.get('tokens')} tokens ({m.get('kind')})"] = (m.get("mean_speedup"), "×", ptr)
+        return [CaseKey(view.sha256, "", "graph replay", key, "tokens", None, metrics)]
+
+    def body(self, page: ArticleWriter) -> None:
+        data = page.view.data
+        page.notes(at(""), "Limitations of the whole record")
+        self._charts(page)
+        self._table(page)
+        self._checks(page)
+        self._overlimit(page)
+        provenance(page, [("Run", "")] + [("Original artifact hashes", "/original_artifact_hashes")])
+        sources = data.get("sources") or []
+        if sources:
+            page.heading(3, "Sources named by the record")
+            items = "".join(f"<li><code>{page.text(f'/sources/{i}')}</code></li>" for i in range(len(sources)))
+            page.add(f'<ul class="bl-sources">{items}</ul>')
+        audit_block(page)
+        page.notes(lambda lim: True, "Other limitations")
+
+    def _charts(self, page: ArticleWriter) -> None:
+        data = page.view.data
+        ms = _measurements(data)
+        if not ms:
+            return
+        page.heading(2, "Results", "results")
+        timing = [
+            Series(path, [(m["tokens"], m["timing"][path]["mean_ms"], f"/measurements/{i}/timing/{path}/mean_ms")
+                          for i, m in ms if isinstance(m.get("timing", {}).get(path, {}).get("mean_ms"), (int, float))])
+            for path in PATHS
+        ]
+        speed = [Series("eager / graph", [(m["tokens"], m["mean_speedup"], f"/measurements/{i}/mean_speedup")
+                                          for i, m in ms if isinstance(m.get("mean_speedup"), (int, float))])]
+        memory = [
+            Series(kind, [(m["tokens"], m[f"capture_{kind}_increase_bytes"] / 2**20, f"/measurements/{i}/capture_{kind}_increase_bytes")
+                          for i, m in ms if isinstance(m.get(f"capture_{kind}_increase_bytes"), (int, float))])
+            for kind in ("allocated", "reserved")
+        ]
+
+        def describe(series: list[Series], unit: str) -> str:
+            return "; ".join(f"{s.label}: " + ", ".join(f"{x:g} → {format_value(y, unit)}" for x, y, _ in s.points) for s in series)
+
+        page.chart(line_chart("timing", "Mean scoring time, eager vs graph (log axes)", timing,
+                              x_title="tokens", y_title="mean time (ms)", series_title="path", log_x=True, log_y=True,
+                              alt_text=f"Mean milliseconds against tokens on log axes. {describe(timing, 'ms')}."))
+        page.chart(line_chart("speedup", "Speedup of graph replay (eager mean / graph mean)", speed,
+                              x_title="tokens", y_title="speedup (×)", series_title="ratio", log_x=True,
+                              alt_text=f"Speedup against tokens. {describe(speed, '×')}."))
+        if any(s.points for s in memory):
+            page.chart(line_chart("capture-memory", "Memory added by graph capture", memory,
+                                  x_title="tokens", y_title="increase (MiB)", series_title="CUDA memory", log_x=True,
+                                  alt_text=f"Capture memory increase against tokens. {describe(memory, 'MiB')}."))
+
+    def _table(self, page: ArticleWriter) -> None:
+        page.heading(2, "Per token length", "per-token-length")
+        rows = []
+        for i, m in _measurements(page.view.data):
+            mp = f"/measurements/{i}"
+            row = {"kind": page.text(f"{mp}/kind"), "tokens": page.num(f"{mp}/tokens", "")}
+            for path in PATHS:
+                tp = f"{mp}/timing/{path}"
+                row[f"{path} mean"] = page.num(f"{tp}/mean_ms", "ms")
+                row[f"{path} median"] = page.num(f"{tp}/median_ms", "ms")
+                row[f"{path} p95"] = page.percentile(tp, "p95", "p95_ms", "ms")
+                row[f"{path} n"] = page.num(f"{tp}/repetitions")
+            row["speedup"] = page.num(f"{mp}/mean_speedup", "×")
+            eager = resolve(page.view.data, f"{mp}/timing/eager/mean_ms", default=None)
+            graph = resolve(page.view.data, f"{mp}/timing/graph/mean_ms", default=None)
+            if isinstance(eager, (int, float)) and isinstance(graph, (int, float)) and graph:
+                row["saved per call"] = page.derived(eager - graph, "ms", "eager.mean_ms - graph.mean_ms",
+                                                     {"eager.mean_ms": f"{mp}/timing/eager/mean_ms", "graph.mean_ms": f"{mp}/timing/graph/mean_ms"})
+            row["capture"] = page.num(f"{mp}/capture_seconds", "s")
+            row["capture memory (reserved)"] = page.num(f"{mp}/capture_reserved_increase_bytes", "B")
+            rows.append(row)
+        columns = ["kind", "tokens"] + [f"{p} {s}" for p in PATHS for s in ("mean", "median", "p95", "n")]
+        columns += ["speedup", "saved per call", "capture", "capture memory (reserved)"]
+        page.add('<div class="bl-scroll">')
+        page.table(rows, columns)
+        page.add("</div>")
+        page.notes(lambda lim: lim.scope.startswith("/measurements/"), "Limitations of these numbers")
+
+    def _checks(self, page: ArticleWriter) -> None:
+        page.heading(2, "Correctness checks", "correctness-checks")
+        rows = []
+        for i, m in _measurements(page.view.data):
+            mp = f"/measurements/{i}"
+            checks = m.get("expanded_path_checks") or []
+            identical = sum(1 for c in checks if c.get("identical"))
+            rows.append({
+                "tokens": page.num(f"{mp}/tokens"),
+                "comparisons": page.num(f"{mp}/comparisons"),
+                "decision mismatches": page.num(f"{mp}/decision_mismatches"),
+                "bitwise mismatches": page.num(f"{mp}/bitwise_mismatches"),
+                "max abs error": page.num(f"{mp}/max_absolute_error"),
+                "expanded path checks identical": f"{identical} of {len(checks)}" if checks else "none",
+            })
+        page.table(rows, ["tokens", "comparisons", "decision mismatches", "bitwise mismatches", "max abs error",
+                          "expanded path checks identical"])
+
+    def _overlimit(self, page: ArticleWriter) -> None:
+        probes = page.view.data.get("overlimit") or []
+        if not probes:
+            return
+        page.heading(3, "Over-limit probes")
+        rows = [{
+            "tokens": page.num(f"/overlimit/{i}/tokens"),
+            "model forwards": page.num(f"/overlimit/{i}/model_forwards"),
+            "graph replays": page.num(f"/overlimit/{i}/graph_replays"),
+            "prediction": page.text(f"/overlimit/{i}/prediction"),
+        } for i in range(len(probes))]
+        page.table(rows, ["tokens", "model forwards", "graph replays", "prediction"])
+        page.add('<p class="bl-lede">An input over the length limit was refused before any model forward.</p>')
+        page.notes(under("/overlimit"))

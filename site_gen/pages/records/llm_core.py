@@ -1,0 +1,367 @@
+"""Articles for `gsh-llm-core-article/1` records: an LLM server measured in several cases (one
+placement or setting each), each case with groups per context length.
+
+Everything comes from the record: the cases, their contexts, the declared comparison axes and
+their values. Metric names below are the schema's field names."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from site_gen import escape
+from site_gen.charts import Series, line_chart
+from site_gen.pages.records.base import (
+    ArticleWriter, CaseKey, RecordRenderer, Summary, at, audit_block, kv_rows, provenance, under,
+)
+from site_gen.pointer import resolve
+from site_gen.quantity import format_value, traced
+
+if TYPE_CHECKING:
+    from site_gen.context import RecordView
+
+# Per-group summaries shown in the context table: (field, label, unit).
+GROUP_SUMMARIES = (
+    ("response_seconds", "response", "s"),
+    ("server_decode_tokens_per_second", "server decode", "tokens/s"),
+    ("synthetic_first_token_seconds", "synthetic first token", "s"),
+)
+# Phase metrics shown in the resources table: (metric, statistic, label, unit).
+PHASE_METRICS = (
+    ("gpu_board_watts", "mean", "GPU board power (mean)", "W"),
+    ("gpu_utilization_percent", "mean", "GPU utilisation (mean)", "%"),
+    ("gpu_memory_used_bytes", "maximum", "GPU memory (max)", "B"),
+    ("process_rss_bytes", "maximum", "process RSS (max)", "B"),
+    ("cgroup_memory_current_bytes", "maximum", "cgroup memory (max)", "B"),
+)
+# Settings that must agree for two cases to be compared (besides model and runtime).
+KEY_SETTINGS = (
+    "batch", "ubatch", "flash_attention", "kv_cache", "output_tokens", "ignore_eos", "concurrency",
+    "cache_prompt", "temperature", "load_mode", "threads",
+)
+
+
+def _axis_value(case: dict, axis: str) -> tuple[Any, str | None]:
+    """The case's value of `axis` and where it sits in the case (placement, settings, case)."""
+    for where in ("placement", "settings"):
+        if isinstance(case.get(where), dict) and axis in case[where]:
+            return case[where][axis], f"/{where}/{axis}"
+    if axis in case:
+        return case[axis], f"/{axis}"
+    return None, None
+
+
+def _axis_phrase(case: dict, axis: str) -> str:
+    value, _ = _axis_value(case, axis)
+    placement = case.get("placement") or {}
+    if axis == "gpu_layers" and isinstance(placement.get("total_layers"), int):
+        return f"{value} of {placement['total_layers']} layers on the GPU"
+    return f"{axis} {value}"
+
+
+def _comparisons(data: dict) -> list[tuple[str, list[int]]]:
+    """(axis, case indexes in declared order) per declared comparison; cases named but missing
+    are skipped (the schema checks catch them)."""
+    index = {c.get("id"): i for i, c in enumerate(data.get("cases", []))}
+    return [
+        (comp["axis"], [index[c] for c in comp.get("cases", []) if c in index])
+        for comp in data.get("comparisons", [])
+    ]
+
+
+def _contexts(data: dict) -> list[int]:
+    return sorted({g["context_tokens"] for c in data.get("cases", []) for g in c.get("groups", [])})
+
+
+def _group_index(case: dict, context: int) -> int | None:
+    for i, g in enumerate(case.get("groups", [])):
+        if g.get("context_tokens") == context:
+            return i
+    return None
+
+
+class LlmCoreRenderer(RecordRenderer):
+    schema = "gsh-llm-core-article/1"
+
+    def summary(self, view: "RecordView") -> Summary:
+        data = view.data
+        model = (data.get("models") or [{}])[0]
+        hw = data.get("hardware", {})
+        runtime = data.get("runtime", {})
+        comps = _comparisons(data)
+        axis_text = f" across {comps[0][0]}" if comps else ""
+        title = f"{model.get('name', '?')} {model.get('quantization', '')} on {runtime.get('name', '?')}{axis_text}"
+        headline, numbers = self._headline(view)
+        return Summary(title, str(data.get("tested_at", "")), f"{hw.get('gpu', '?')} · {hw.get('cpu', '?')}", headline, numbers)
+
+    def _headline(self, view: "RecordView") -> tuple[str, list[str]]:
+        """One sentence from the data: decode speed at the smallest context along the first axis."""
+        data, sha = view.data, view.sha256
+
+        def num(pointer: str, unit: str) -> str:
+            return traced(resolve(data, pointer, default=None), unit, sha, pointer)
+
+        contexts = _contexts(data)
+        comps = _comparisons(data)
+        if not contexts or not data.get("cases"):
+            return "No completed groups in this record.", []
+        context = contexts[0]
+        order = comps[0][1] if comps and comps[0][1] else list(range(len(data["cases"])))
+        axis = comps[0][0] if comps else None
+        points = []
+        for i in order:
+            case = data["cases"][i]
+            g = _group_index(case, context)
+            if g is None:
+                continue
+            ptr = f"/cases/{i}/groups/{g}/server_decode_tokens_per_second/median"
+            label = _axis_phrase(case, axis) if axis else escape.attr(case.get("id", i))
+            points.append((label, num(ptr, "tokens/s")))
+        if not points:
+            return "No completed groups in this record.", []
+        first_label, first = points[0]
+        if len(points) == 1:
+            sentence = f"With {escape.attr(first_label)}, server decode runs at {first} (median, context {context} tokens)."
+        else:
+            rest = "; ".join(f"{v} with {escape.attr(lbl)}" for lbl, v in points[1:])
+            sentence = (
+                f"Median server decode at a {context}-token context: {first} with {escape.attr(first_label)}, "
+                f"falling to {rest}."
+            )
+        return sentence, [f"{escape.attr(lbl)}: {v}" for lbl, v in points]
+
+    def case_keys(self, view: "RecordView") -> list[CaseKey]:
+        data = view.data
+        model = (data.get("models") or [{}])[0]
+        runtime = data.get("runtime", {})
+        keys = []
+        comps = _comparisons(data)
+        axis = comps[0][0] if comps else None
+        for i, case in enumerate(data.get("cases", [])):
+            settings = case.get("settings", {})
+            key = [
+                ("model", f"{model.get('name')} {model.get('quantization')}"),
+                ("runtime", f"{runtime.get('name')} {runtime.get('release')}"),
+                ("gpu", str(data.get("hardware", {}).get("gpu"))),
+            ] + [(k, str(settings.get(k))) for k in KEY_SETTINGS]
+            metrics = {}
+            for g, group in enumerate(case.get("groups", [])):
+                ptr = f"/cases/{i}/groups/{g}/server_decode_tokens_per_second/median"
+                metrics[f"server decode, context {group.get('context_tokens')}"] = (
+                    resolve(data, ptr, default=None), "tokens/s", ptr)
+            value, _ = _axis_value(case, axis) if axis else (None, None)
+            keys.append(CaseKey(view.sha256, f"/cases/{i}", str(case.get("id", i)), tuple(key), axis, value, metrics))
+        return keys
+
+    def body(self, page: ArticleWriter) -> None:
+        data = page.view.data
+        page.notes(at(""), "Limitations of the whole record")
+        for axis, order in _comparisons(data):
+            self._comparison(page, axis, order)
+        for i, case in enumerate(data.get("cases", [])):
+            self._case(page, i, case)
+        provenance(page, [
+            ("Environment", "/environment"), ("Operating system", "/environment/os"),
+            ("Hardware", "/hardware"), ("Runtime", "/runtime"),
+        ] + [(f"Model {escape.attr(m.get('id', i))}", f"/models/{i}") for i, m in enumerate(data.get("models", []))]
+          + [(f"Sources {i + 1}", f"/sources/{i}") for i in range(len(data.get("sources", [])))]
+          + [("Record", "")])
+        self._model_files(page)
+        audit_block(page)
+        page.notes(lambda lim: True, "Other limitations")
+
+    # -- sections -------------------------------------------------------------------------
+    def _comparison(self, page: ArticleWriter, axis: str, order: list[int]) -> None:
+        data = page.view.data
+        page.heading(2, f"Results along {axis}", f"results-{axis}".replace("_", "-"))
+        contexts = _contexts(data)
+        labels = ", ".join(escape.attr(_axis_phrase(data["cases"][i], axis)) for i in order)
+        page.add(f'<p class="bl-lede">Cases compared: {labels}. One line per context length.</p>')
+
+        def group_series(value_of) -> list[Series]:
+            out = []
+            for context in contexts:
+                points = []
+                for i in order:
+                    case = data["cases"][i]
+                    g = _group_index(case, context)
+                    x, _ = _axis_value(case, axis)
+                    if g is None or not isinstance(x, (int, float)):
+                        continue
+                    y, origin = value_of(i, g)
+                    if y is not None:
+                        points.append((x, y, origin))
+                out.append(Series(f"context {context}", points))
+            return out
+
+        def field(path: str, scale: float = 1.0):
+            def value_of(i: int, g: int):
+                ptr = f"/cases/{i}/groups/{g}/{path}"
+                v = resolve(data, ptr, default=None)
+                return (v * scale if isinstance(v, (int, float)) else None), ptr
+            return value_of
+
+        def energy_per_token(i: int, g: int):
+            base = f"/cases/{i}/groups/{g}"
+            joules = resolve(data, f"{base}/resources/gpu_energy/joules", default=None)
+            tokens = resolve(data, f"{base}/completed_output_tokens", default=None)
+            if not isinstance(joules, (int, float)) or not tokens:
+                return None, ""
+            return joules / tokens, f"{base}/resources/gpu_energy/joules / {base}/completed_output_tokens"
+
+        x_title = axis
+        charts = [
+            ("decode", "Server decode speed (median)", "tokens/s", field("server_decode_tokens_per_second/median")),
+            ("first-token", "Synthetic first-token time (median)", "s", field("synthetic_first_token_seconds/median")),
+            ("aggregate", "Aggregate output throughput", "tokens/s", field("aggregate_output_tokens_per_second")),
+            ("energy", "GPU board energy per output token (derived: joules / completed output tokens)", "J/token", energy_per_token),
+            ("gpu-util", "GPU utilisation during responses (mean)", "%", field("resources/metrics/gpu_utilization_percent/mean")),
+            ("memory", "Process resident memory during responses (max)", "GiB", field("resources/metrics/process_rss_bytes/maximum", 1 / 2**30)),
+        ]
+        for chart_id, title, unit, value_of in charts:
+            series = group_series(value_of)
+            if not any(s.points for s in series):
+                continue
+            described = "; ".join(
+                f"{s.label}: " + ", ".join(f"{x:g} → {format_value(y, unit)}" for x, y, _ in s.points) for s in series
+            )
+            page.chart(line_chart(
+                f"{axis}-{chart_id}".replace("_", "-"), title, series,
+                x_title=x_title, y_title=f"{title.split(' (')[0]} ({unit})", series_title="context",
+                alt_text=f"{title} against {axis}. {described}.",
+            ))
+        page.notes(lambda lim: lim.rule_id == "energy-unavailable" and "/groups/" in lim.scope)
+
+    def _case(self, page: ArticleWriter, i: int, case: dict) -> None:
+        base = f"/cases/{i}"
+        comps = _comparisons(page.view.data)
+        axis = comps[0][0] if comps else None
+        label = str(case.get("id", i))
+        page.heading(2, f"Case {label}" + (f": {_axis_phrase(case, axis)}" if axis else ""), f"case-{i}")
+        page.add(
+            f'<p class="bl-lede">Module {page.text(base + "/module")}, model {page.text(base + "/model")}, '
+            f'status {page.text(base + "/status")}, wall time {page.num(base + "/case_wall_seconds", "s")}.</p>'
+        )
+        page.notes(at(base), "Limitations of this case")
+        self._groups(page, base, case)
+        self._placement(page, base, case)
+        self._phases(page, base, case)
+        self._telemetry(page, base)
+        settings = kv_rows(page, f"{base}/settings")
+        if settings:
+            page.heading(3, "Settings")
+            page.add('<details class="bl-settings"><summary>All settings of this case</summary>')
+            page.table(settings, ["field", "value"])
+            page.add("</details>")
+        page.notes(under(base), "Other limitations of this case")
+
+    def _groups(self, page: ArticleWriter, base: str, case: dict) -> None:
+        page.heading(3, "Per context")
+        rows = []
+        for g, group in enumerate(case.get("groups", [])):
+            gp = f"{base}/groups/{g}"
+            row = {
+                "context": page.num(f"{gp}/context_tokens", "tokens"),
+                "requests": page.num(f"{gp}/completed_request_count") + " ok, " + page.num(f"{gp}/failed_request_count") + " failed",
+            }
+            for fld, label, unit in GROUP_SUMMARIES:
+                sp = f"{gp}/{fld}"
+                if resolve(page.view.data, sp, default=None) is None:
+                    continue
+                row[f"{label} median"] = page.num(f"{sp}/median", unit)
+                row[f"{label} min–max"] = page.num(f"{sp}/minimum", unit) + " – " + page.num(f"{sp}/maximum", unit)
+                row[f"{label} p95"] = page.percentile(sp, "p95", None, unit)
+            row["aggregate"] = page.num(f"{gp}/aggregate_output_tokens_per_second", "tokens/s")
+            joules = resolve(page.view.data, f"{gp}/resources/gpu_energy/joules", default=None)
+            tokens = resolve(page.view.data, f"{gp}/completed_output_tokens", default=None)
+            if isinstance(joules, (int, float)) and tokens:
+                row["GPU energy / token"] = page.derived(
+                    joules / tokens, "J", "joules / completed_output_tokens",
+                    {"joules": f"{gp}/resources/gpu_energy/joules", "completed_output_tokens": f"{gp}/completed_output_tokens"},
+                )
+            else:
+                row["GPU energy / token"] = page.num(f"{gp}/resources/gpu_energy/available", text="unavailable")
+            row["CPU (one logical CPU = 100%)"] = page.num(f"{gp}/cpu_snapshot_intervals/one_logical_cpu_percent", "%")
+            rows.append(row)
+        columns = ["context", "requests"]
+        for _, label, _ in GROUP_SUMMARIES:
+            columns += [f"{label} median", f"{label} min–max", f"{label} p95"]
+        columns += ["aggregate", "GPU energy / token", "CPU (one logical CPU = 100%)"]
+        page.add('<div class="bl-scroll">')
+        page.table(rows, [c for c in columns if any(c in r for r in rows)])
+        page.add("</div>")
+        page.notes(lambda lim: lim.scope.startswith(f"{base}/groups/"), "Limitations of these numbers")
+
+    def _placement(self, page: ArticleWriter, base: str, case: dict) -> None:
+        placement = case.get("placement")
+        if not isinstance(placement, dict):
+            return
+        page.heading(3, "Placement")
+        buffers = placement.get("buffers") or []
+        rows = [
+            {"device": page.text(f"{base}/placement/buffers/{b}/device"),
+             "reported": page.num(f"{base}/placement/buffers/{b}/reported_mib", "MiB")}
+            for b in range(len(buffers))
+        ]
+        facts = [r for r in kv_rows(page, f"{base}/placement")]
+        page.table(facts, ["field", "value"])
+        if rows:
+            page.table(rows, ["device", "reported"], caption="Runtime buffers (as reported by the runtime)")
+        page.notes(under(f"{base}/placement"))
+
+    def _phases(self, page: ArticleWriter, base: str, case: dict) -> None:
+        phases = case.get("resources_by_phase") or {}
+        if not phases:
+            return
+        page.heading(3, "Resources by phase")
+        rows = []
+        for name in phases:
+            pp = f"{base}/resources_by_phase/{name}"
+            row = {"phase": escape.attr(name), "duration": page.num(f"{pp}/response_union_seconds", "s")}
+            energy = phases[name].get("gpu_energy") or {}
+            if energy.get("available"):
+                row["GPU energy"] = page.num(f"{pp}/gpu_energy/joules", "J")
+            else:
+                row["GPU energy"] = page.num(f"{pp}/gpu_energy/available", text="unavailable")
+            for metric, stat, label, unit in PHASE_METRICS:
+                if isinstance((phases[name].get("metrics") or {}).get(metric), dict):
+                    row[label] = page.num(f"{pp}/metrics/{metric}/{stat}", unit)
+                else:
+                    row[label] = page.num(f"{pp}/metrics/{metric}", text="not sampled")
+            rows.append(row)
+        columns = ["phase", "duration", "GPU energy"] + [m[2] for m in PHASE_METRICS]
+        page.add('<div class="bl-scroll">')
+        page.table(rows, columns)
+        page.add("</div>")
+        page.notes(under(f"{base}/resources_by_phase"))
+        total = case.get("completed_response_resources")
+        if isinstance(total, dict):
+            page.notes(under(f"{base}/completed_response_resources"))
+
+    def _telemetry(self, page: ArticleWriter, base: str) -> None:
+        rows = kv_rows(page, f"{base}/telemetry")
+        if not rows:
+            return
+        page.heading(3, "Telemetry")
+        states = resolve(page.view.data, f"{base}/telemetry/thermal_slowdown_states", default={})
+        for kind, counts in (states.items() if isinstance(states, dict) else []):
+            sp = f"{base}/telemetry/thermal_slowdown_states/{kind}"
+            rows.append({
+                "field": f"thermal slowdown ({escape.attr(kind)})",
+                "value": " · ".join(f"{escape.attr(k)} {page.num(f'{sp}/{k}')}" for k in counts),
+            })
+        page.table(rows, ["field", "value"])
+        page.notes(under(f"{base}/telemetry"))
+
+    def _model_files(self, page: ArticleWriter) -> None:
+        for m, model in enumerate(page.view.data.get("models", [])):
+            files = model.get("files") or []
+            if not files:
+                continue
+            rows = [
+                {"file": str(f + 1), "size": page.num(f"/models/{m}/files/{f}/bytes", "B"),
+                 "sha256 (claimed)": f'<code>{page.text(f"/models/{m}/files/{f}/sha256")}</code>'}
+                for f in range(len(files))
+            ]
+            page.add(f'<details class="bl-files"><summary>Model files of {escape.attr(model.get("id", m))} ({len(files)})</summary>')
+            page.table(rows, ["file", "size", "sha256 (claimed)"])
+            page.add("</details>")

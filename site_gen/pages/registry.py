@@ -1,0 +1,28 @@
+"""The page kinds of the site, in build order. Add a kind by writing its module under
+site_gen/pages/ and listing an instance here."""
+
+from __future__ import annotations
+
+from site_gen.pages.audit import AuditPage
+from site_gen.pages.base import PageKind
+from site_gen.pages.comparisons import ComparisonPages
+from site_gen.pages.home import HomePage
+from site_gen.pages.methodology import MethodologyPage
+from site_gen.pages.record_article import RecordArticles
+
+PAGE_KINDS: tuple[PageKind, ...] = (
+    HomePage(),
+    RecordArticles(),
+    ComparisonPages(),
+    MethodologyPage(),
+    AuditPage(),
+)
+
+# The few pages the navigation lists; every other page is reached from these (a nav that grows
+# with the number of articles makes MkDocs builds quadratic).
+NAV: tuple[tuple[str, str], ...] = (
+    ("Articles", "index.md"),
+    ("Comparisons", "comparisons/index.md"),
+    ("Methodology", "methodology.md"),
+    ("Audit", "audit.md"),
+)
