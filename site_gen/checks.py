@@ -78,7 +78,8 @@ def check_record(data: Any, schema_id: str, file: str) -> list[Problem]:
 
 def _show(value: Any) -> str:
     if isinstance(value, float):
-        return f"{value:.12g}"
+        short = repr(value)  # 5.0 stays 5.0; long fractions are cut to 12 significant digits
+        return short if len(short) <= 14 else f"{value:.12g}"
     return str(value)
 
 

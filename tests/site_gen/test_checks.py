@@ -1,0 +1,140 @@
+"""Consistency checks: the seeds hold; each rule catches a broken derived value and names the
+record, the place, the expected and the found value."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from site_gen.checks import CHECKS, RELATIVE_TOLERANCE, check_record, checks_for
+
+RECORDS = Path(__file__).resolve().parents[2] / "records"
+GSH, TGR = "gsh-llm-core-article/1", "torch-graph-replay/1"
+
+
+def seed(schema_id):
+    name = "llm-cpu-offload/2026-09-27.json" if schema_id == GSH else "torch-graph-replay/2026-10-28.json"
+    return json.loads((RECORDS / name).read_bytes())
+
+
+def test_seeds_hold_together():
+    assert check_record(seed(GSH), GSH, "a.json") == []
+    assert check_record(seed(TGR), TGR, "b.json") == []
+
+
+def test_checks_have_stable_unique_ids_and_descriptions():
+    ids = [c.id for c in CHECKS]
+    assert len(ids) == len(set(ids))
+    assert all(c.description.endswith(".") and len(c.description) > 20 for c in CHECKS)
+    assert {c.schema for c in CHECKS} == {GSH, TGR}
+    assert [c.id for c in checks_for(TGR)] == [c.id for c in CHECKS if c.id.startswith("tgr-")]
+
+
+def _case0(d):
+    return d["cases"][0]
+
+
+def _group0(d):
+    return d["cases"][0]["groups"][0]
+
+
+def _set(getter, key, value):
+    def mutate(d):
+        getter(d)[key] = value
+    return mutate
+
+
+# (check id, mutation, expected problem line); every check appears at least once (asserted below)
+BROKEN = [
+    ("gsh-energy-watt-hours", _set(lambda d: _group0(d)["resources"]["gpu_energy"], "watt_hours", 5.0),
+     "a.json: $.cases[0].groups[0].resources.gpu_energy.watt_hours: expected 4.80081267908 (joules / 3600), found 5.0 [check gsh-energy-watt-hours]"),
+    ("gsh-energy-mean-watts", _set(lambda d: _group0(d)["resources"]["gpu_energy"], "time_weighted_mean_watts", 310.0),
+     "a.json: $.cases[0].groups[0].resources.gpu_energy.time_weighted_mean_watts: expected 299.863150035 (joules / response_union_seconds), found 310.0 [check gsh-energy-mean-watts]"),
+    ("gsh-energy-union", _set(lambda d: _case0(d)["resources_by_phase"]["load"]["gpu_energy"], "response_union_seconds", 7.3),
+     "a.json: $.cases[0].resources_by_phase.load.gpu_energy.response_union_seconds: expected 7.21096188901 (the enclosing block's response_union_seconds), found 7.3 [check gsh-energy-union]"),
+    ("gsh-group-aggregate-rate", _set(_group0, "aggregate_output_tokens_per_second", 25.0),
+     "a.json: $.cases[0].groups[0].aggregate_output_tokens_per_second: expected 22.2083251376 (completed_output_tokens / response_window_union_seconds), found 25.0 [check gsh-group-aggregate-rate]"),
+    ("gsh-group-output-tokens", _set(_group0, "completed_output_tokens", 1279),
+     "a.json: $.cases[0].groups[0].completed_output_tokens: expected 1280 (completed_request_count x settings.output_tokens), found 1279 [check gsh-group-output-tokens]"),
+    ("gsh-group-request-count", _set(_group0, "failed_request_count", 1),
+     "a.json: $.cases[0].groups[0].completed_request_count: expected 5 (completed + failed requests = measured_rounds x settings.concurrency), found 6 [check gsh-group-request-count]"),
+    ("gsh-group-statistic-counts", _set(lambda d: _group0(d)["response_seconds"], "sample_count", 4),
+     "a.json: $.cases[0].groups[0].response_seconds.sample_count: expected 5 (completed_request_count), found 4 [check gsh-group-statistic-counts]"),
+    ("gsh-group-union", _set(_group0, "response_outer_span_seconds", 50.0),
+     "a.json: $.cases[0].groups[0].response_window_union_seconds: expected <= 50.0 (response_outer_span_seconds), found 57.6360437841 [check gsh-group-union]"),
+    ("gsh-group-cpu-percent", _set(lambda d: _group0(d)["cpu_snapshot_intervals"], "process_cpu_seconds", 50.0),
+     None),
+    ("gsh-case-contexts", _set(lambda d: _case0(d)["settings"], "contexts", [2048, 4096]),
+     "a.json: $.cases[0].groups: expected [2048, 4096] (groups[].context_tokens = settings.contexts), found [2048, 8192] [check gsh-case-contexts]"),
+    ("gsh-case-completed-union", _set(lambda d: _case0(d)["completed_response_resources"], "host_sample_count", 141),
+     "a.json: $.cases[0].completed_response_resources.host_sample_count: expected 142 (sum of groups[].resources.host_sample_count), found 141 [check gsh-case-completed-union]"),
+    ("gsh-statistic-order", _set(lambda d: _group0(d)["response_seconds"], "median", 12.0),
+     "a.json: $.cases[0].groups[0].response_seconds.median: expected between 11.374376884 and 11.647003977 (minimum <= value <= maximum), found 12.0 [check gsh-statistic-order]"),
+    ("gsh-resources-sample-counts", _set(lambda d: _group0(d)["resources"]["metrics"]["process_rss_bytes"], "sample_count", 56),
+     "a.json: $.cases[0].groups[0].resources.metrics.process_rss_bytes.sample_count: expected 57 (process_sample_count), found 56 [check gsh-resources-sample-counts]"),
+    ("gsh-resources-counter-intervals", _set(lambda d: _case0(d)["resources_by_phase"]["baseline"]["sampled_counter_deltas"], "observed_intervals", 2),
+     None),
+    ("gsh-telemetry-thermal-states", _set(lambda d: _case0(d)["telemetry"]["thermal_slowdown_states"]["software"], "active", 1),
+     "a.json: $.cases[0].telemetry.thermal_slowdown_states.software: expected 186 (telemetry.gpu_samples = sum of state counts), found 187 [check gsh-telemetry-thermal-states]"),
+    ("gsh-telemetry-phase-samples", _set(lambda d: _case0(d)["telemetry"], "host_samples", 100),
+     "a.json: $.cases[0].telemetry.host_samples: expected <= 100 (sum of resources_by_phase.*.host_sample_count <= telemetry.host_samples), found 179 [check gsh-telemetry-phase-samples]"),
+    ("gsh-case-placement", _set(lambda d: _case0(d)["placement"], "gpu_layers", 80),
+     "a.json: $.cases[0].placement.gpu_layers: expected 81 (settings.placement.gpu_layers capped at placement.total_layers), found 80 [check gsh-case-placement]"),
+    ("gsh-article-references", _set(lambda d: d["comparisons"][0]["cases"], 2, "offload-72b-10"),
+     "a.json: $.comparisons[0].cases[2]: expected one of ['offload-72b-full', 'offload-72b-40', 'offload-72b-20'] (cases[].id), found offload-72b-10 [check gsh-article-references]"),
+    ("gsh-article-status", _set(lambda d: d, "status", "partial"),
+     "a.json: $.status: expected completed (from cases[].status), found partial [check gsh-article-status]"),
+    ("tgr-mean-speedup", _set(lambda d: d["measurements"][3], "mean_speedup", 2.2),
+     "b.json: $.measurements[3].mean_speedup: expected 2.10144677274 (timing.eager.mean_ms / timing.graph.mean_ms), found 2.2 [check tgr-mean-speedup]"),
+    ("tgr-capture-increase", _set(lambda d: d["measurements"][0], "capture_reserved_increase_bytes", 50331647),
+     "b.json: $.measurements[0].capture_reserved_increase_bytes: expected 50331648 (after_capture_reserved_bytes - before_capture_reserved_bytes), found 50331647 [check tgr-capture-increase]"),
+    ("tgr-mismatch-bounds", _set(lambda d: d["measurements"][0], "bitwise_mismatches", 31),
+     "b.json: $.measurements[0].bitwise_mismatches: expected <= 30 (comparisons), found 31 [check tgr-mismatch-bounds]"),
+    ("tgr-timing-order", _set(lambda d: d["measurements"][0]["timing"]["graph"], "p95_ms", 4.0),
+     "b.json: $.measurements[0].timing.graph.median_ms: expected <= 4.0 (p95_ms), found 4.72278706729 [check tgr-timing-order]"),
+    ("tgr-memory-order", _set(lambda d: d["measurements"][0], "peak_reserved_bytes", 824180735), None),
+    ("tgr-exact-flag", _set(lambda d: d["measurements"][0], "decision_mismatches", 1),
+     "b.json: $.measurements[0].decision_mismatches: expected 0 (numeric_and_decision_exact_in_observed_sample is true), found 1 [check tgr-exact-flag]"),
+    ("tgr-overlimit-above-measured", _set(lambda d: d["overlimit"][0], "tokens", 32768),
+     "b.json: $.overlimit[0].tokens: expected > 32768 (longest measurements[].tokens), found 32768 [check tgr-overlimit-above-measured]"),
+    ("tgr-adoption", _set(lambda d: d, "adopted_for_full_quality", True),
+     "b.json: $.adopted_for_full_quality: expected False (full_quality_graph_qualified is false), found True [check tgr-adoption]"),
+]
+
+
+def test_every_check_has_a_breaking_case():
+    assert sorted(c.id for c in CHECKS) == sorted(check_id for check_id, _, _ in BROKEN)
+
+
+@pytest.mark.parametrize("check_id, mutate, line", BROKEN, ids=[b[0] for b in BROKEN])
+def test_a_broken_value_is_named(check_id, mutate, line):
+    schema_id = GSH if check_id.startswith("gsh-") else TGR
+    record = seed(schema_id)
+    mutate(record)
+    problems = check_record(record, schema_id, "a.json" if schema_id == GSH else "b.json")
+    mine = [p for p in problems if p.message.endswith(f"[check {check_id}]")]
+    assert mine, f"{check_id} did not fire"
+    if line is not None:
+        assert str(mine[0]) == line
+
+
+def test_rounding_within_tolerance_passes_and_beyond_fails():
+    record = seed(GSH)
+    energy = _group0(record)["resources"]["gpu_energy"]
+    energy["watt_hours"] = energy["joules"] / 3600 * (1 + RELATIVE_TOLERANCE / 10)
+    assert check_record(record, GSH, "a.json") == []
+    energy["watt_hours"] = energy["joules"] / 3600 * (1 + RELATIVE_TOLERANCE * 10)
+    assert [p.path for p in check_record(record, GSH, "a.json")] == ["$.cases[0].groups[0].resources.gpu_energy.watt_hours"]
+
+
+def test_unavailable_values_are_skipped_not_zeroed():
+    """A CPU-only record: energy unavailable and GPU metrics null must not fail any check."""
+    record = seed(GSH)
+    for case in record["cases"]:
+        blocks = [case["completed_response_resources"], *case["resources_by_phase"].values(), *(g["resources"] for g in case["groups"])]
+        for block in blocks:
+            block["gpu_energy"] = {"available": False, "joules": None, "reason": "no_gpu"}
+            for name in list(block["metrics"]):
+                if name.startswith("gpu_"):
+                    block["metrics"][name] = None
+    assert check_record(record, GSH, "a.json") == []

@@ -1,0 +1,110 @@
+"""The strict JSON reader: every kind of bad input named in one line; what it accepts round-trips."""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchledger.errors import InputError
+from site_gen.jsonread import read_json_bytes, read_json_file
+
+RECORDS = Path(__file__).resolve().parents[2] / "records"
+
+
+def rejected(raw: bytes, **kw) -> str:
+    with pytest.raises(InputError) as caught:
+        read_json_bytes(raw, "rec.json", **kw)
+    (line,) = caught.value.lines()
+    return line
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b'{"a": 1,\n "b": }', "rec.json:2: not JSON: Expecting value (column 7)"),
+        (b"\xff\xfe{}", "rec.json:1: not UTF-8: invalid byte 0xff at offset 0"),
+        (b'{"a": "\xc3"}', "rec.json:1: not UTF-8: invalid byte 0xc3 at offset 7"),
+        (b"\xef\xbb\xbf{}", "rec.json: starts with a UTF-8 byte-order mark; records are plain UTF-8"),
+        (b'{"a": 1, "a": 2}', "rec.json: $: duplicate key 'a' in one object"),
+        (b'{"cases": [{"x": 1}, {"id": 1, "g": {"k": 1, "k": 1}}]}', "rec.json: $.cases[1].g: duplicate key 'k' in one object"),
+        (b'{"a": NaN}', "rec.json: NaN is not a finite JSON number (NaN and infinities are not allowed)"),
+        (b'[Infinity]', "rec.json: Infinity is not a finite JSON number (NaN and infinities are not allowed)"),
+        (b'[-Infinity]', "rec.json: -Infinity is not a finite JSON number (NaN and infinities are not allowed)"),
+        (b'{"watts": 1e999}', "rec.json: 1e999 is not a finite JSON number (NaN and infinities are not allowed)"),
+        (b'{"a": 1}\n{"b": 2}', "rec.json:2: not JSON: trailing data after the JSON document (column 1)"),
+        (b'{"a": 1} garbage', "rec.json:1: not JSON: trailing data after the JSON document (column 10)"),
+        (b"", "rec.json:1: not JSON: Expecting value (column 1)"),
+        (b"[" * 100_000, "rec.json: not JSON this reader accepts: nested too deeply"),
+    ],
+)
+def test_bad_input_is_named_in_one_line(raw, message):
+    assert rejected(raw) == message
+
+
+def test_size_limit_is_checked_before_parsing():
+    assert rejected(b"[" + b"1," * 60 + b"1]", max_bytes=100) == "rec.json: file is 123 bytes, over the 100-byte limit for a record"
+
+
+def test_file_reader_names_missing_files_and_folders(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        read_json_file(tmp_path / "absent.json")
+    with pytest.raises(InputError, match="is a directory"):
+        read_json_file(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["llm-cpu-offload/2026-09-27.json", "torch-graph-replay/2026-10-28.json"])
+def test_shipped_records_parse_like_the_standard_library(name):
+    raw, data = read_json_file(RECORDS / name)
+    assert data == json.loads(raw)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_values, st.sampled_from([None, 2]), st.booleans())
+def test_what_it_accepts_round_trips(value, indent, ascii_only):
+    raw = json.dumps(value, indent=indent, ensure_ascii=ascii_only).encode("utf-8")
+    assert read_json_bytes(raw, "rec.json") == value
+    # and it agrees with the standard library on everything it accepts
+    assert read_json_bytes(raw, "rec.json") == json.loads(raw)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), json_values, min_size=1, max_size=4), st.data())
+def test_a_duplicated_key_is_named_with_its_place(obj, data):
+    key = data.draw(st.sampled_from(sorted(obj)))
+    body = json.dumps(obj)[1:-1]
+    raw = ("{" + body + ", " + json.dumps(key) + ": 0}").encode()
+    wrapped = b'{"outer": [' + raw + b"]}"
+    assert rejected(wrapped) == f"rec.json: $.outer[0]: duplicate key {key!r} in one object"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64))
+def test_arbitrary_bytes_are_accepted_or_named_never_crash(raw):
+    try:
+        value = read_json_bytes(raw, "rec.json")
+    except InputError as err:
+        assert len(err.lines()) == 1 and err.lines()[0].startswith("rec.json")
+    else:
+        assert value == json.loads(raw)
+        assert not any(isinstance(v, float) and not math.isfinite(v) for v in _leaves(value))
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value

@@ -1,0 +1,150 @@
+"""The shipped schemas: seeds validate unchanged, CPU-only records our collector writes validate,
+violations are all listed with their paths, and every property is described for the glossary."""
+
+import copy
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from site_gen.schema import load_schema, schema_ids, validate
+
+RECORDS = Path(__file__).resolve().parents[2] / "records"
+GSH, TGR = "gsh-llm-core-article/1", "torch-graph-replay/1"
+
+
+def seed(schema_id):
+    name = "llm-cpu-offload/2026-09-27.json" if schema_id == GSH else "torch-graph-replay/2026-10-28.json"
+    return json.loads((RECORDS / name).read_bytes())
+
+
+def test_shipped_schema_ids_and_their_ids():
+    assert schema_ids() == [GSH, TGR]
+    for schema_id in schema_ids():
+        schema = load_schema(schema_id)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        assert schema["$id"] == f"urn:benchledger:schema:{schema_id}"
+
+
+@pytest.mark.parametrize("schema_id", [GSH, TGR])
+def test_seeds_validate_unchanged(schema_id):
+    assert validate(seed(schema_id), schema_id, "seed.json") == []
+
+
+def _properties(node, where):
+    """(location, property schema) for every property, through $defs, items and if/then."""
+    if isinstance(node, dict):
+        for name, prop in node.get("properties", {}).items():
+            yield f"{where}/properties/{name}", prop
+        for key, child in node.items():
+            yield from _properties(child, f"{where}/{key}")
+    elif isinstance(node, list):
+        for i, child in enumerate(node):
+            yield from _properties(child, f"{where}/{i}")
+
+
+@pytest.mark.parametrize("schema_id", [GSH, TGR])
+def test_every_property_has_a_description(schema_id):
+    schema = load_schema(schema_id)
+    # properties inside if/then/else only tighten a described property; they need no text
+    undescribed = [where for where, prop in _properties(schema, "#")
+                   if "description" not in prop and not any(k in where for k in ("/if/", "/then/", "/else/"))]
+    assert undescribed == []
+    assert all(len(prop["description"]) > 10 for where, prop in _properties(schema, "#") if "description" in prop)
+
+
+def test_every_violation_is_listed_with_its_path():
+    record = seed(GSH)
+    del record["tested_at"]
+    record["cases"][0]["groups"][0]["completed_request_count"] = -1
+    record["cases"][1]["status"] = "finished"
+    record["models"][0]["files"][0]["sha256"] = "ABC"
+    record["cases"][2]["resources_by_phase"]["teardown"] = record["cases"][2]["resources_by_phase"]["cleanup"]
+    lines = [str(p) for p in validate(record, GSH, "r.json")]
+    assert lines == [
+        "r.json: $: 'tested_at' is a required property",
+        "r.json: $.cases[0].groups[0].completed_request_count: -1 is less than the minimum of 0",
+        "r.json: $.cases[1]: 'failure_reason' is a required property",
+        "r.json: $.cases[1].status: 'finished' is not one of ['completed', 'failed', 'skipped']",
+        "r.json: $.cases[2].resources_by_phase: 'teardown' is not one of ['baseline', 'load', 'ready', 'warmup', 'responses', 'cleanup']",
+        "r.json: $.models[0].files[0].sha256: 'ABC' does not match '^[0-9a-f]{64}$'",
+    ]
+
+
+def test_unknown_schema_id_is_a_problem_not_a_crash():
+    (problem,) = validate({}, "nope/1", "r.json")
+    assert str(problem) == "r.json: schema 'nope/1': unknown schema id; known: gsh-llm-core-article/1, torch-graph-replay/1"
+
+
+def cpu_only_article():
+    """What our collector writes on a machine without a GPU: energy and GPU metrics unavailable."""
+    record = seed(GSH)
+    record["hardware"].update(gpu=None, gpu_nominal_vram_gb=None, gpu_vram_bytes=None, fan_profile=None)
+    record["environment"]["nvidia_driver"] = None
+    case = record["cases"][0]
+    case["placement"]["buffers"] = [{"device": "CPU", "reported_mib": 12.5}]
+    case["settings"]["contexts"] = [128, 256, 512]
+    blocks = [case["completed_response_resources"], *case["resources_by_phase"].values(), *(g["resources"] for g in case["groups"])]
+    for block in blocks:
+        block["gpu_energy"] = {"available": False, "joules": None, "reason": "no_gpu"}
+        block["gpu_sample_count"] = 0
+        for name in list(block["metrics"]):
+            if name.startswith("gpu_"):
+                block["metrics"][name] = None
+    failed = copy.deepcopy(case)
+    failed.update(id="failed-case", status="failed", failure_reason="llama-server exited with status 1 before ready", groups=[])
+    for key in ("completed_response_resources", "resources_by_phase", "telemetry", "placement"):
+        del failed[key]
+    record["cases"] = [case, failed]
+    record["status"] = "partial"
+    return record
+
+
+def test_cpu_only_article_with_a_failed_case_validates():
+    assert validate(cpu_only_article(), GSH, "cpu.json") == []
+
+
+def test_unavailable_energy_needs_a_reason_and_no_joules():
+    record = cpu_only_article()
+    record["cases"][0]["completed_response_resources"]["gpu_energy"] = {"available": False, "joules": 0.0, "reason": None}
+    lines = [str(p) for p in validate(record, GSH, "cpu.json")]
+    assert lines == [
+        "cpu.json: $.cases[0].completed_response_resources.gpu_energy.joules: 0.0 is not of type 'null'",
+        "cpu.json: $.cases[0].completed_response_resources.gpu_energy.reason: None is not of type 'string'",
+    ]
+
+
+def cpu_only_graph_record():
+    record = seed(TGR)
+    record.update(schema=TGR, device="cpu", graph_capture_and_replay_executed=False, CPU_fallback=True)
+    for m in record["measurements"]:
+        m["timing"]["graph"] = None
+        m.update(mean_speedup=None, capture_seconds=None, max_absolute_error=None)
+        for key in list(m):
+            if key.endswith("_bytes"):
+                m[key] = None
+    del record["measurements"][0]["timing"]["graph"]
+    return record
+
+
+def test_cpu_only_graph_record_validates_with_and_without_schema_field():
+    record = cpu_only_graph_record()
+    assert validate(record, TGR, "cpu.json") == []
+    del record["schema"]
+    assert validate(record, TGR, "cpu.json") == []
+
+
+def test_graph_record_claiming_replay_needs_graph_timing():
+    record = cpu_only_graph_record()
+    record["graph_capture_and_replay_executed"] = True
+    lines = [str(p) for p in validate(record, TGR, "g.json")]
+    assert "g.json: $.measurements[0].timing: 'graph' is a required property" in lines
+    assert "g.json: $.measurements[1].mean_speedup: None is not of type 'number'" in lines
+
+
+def test_wrong_schema_field_is_rejected():
+    record = seed(TGR)
+    record["schema"] = "torch-graph-replay/2"
+    assert [str(p) for p in validate(record, TGR, "g.json")] == ["g.json: $.schema: 'torch-graph-replay/1' was expected"]
