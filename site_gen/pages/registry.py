@@ -4,6 +4,7 @@ site_gen/pages/ and listing an instance here."""
 from __future__ import annotations
 
 from site_gen.pages.audit import AuditPage
+from site_gen.pages.authored import AuthoredArticles
 from site_gen.pages.base import PageKind
 from site_gen.pages.comparisons import ComparisonPages
 from site_gen.pages.home import HomePage
@@ -13,6 +14,7 @@ from site_gen.pages.record_article import RecordArticles
 PAGE_KINDS: tuple[PageKind, ...] = (
     HomePage(),
     RecordArticles(),
+    AuthoredArticles(),
     ComparisonPages(),
     MethodologyPage(),
     AuditPage(),
@@ -22,6 +24,7 @@ PAGE_KINDS: tuple[PageKind, ...] = (
 # with the number of articles makes MkDocs builds quadratic).
 NAV: tuple[tuple[str, str], ...] = (
     ("Articles", "index.md"),
+    ("Write-ups", "posts/index.md"),
     ("Comparisons", "comparisons/index.md"),
     ("Methodology", "methodology.md"),
     ("Audit", "audit.md"),
