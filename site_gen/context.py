@@ -81,6 +81,7 @@ class SiteContext:
     entries: list["LedgerEntry"]
     head_sha256: str
     charts: "ChartCache"
+    ledger_bytes: bytes = b""  # records/ledger.jsonl as read, served for download
     options: BuildOptions = field(default_factory=BuildOptions)
     env: jinja2.Environment = field(default_factory=lambda: make_jinja_env())
 

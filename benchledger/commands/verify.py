@@ -23,9 +23,14 @@ def add_arguments(parser):
                         help="also fail unless the ledger's head hash is this one (pins the history, so an "
                              "appended or truncated entry is caught even when its chain is consistent)")
     parser.add_argument("--no-cache", action="store_true", help="re-validate every record instead of trusting cached passes")
+    parser.add_argument("--site", metavar="DIR",
+                        help="instead, check a built or downloaded site: every page's stated hashes against the "
+                             "ledger it serves, and every served record against its stated bytes")
 
 
 def run(args) -> int:
+    if args.site:
+        return run_site(Path(args.site))
     root = Path(args.records)
     store = Store(root, ValidationCache(None) if args.no_cache else None)
     report = store.verify()
@@ -41,6 +46,16 @@ def run(args) -> int:
         raise LedgerError(problems, f"verification failed: {len(problems)} problem(s) in {report.root}")
     print(f"all {len(report.records)} record(s) hold: bytes match the ledger, the chain is intact, "
           f"schemas validate, {len(CHECKS)} consistency checks pass")
+    return 0
+
+
+def run_site(site: Path) -> int:
+    from site_gen.audit import verify_site
+
+    problems = verify_site(site)
+    if problems:
+        raise LedgerError(problems, f"site verification failed: {len(problems)} problem(s) in {site.as_posix()}")
+    print(f"{site.as_posix()}: every page's stated hashes match the served ledger and every served record has its stated bytes")
     return 0
 
 

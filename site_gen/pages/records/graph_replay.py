@@ -93,7 +93,7 @@ class GraphReplayRenderer(RecordRenderer):
         page.heading(2, "Results", "results")
         timing = [
             Series(path, [(m["tokens"], m["timing"][path]["mean_ms"], f"/measurements/{i}/timing/{path}/mean_ms")
-                          for i, m in ms if isinstance(m.get("timing", {}).get(path, {}).get("mean_ms"), (int, float))])
+                          for i, m in ms if isinstance((m.get("timing", {}).get(path) or {}).get("mean_ms"), (int, float))])
             for path in PATHS
         ]
         speed = [Series("eager / graph", [(m["tokens"], m["mean_speedup"], f"/measurements/{i}/mean_speedup")

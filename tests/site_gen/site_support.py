@@ -1,0 +1,56 @@
+"""Shared by the site tests: a temp copy of the shipped store, a built site, and a static HTTP
+server on 127.0.0.1 serving it (the real build, the real MkDocs, a real server)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from site_gen.build import BuildResult, build_site
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+OFFLOAD_PAGE = "articles/llm-cpu-offload/2026-09-27.html"
+GRAPH_PAGE = "articles/torch-graph-replay/2026-10-28.html"
+
+
+def copy_records(tmp: Path) -> Path:
+    """A temp copy of the shipped records store."""
+    records = tmp / "records"
+    shutil.copytree(ROOT / "records", records, ignore=shutil.ignore_patterns(".cache"))
+    return records
+
+
+def build(tmp: Path, records: Path | None = None, name: str = "site") -> BuildResult:
+    """Build the site from `records` (default: a copy of the shipped store) into tmp/name."""
+    records = records or copy_records(tmp)
+    return build_site(records, tmp / name, cache_dir=tmp / "cache")
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+
+@contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve `directory` on 127.0.0.1 (a free port) in a thread; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

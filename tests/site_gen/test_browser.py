@@ -1,0 +1,116 @@
+"""The built site in Debian's chromium (Playwright, headless) served on 127.0.0.1: navigation
+from home to the articles, every chart drawn, the hash check saying match and then mismatch
+once the served copy is altered, no console errors, no request leaving 127.0.0.1.
+Screenshots go to tests/artifacts/ for a person to look at."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from .site_support import ARTIFACTS, GRAPH_PAGE, OFFLOAD_PAGE, build, serve
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="needs Debian's chromium (make chromium)"),
+]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("browser")).out_dir
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+class Watch:
+    """Console errors, page errors and every request that is not to the local server."""
+
+    def __init__(self, page, base: str):
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+        def route(r):
+            if r.request.url.startswith(base) or r.request.url.startswith("data:") or r.request.url.startswith("blob:"):
+                r.continue_()
+            else:
+                self.outside.append(r.request.url)
+                r.abort()
+
+        page.route("**/*", route)
+
+
+def charts_drawn(page) -> tuple[int, int]:
+    """(charts on the page, charts whose live view has an svg with marks)."""
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.bl-chart-view')].every(v => v.querySelector('.bl-chart-live svg .mark-line, .bl-chart-live svg .mark-symbol'))",
+        timeout=30000,
+    )
+    total = page.locator(".bl-chart-view").count()
+    drawn = page.locator(".bl-chart-view .bl-chart-live svg g.mark-symbol path").count()
+    return total, drawn
+
+
+def test_home_articles_charts_and_hash_check(site: Path, browser):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        watch = Watch(page, base)
+        page.goto(base + "index.html")
+        assert page.locator(".bl-card").count() == 2
+        page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
+
+        for target, shot in ((OFFLOAD_PAGE, "article-llm-cpu-offload.png"), (GRAPH_PAGE, "article-torch-graph-replay.png")):
+            page.goto(base + "index.html")
+            page.locator(f'.bl-card-title a[href="{target}"]').click()
+            page.wait_for_url(base + target)
+            total, drawn = charts_drawn(page)
+            assert total >= 3 and drawn > 0
+            assert page.locator("img[src$='.svg']").count() == 0  # every static fallback replaced
+            page.locator(".bl-verify").click()
+            result = page.locator(".bl-verify-result")
+            result.filter(has_text="match").wait_for()
+            assert result.inner_text().startswith("match:")
+            page.screenshot(path=str(ARTIFACTS / shot), full_page=True)
+
+        # Alter the served copy: the same button must now say mismatch.
+        served = site / "records" / "torch-graph-replay" / "2026-10-28.json"
+        original = served.read_bytes()
+        try:
+            served.write_bytes(original.replace(b"1", b"2", 1))
+            page.locator(".bl-verify").click()
+            page.locator(".bl-verify-result.bl-mismatch").wait_for()
+            assert page.locator(".bl-verify-result").inner_text().startswith("mismatch:")
+        finally:
+            served.write_bytes(original)
+
+        assert watch.errors == []
+        assert watch.outside == []
+        page.close()
+
+
+def test_hash_check_from_file_url_with_picked_file(site: Path, browser):
+    """Opened from file:// the fetch is blocked; picking the downloaded file still checks it."""
+    page = browser.new_page()
+    page.goto((site / GRAPH_PAGE).as_uri())
+    page.locator(".bl-verify").click()
+    page.locator(".bl-verify-result.bl-error").wait_for()
+    page.locator(".bl-file").set_input_files(str(site / "records" / "torch-graph-replay" / "2026-10-28.json"))
+    page.locator(".bl-verify-result.bl-match").wait_for()
+    page.close()
