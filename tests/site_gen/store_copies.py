@@ -1,0 +1,19 @@
+"""Helpers for store tests: a private copy of the shipped records, and a digest of a whole tree
+(to show that a refused operation changed nothing)."""
+
+import hashlib
+import shutil
+from pathlib import Path
+
+SHIPPED = Path(__file__).resolve().parents[2] / "records"
+
+
+def shipped_copy(tmp_path: Path) -> Path:
+    """A copy of records/ under tmp_path (tests never touch the real one)."""
+    return Path(shutil.copytree(SHIPPED, tmp_path / "records"))
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Relative path -> sha256 of every file (and 'dir' for every folder) under root."""
+    return {p.relative_to(root).as_posix(): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*"))}

@@ -1,0 +1,173 @@
+"""The records store: sealing is all or nothing, verify finds every kind of damage, load_verified
+refuses a damaged store, find resolves hashes and paths."""
+
+import hashlib
+import json
+import resource
+import signal
+
+import pytest
+
+from benchledger.errors import ConsistencyError, InputError, LedgerError, SchemaError, SealError
+from site_gen.ledger import GENESIS_SHA256, new_entry
+from site_gen.store import Store
+from site_gen.validation_cache import ValidationCache
+from .store_copies import shipped_copy, tree_digest
+
+TGR = "torch-graph-replay/1"
+TGR_PATH = "torch-graph-replay/2026-10-28.json"
+
+
+@pytest.fixture
+def store(tmp_path):
+    return Store(shipped_copy(tmp_path))
+
+
+def variant(store: Store, epoch: float) -> bytes:
+    """A valid torch-graph-replay record with different bytes than the shipped one."""
+    data = json.loads((store.root / TGR_PATH).read_bytes())
+    data["finished_epoch"] = epoch
+    return json.dumps(data).encode()
+
+
+def test_shipped_store_verifies_and_loads(store):
+    report = store.verify()
+    assert report.ok and [r.status for r in report.records] == ["ok", "ok"]
+    records = store.load_verified()
+    assert [r.entry.path for r in records] == ["llm-cpu-offload/2026-09-27.json", TGR_PATH]
+    assert records[1].raw == (store.root / TGR_PATH).read_bytes()
+    assert records[1].data["device"] == "NVIDIA GeForce RTX 4090"
+    assert store.head_sha256() == store.entries()[-1].entry_sha256
+
+
+def test_seal_bytes_appends_a_chained_entry(store):
+    head = store.head_sha256()
+    raw = variant(store, 1.5)
+    entry = store.seal_bytes(raw, TGR, "torch-graph-replay/new/one.json")
+    assert (entry.position, entry.prev_sha256, entry.size_bytes) == (2, head, len(raw))
+    assert (store.root / "torch-graph-replay/new/one.json").read_bytes() == raw
+    assert store.head_sha256() == entry.entry_sha256
+    assert store.verify().ok
+
+
+def test_seal_into_a_new_store(tmp_path, store):
+    fresh = Store(tmp_path / "fresh")
+    fresh.root.mkdir()
+    entry = fresh.seal(store.root / TGR_PATH, TGR)
+    assert (entry.path, entry.prev_sha256) == ("2026-10-28.json", GENESIS_SHA256)
+    assert fresh.verify().ok
+
+
+@pytest.mark.parametrize("how, error, message", [
+    ("same bytes", SealError, "x: these exact bytes are already sealed as torch-graph-replay/2026-10-28.json (ledger line 2); a record is sealed once"),
+    ("sealed path", SealError, "x: {root}/torch-graph-replay/2026-10-28.json is already sealed (ledger line 2); sealed files are never overwritten"),
+    ("existing file", SealError, "x: {root}/notes/a.json already exists with other content; sealed files are never overwritten"),
+    ("outside", SealError, "x: target path '../escape.json' must stay inside the store (no '..', '.' or empty segments)"),
+    ("unknown schema", InputError, "nope/1: unknown schema id; known: gsh-llm-core-article/1, torch-graph-replay/1"),
+    ("not json", InputError, "x:1: not JSON: Expecting value (column 1)"),
+    ("schema violation", SchemaError, "x: $: 'device' is a required property"),
+    ("inconsistent", ConsistencyError, "x: $.measurements[0].mean_speedup: expected 3.9366984155 (timing.eager.mean_ms / timing.graph.mean_ms), found 9.0 [check tgr-mean-speedup]"),
+])
+def test_refused_seal_changes_nothing(store, how, error, message):
+    (store.root / "notes").mkdir()
+    (store.root / "notes/a.json").write_bytes(b"{}")
+    raw, schema_id, target = variant(store, 2.5), TGR, "fresh/dir/new.json"
+    data = json.loads(raw)
+    if how == "same bytes":
+        raw = (store.root / TGR_PATH).read_bytes()
+    elif how == "sealed path":
+        target = TGR_PATH
+    elif how == "existing file":
+        target = "notes/a.json"
+    elif how == "outside":
+        target = "../escape.json"
+    elif how == "unknown schema":
+        schema_id = "nope/1"
+    elif how == "not json":
+        raw = b"oops"
+    elif how == "schema violation":
+        del data["device"]
+        raw = json.dumps(data).encode()
+    elif how == "inconsistent":
+        data["measurements"][0]["mean_speedup"] = 9.0
+        raw = json.dumps(data).encode()
+    before = tree_digest(store.root.parent)
+    with pytest.raises(error) as caught:
+        store.seal_bytes(raw, schema_id, target, shown="x")
+    assert caught.value.lines()[0] == message.format(root=store.root.as_posix())
+    assert tree_digest(store.root.parent) == before
+
+
+def test_a_failed_write_leaves_nothing_behind(store):
+    """Files over RLIMIT_FSIZE fail with EFBIG: a real write failure, first of the record, then of the ledger."""
+    for i in range(40):  # grow the ledger past the record's size
+        store.seal_bytes(variant(store, 100.0 + i), TGR, f"bulk/{i}.json")
+    ledger_size = store.ledger_path.stat().st_size
+    record = variant(store, 7.0)
+    assert len(record) < ledger_size
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    old_limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    try:
+        for limit, what in ((len(record) - 1, "cannot write"), (ledger_size + 10, "cannot append")):
+            before = tree_digest(store.root)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, old_limit[1]))
+            try:
+                with pytest.raises(SealError, match=what):
+                    store.seal_bytes(record, TGR, "late/one.json")
+            finally:
+                resource.setrlimit(resource.RLIMIT_FSIZE, old_limit)
+            assert tree_digest(store.root) == before
+    finally:
+        signal.signal(signal.SIGXFSZ, old_handler)
+    assert store.verify().ok
+
+
+def test_adopting_a_file_that_already_holds_the_bytes(store):
+    raw = variant(store, 3.5)
+    (store.root / "adopt").mkdir()
+    (store.root / "adopt/me.json").write_bytes(raw)
+    assert [r.status for r in store.verify().records][-1] == "unsealed"
+    store.seal_bytes(raw, TGR, "adopt/me.json")
+    assert store.verify().ok
+
+
+def test_verify_reports_every_kind_of_damage_at_once(store):
+    (store.root / TGR_PATH).write_bytes((store.root / TGR_PATH).read_bytes().replace(b"4090", b"4080"))
+    (store.root / "llm-cpu-offload/2026-09-27.json").unlink()
+    (store.root / "stray.json").write_text("{}")
+    report = store.verify()
+    assert not report.ok
+    assert [(r.path, r.status) for r in report.records] == [
+        ("llm-cpu-offload/2026-09-27.json", "missing"), (TGR_PATH, "altered"), ("stray.json", "unsealed")]
+    with pytest.raises(LedgerError) as caught:
+        store.load_verified()
+    assert len(caught.value.problems) == 3
+
+
+def test_failures_are_never_cached(store, tmp_path):
+    """A record that fails its checks fails again on every verify: only passes are cached."""
+    data = json.loads(variant(store, 4.5))
+    data["measurements"][0]["mean_speedup"] = 9.0
+    raw = json.dumps(data).encode()
+    # write the record and a valid-looking ledger line by hand (seal would refuse it)
+    entry, line = new_entry(store.entries(), "bad/one.json", hashlib.sha256(raw).hexdigest(), len(raw), TGR)
+    (store.root / "bad").mkdir()
+    (store.root / "bad/one.json").write_bytes(raw)
+    with open(store.ledger_path, "ab") as out:
+        out.write(line + b"\n")
+    cache = ValidationCache(tmp_path / "cache")
+    for _ in range(2):
+        rows = Store(store.root, cache).verify().records
+        assert rows[-1].status == "inconsistent"
+    assert not cache.passed(entry.sha256, TGR)
+    assert cache.passed(store.entries()[1].sha256, TGR)
+
+
+def test_find_by_prefix_path_and_typed_path(store, monkeypatch):
+    tgr = store.entries()[1]
+    assert store.find(tgr.sha256[:12]) == tgr
+    assert store.find(TGR_PATH) == tgr
+    monkeypatch.chdir(store.root.parent)
+    assert store.find(f"records/{TGR_PATH}") == tgr
+    with pytest.raises(InputError, match="no record in .* has this path or sha256"):
+        store.find("ffffffffffff")
