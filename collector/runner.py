@@ -78,6 +78,8 @@ class Runner:
         self.target_file.unlink(missing_ok=True)
 
     def run(self) -> RunOutcome:
+        if not self.records_dir.is_dir():  # checked before hours of measuring, not after
+            raise CollectError(f"{self.records_dir}: no such records folder (create it, or pass --records)")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with (self.run_dir / "lock").open("w") as lock:
             try:

@@ -7,9 +7,10 @@ hardware/environment provenance and file hashing."""
 
 from __future__ import annotations
 
+import json
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -25,6 +26,8 @@ from collector.progress import Progress
 from collector.resources import resources_block
 from collector.statistics import cpu_snapshot_intervals
 from collector.telemetry import GpuInfo, Telemetry, telemetry_summary
+
+RAW_FILE = "telemetry.json"
 
 
 class WindowHandle:
@@ -72,10 +75,23 @@ class CaseSession:
         self._started = self.clock()
 
     def stop(self) -> None:
-        """Stop sampling (idempotent); takes a last sample so the last interval is bracketed."""
+        """Stop sampling (idempotent); takes a last sample so the last interval is bracketed.
+        The raw samples and the timeline are kept in the run directory (RAW_FILE) for audit."""
         if self._stopped is None:
             self._stopped = self.clock()
             self.telemetry.stop()
+            self.write_raw()
+
+    def write_raw(self) -> None:
+        """Every sample, phase and window of the case as JSON (monotonic seconds)."""
+        raw = {
+            "gpu_info": asdict(self.gpu_info),
+            "gpu_samples": [asdict(s) for s in self.telemetry.gpu_samples()],
+            "host_samples": [asdict(s) for s in self.telemetry.host_samples()],
+            "phases": [{"name": n, "start": iv.start, "end": iv.end} for n, iv in self.timeline.phases],
+            "windows": [asdict(w) for w in self.timeline.windows],
+        }
+        (self.run_dir / RAW_FILE).write_text(json.dumps(raw, allow_nan=False, default=str))
 
     @property
     def gpu_info(self) -> GpuInfo:

@@ -113,7 +113,17 @@ class GpuSampler(PeriodicSampler[GpuSample]):
             self.info = GpuInfo(False, f"NVML error on GPU {self.index}: {_text(err) or type(err).__name__}", self.index, "nvml_error")
             self._shutdown()
             return self.info
-        self.info = GpuInfo(True, None, self.index, name, int(total), driver, POWER_METHODS[self.power], mem_version, counter)
+        self.info = GpuInfo(
+            available=True,
+            reason=None,
+            index=self.index,
+            name=name,
+            memory_total_bytes=int(total),
+            driver_version=driver,
+            power_method=POWER_METHODS[self.power],
+            memory_info_version=mem_version,
+            energy_counter=counter,
+        )
         return self.info
 
     def start(self) -> None:

@@ -102,7 +102,7 @@ class Tally:
 
 
 def determinism_settings() -> dict[str, Any]:
-    """The process-wide settings that change numerics, as they are now."""
+    """The process-wide settings that change numerics (and the CPU thread count), as they are now."""
     import torch
 
     cuda = torch.backends.cuda
@@ -118,4 +118,5 @@ def determinism_settings() -> dict[str, Any]:
         "sdpa_math_enabled": bool(cuda.math_sdp_enabled()),
         "sdpa_cudnn_enabled": bool(cuda.cudnn_sdp_enabled()),
         "CUBLAS_WORKSPACE_CONFIG": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
+        "torch_threads": torch.get_num_threads(),
     }

@@ -186,7 +186,7 @@ def input_kinds(workload: ScoringWorkload, settings: GraphReplaySettings) -> lis
 
 @contextlib.contextmanager
 def numerics(settings: GraphReplaySettings):
-    """Apply the plan's numerics settings for the run and restore the previous ones after."""
+    """Apply the plan's numerics and thread settings for the run; restore the previous ones after."""
     import torch
 
     with contextlib.ExitStack() as stack:
@@ -198,6 +198,9 @@ def numerics(settings: GraphReplaySettings):
             previous_deterministic = torch.are_deterministic_algorithms_enabled()
             torch.use_deterministic_algorithms(settings.deterministic_algorithms)
             stack.callback(torch.use_deterministic_algorithms, previous_deterministic)
+        if settings.threads is not None:
+            stack.callback(torch.set_num_threads, torch.get_num_threads())
+            torch.set_num_threads(settings.threads)
         if settings.sdpa_backend is not None:
             from torch.nn.attention import SDPBackend, sdpa_kernel
 

@@ -11,6 +11,7 @@ outputs are copied out (cloned) before the next replay can overwrite them.
 
 from __future__ import annotations
 
+import gc
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -136,6 +137,11 @@ class GraphPath(ScoringPath):
                 for _ in range(max(1, warmup_repetitions)):
                     self._score()
             torch.cuda.current_stream(device).wait_stream(side)
+            # torch.cuda.graph() empties the allocator cache on entry; doing it here first keeps
+            # that release out of the before/after difference, which then is the capture's own.
+            torch.cuda.synchronize(device)
+            gc.collect()
+            torch.cuda.empty_cache()
             self.before_capture = MemorySnapshot.take(device)
             self.graph = torch.cuda.CUDAGraph()
             started = time.perf_counter()

@@ -18,6 +18,7 @@ seed = 0                         # seed of the synthetic inputs
 allow_tf32 = false
 deterministic_algorithms = false
 sdpa_backend = "math"            # "math", "flash", "efficient" or "cudnn"
+threads = 1                      # torch intra-op CPU threads (absent: torch's default)
 # only for factories that return a (model, inputs) pair:
 token_limit = 512
 vocab_size = 32000
@@ -55,6 +56,7 @@ class GraphReplaySettings:
     allow_tf32: bool | None = None
     deterministic_algorithms: bool | None = None
     sdpa_backend: str | None = None
+    threads: int | None = None
     token_limit: int | None = None
     vocab_size: int | None = None
 
@@ -75,6 +77,7 @@ _CHECKS = {
     "allow_tf32": (lambda v: isinstance(v, bool), "true or false"),
     "deterministic_algorithms": (lambda v: isinstance(v, bool), "true or false"),
     "sdpa_backend": (lambda v: v in SDPA_BACKENDS, "one of " + ", ".join(SDPA_BACKENDS)),
+    "threads": (_positive_int, "a positive number of threads"),
     "token_limit": (_positive_int, "a positive integer"),
     "vocab_size": (_positive_int, "a positive integer"),
 }
