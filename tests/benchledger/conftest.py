@@ -1,0 +1,58 @@
+"""Fixtures for the CLI tests: a private copy of the shipped store, the CLI run in-process (the
+real argument parsing and error printing of benchledger.cli.main), and a digest of a tree to
+show that a refused command changed nothing."""
+
+import hashlib
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from benchledger.cli import main
+from site_gen.ledger import new_entry, read_ledger
+
+SHIPPED = Path(__file__).resolve().parents[2] / "records"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: list[str]  # stderr lines
+
+
+@pytest.fixture
+def records(tmp_path) -> Path:
+    """A copy of records/ (tests never touch the real one); its cache lands in tmp_path/.cache."""
+    return Path(shutil.copytree(SHIPPED, tmp_path / "records"))
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch, tmp_path):
+    """Run `benchledger ARGS...` from tmp_path, so paths print as `records/...`."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str) -> Result:
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err.splitlines())
+
+    return run
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Relative path -> sha256 of every file (and 'dir' for every folder) under root."""
+    return {p.relative_to(root).as_posix(): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*"))}
+
+
+def append_unchecked(records: Path, rel: str, raw: bytes, schema_id: str) -> None:
+    """Put a file and a correctly chained ledger line in place WITHOUT seal's checks, as a
+    tamperer with write access could: verify must still catch what is wrong with the record."""
+    entries = read_ledger((records / "ledger.jsonl").read_bytes(), "ledger").entries
+    _, line = new_entry(entries, rel, hashlib.sha256(raw).hexdigest(), len(raw), schema_id, "2026-11-01T00:00:00Z")
+    (records / rel).parent.mkdir(parents=True, exist_ok=True)
+    (records / rel).write_bytes(raw)
+    with open(records / "ledger.jsonl", "ab") as out:
+        out.write(line + b"\n")

@@ -1,0 +1,105 @@
+"""`benchledger seal`: every bad input gets one clear line and exit 1, and changes nothing."""
+
+import json
+
+import pytest
+
+from .conftest import tree_digest
+
+TGR = "torch-graph-replay/1"
+
+
+@pytest.fixture
+def valid(records, tmp_path):
+    """A valid new torch-graph-replay record beside the store."""
+    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
+    data["finished_epoch"] = 1800000000.5
+    path = tmp_path / "new.json"
+    path.write_text(json.dumps(data, indent=1))
+    return path
+
+
+def test_seal_succeeds_and_verify_passes(records, valid, cli):
+    result = cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
+    assert result.code == 0 and result.err == []
+    assert result.out.startswith("sealed records/torch-graph-replay/2026-11-30.json  sha256 ")
+    assert "ledger line 3, head " in result.out
+    assert (records / "torch-graph-replay/2026-11-30.json").read_bytes() == valid.read_bytes()
+    assert cli("verify").code == 0
+
+
+def _write(tmp_path, content: bytes) -> str:
+    (tmp_path / "in.json").write_bytes(content)
+    return "in.json"
+
+
+BAD = [
+    ("not JSON", b'{"a": }', [], ["in.json:1: not JSON: Expecting value (column 7)"]),
+    ("not UTF-8", b'{"device": "caf\xe9"}', [], ["in.json:1: not UTF-8: invalid byte 0xe9 at offset 15"]),
+    ("duplicate keys", b'{"device": "a", "device": "b"}', [], ["in.json: $: duplicate key 'device' in one object"]),
+    ("NaN", b'{"finished_epoch": NaN}', [], ["in.json: NaN is not a finite JSON number (NaN and infinities are not allowed)"]),
+    ("Infinity", b'{"finished_epoch": Infinity}', [], ["in.json: Infinity is not a finite JSON number (NaN and infinities are not allowed)"]),
+    ("trailing garbage", b'{}\n}', [], ["in.json:2: not JSON: trailing data after the JSON document (column 1)"]),
+    ("over the size limit", b" " * (16 * 1024 * 1024 + 1), [], ["in.json: file is 16777217 bytes, over the 16777216-byte limit for a record"]),
+    ("unknown schema id", b"{}", ["--schema", "torch-graph-replay/7"],
+     ["torch-graph-replay/7: unknown schema id; known: gsh-llm-core-article/1, torch-graph-replay/1"]),
+    ("missing file", None, [], ["absent.json: no such file"]),
+]
+
+
+@pytest.mark.parametrize("what, content, extra, lines", BAD, ids=[b[0] for b in BAD])
+def test_bad_input_one_line_nothing_changes(records, cli, tmp_path, what, content, extra, lines):
+    name = _write(tmp_path, content) if content is not None else "absent.json"
+    before = tree_digest(records)
+    args = ["seal", name, "--as", "x/new.json"] + (extra or ["--schema", TGR])
+    result = cli(*args)
+    assert result.code == 1
+    assert result.err == [f"benchledger seal: error: {line}" for line in lines]
+    assert result.out == ""
+    assert tree_digest(records) == before
+
+
+def test_schema_violations_are_all_listed(records, valid, cli):
+    data = json.loads(valid.read_bytes())
+    del data["device"]
+    data["measurements"][2]["comparisons"] = -1
+    data["original_artifact_hashes"]["FP16_weight"] = "not-a-hash"
+    valid.write_text(json.dumps(data))
+    before = tree_digest(records)
+    result = cli("seal", "new.json", "--schema", TGR, "--as", "x/new.json")
+    assert result.code == 1
+    assert result.err == [
+        "benchledger seal: error: new.json: $: 'device' is a required property",
+        "benchledger seal: error: new.json: $.measurements[2].comparisons: -1 is less than the minimum of 0",
+        "benchledger seal: error: new.json: $.original_artifact_hashes.FP16_weight: 'not-a-hash' does not match '^[0-9a-f]{64}$'",
+        "benchledger seal: error: new.json: 3 violation(s) of schema torch-graph-replay/1; nothing was sealed",
+    ]
+    assert tree_digest(records) == before
+
+
+@pytest.mark.parametrize("as_path, line", [
+    (None, "new.json: these exact bytes are already sealed as x/first.json (ledger line 3); a record is sealed once"),
+    ("../outside.json", "new.json: target path '../outside.json' must stay inside the store (no '..', '.' or empty segments)"),
+    ("/tmp/abs.json", "new.json: target path '/tmp/abs.json' must be a relative path with '/' separators, inside the store"),
+    ("ledger.jsonl", "new.json: target path 'ledger.jsonl' is the ledger itself"),
+    ("x/first.json", "new.json: these exact bytes are already sealed as x/first.json (ledger line 3); a record is sealed once"),
+])
+def test_refused_targets(records, valid, cli, as_path, line):
+    assert cli("seal", "new.json", "--schema", TGR, "--as", "x/first.json").code == 0
+    before = tree_digest(records)
+    result = cli("seal", "new.json", "--schema", TGR, *(["--as", as_path] if as_path else ["--as", "x/second.json"]))
+    assert (result.code, result.err) == (1, [f"benchledger seal: error: {line}"])
+    assert tree_digest(records) == before
+
+
+def test_existing_path_is_never_overwritten(records, valid, cli):
+    before = tree_digest(records)
+    result = cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-10-28.json")
+    assert result.err == ["benchledger seal: error: new.json: records/torch-graph-replay/2026-10-28.json is already sealed "
+                          "(ledger line 2); sealed files are never overwritten"]
+    (records / "other.json").write_text("{}")
+    before = tree_digest(records)
+    result = cli("seal", "new.json", "--schema", TGR, "--as", "other.json")
+    assert result.err == ["benchledger seal: error: new.json: records/other.json already exists with other content; "
+                          "sealed files are never overwritten"]
+    assert tree_digest(records) == before

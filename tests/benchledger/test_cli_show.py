@@ -1,0 +1,30 @@
+"""`benchledger show`: a record's ledger entry and the upstream hashes it claims."""
+
+import json
+
+
+def test_show_by_prefix_lists_entry_and_claims(records, cli):
+    result = cli("show", "24492206c24d")
+    assert result.code == 0
+    lines = result.out.splitlines()
+    assert lines[:3] == ["position      1", "path          torch-graph-replay/2026-10-28.json",
+                         "sha256        24492206c24d2b9ed84f821d36e701636564c8365cc09ba52fb35703b9c4e2fe"]
+    assert "file          records/torch-graph-replay/2026-10-28.json: bytes match the ledger" in lines
+    assert "claimed upstream hashes (4; as the record states them, not verified here):" in lines
+    assert "  85edb1a863c403de14592a2b8d5d828763416c08514be11d3b61b6d85781bbc5  /original_artifact_hashes/FP16_weight" in lines
+
+
+def test_show_by_path_as_json(records, cli):
+    result = cli("show", "records/llm-cpu-offload/2026-09-27.json", "--json")
+    shown = json.loads(result.out)
+    assert shown["entry"]["position"] == 0 and shown["bytes_match"]
+    assert {"pointer": "/runtime/binary_sha256", "sha256": "376626f953efd7bbf16dee112747196d2b1de26717bcd1d37e203340dc5c043c"} in shown["claimed_hashes"]
+
+
+def test_show_unknown_and_altered(records, cli):
+    result = cli("show", "0123456789ab")
+    assert (result.code, result.err) == (1, ["benchledger show: error: 0123456789ab: no record in records/ledger.jsonl has this path or sha256 (prefixes need >= 12 hex digits)"])
+    path = records / "torch-graph-replay/2026-10-28.json"
+    path.write_bytes(path.read_bytes() + b" ")
+    result = cli("show", "torch-graph-replay/2026-10-28.json")
+    assert result.code == 1 and "bytes ALTERED (sha256 now " in result.out

@@ -1,0 +1,171 @@
+"""`benchledger verify`: passes on the shipped store (golden output), and fails with one precise
+line per cause on every kind of tampering, changing nothing."""
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import append_unchecked, tree_digest
+
+GOLDEN = Path(__file__).parent / "golden" / "verify-shipped.txt"
+TGR = "records/torch-graph-replay/2026-10-28.json"
+GSH = "records/llm-cpu-offload/2026-09-27.json"
+
+
+def test_shipped_store_passes_golden(records, cli):
+    result = cli("verify", "--records", "records")
+    assert (result.code, result.err) == (0, [])
+    assert result.out == GOLDEN.read_text()
+
+
+def test_shipped_store_passes_through_the_installed_command(records):
+    """The console script itself, as a user runs it (a fresh process, no cache)."""
+    done = subprocess.run([str(Path(sys.executable).parent / "benchledger"), "verify", "--no-cache", "--records", str(records)],
+                          capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == GOLDEN.read_text()
+
+
+def test_json_report(records, cli):
+    result = cli("verify", "--json", "--records", "records")
+    report = json.loads(result.out)
+    assert result.code == 0 and report["ok"] and report["entries"] == 2
+    assert [(r["path"], r["status"]) for r in report["records"]] == [
+        ("llm-cpu-offload/2026-09-27.json", "ok"), ("torch-graph-replay/2026-10-28.json", "ok")]
+
+
+def _lines(records: Path) -> list[bytes]:
+    return (records / "ledger.jsonl").read_bytes().splitlines(keepends=True)
+
+
+def _h(line: bytes) -> str:
+    return hashlib.sha256(line.rstrip(b"\n")).hexdigest()[:12]
+
+
+def flip_byte(records):
+    path = records / "torch-graph-replay/2026-10-28.json"
+    raw = bytearray(path.read_bytes())
+    raw[100] ^= 1
+    path.write_bytes(bytes(raw))
+    return [f"{TGR}: altered: sha256 is {hashlib.sha256(raw).hexdigest()[:12]} (10460 bytes) but ledger line 2 sealed 24492206c24d (10460 bytes)"]
+
+
+def delete_first_line(records):
+    lines = _lines(records)
+    (records / "ledger.jsonl").write_bytes(b"".join(lines[1:]))
+    return ["records/ledger.jsonl:1: position is 1 but this is entry 0: a line was removed, inserted or reordered",
+            f"records/ledger.jsonl:1: prev_sha256 {_h(lines[0])} does not match the genesis hash: a line before it was edited, removed, inserted or reordered",
+            f"{GSH}: unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it",
+            "verification failed: 3 problem(s) in records"]
+
+
+def reorder_lines(records):
+    lines = _lines(records)
+    (records / "ledger.jsonl").write_bytes(lines[1] + lines[0])
+    return ["records/ledger.jsonl:1: position is 1 but this is entry 0: a line was removed, inserted or reordered",
+            f"records/ledger.jsonl:1: prev_sha256 {_h(lines[0])} does not match the genesis hash: a line before it was edited, removed, inserted or reordered",
+            "records/ledger.jsonl:2: position is 0 but this is entry 1: a line was removed, inserted or reordered",
+            f"records/ledger.jsonl:2: prev_sha256 000000000000 does not match the hash of line 1 ({_h(lines[1])}): a line before it was edited, removed, inserted or reordered",
+            "verification failed: 4 problem(s) in records"]
+
+
+def edit_ledger_line(records):
+    lines = _lines(records)
+    edited = lines[0].replace(b'"sealed_at":"2026', b'"sealed_at":"2025')
+    (records / "ledger.jsonl").write_bytes(edited + lines[1])
+    return [f"records/ledger.jsonl:2: prev_sha256 {_h(lines[0])} does not match the hash of line 1 ({_h(edited)}): a line before it was edited, removed, inserted or reordered"]
+
+
+def forge_line(records):
+    forged = {"position": 2, "path": "forged.json", "sha256": "a" * 64, "size_bytes": 2, "schema": "torch-graph-replay/1",
+              "sealed_at": "2026-11-01T00:00:00Z", "prev_sha256": "b" * 64}
+    with open(records / "ledger.jsonl", "ab") as out:
+        out.write(json.dumps(forged, separators=(",", ":")).encode() + b"\n")
+    return [f"records/ledger.jsonl:3: prev_sha256 bbbbbbbbbbbb does not match the hash of line 2 ({_h(_lines(records)[1])}): a line before it was edited, removed, inserted or reordered",
+            "records/forged.json: missing: sealed on ledger line 3 but the file is gone",
+            "verification failed: 2 problem(s) in records"]
+
+
+def add_unsealed_file(records):
+    (records / "llm-cpu-offload/2026-10-01.json").write_text("{}")
+    return ["records/llm-cpu-offload/2026-10-01.json: unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"]
+
+
+def remove_file(records):
+    (records / "llm-cpu-offload/2026-09-27.json").unlink()
+    return [f"{GSH}: missing: sealed on ledger line 1 but the file is gone"]
+
+
+def truncate_ledger(records):
+    lines = _lines(records)
+    (records / "ledger.jsonl").write_bytes(lines[0] + lines[1].rstrip(b"\n"))
+    return ["records/ledger.jsonl:2: does not end with a newline: the last line was cut short or edited"]
+
+
+def invalid_record_behind_seals_back(records):
+    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
+    data["measurements"][0]["tokens"] = -5
+    data["device"] = None
+    append_unchecked(records, "torch-graph-replay/bad.json", json.dumps(data).encode(), "torch-graph-replay/1")
+    return ["records/torch-graph-replay/bad.json: $.device: None is not of type 'string'",
+            "records/torch-graph-replay/bad.json: $.measurements[0].tokens: -5 is less than the minimum of 1",
+            "verification failed: 2 problem(s) in records"]
+
+
+def inconsistent_record_behind_seals_back(records):
+    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
+    data["measurements"][1]["mean_speedup"] = 5.0
+    append_unchecked(records, "torch-graph-replay/odd.json", json.dumps(data).encode(), "torch-graph-replay/1")
+    return ["records/torch-graph-replay/odd.json: $.measurements[1].mean_speedup: expected 4.05319608202 (timing.eager.mean_ms / timing.graph.mean_ms), found 5.0 [check tgr-mean-speedup]"]
+
+
+def not_json_behind_seals_back(records):
+    append_unchecked(records, "torch-graph-replay/nan.json", b'{"a": NaN}', "torch-graph-replay/1")
+    return ["records/torch-graph-replay/nan.json: NaN is not a finite JSON number (NaN and infinities are not allowed)"]
+
+
+def unknown_schema_behind_seals_back(records):
+    append_unchecked(records, "x/y.json", b"{}", "made-up/9")
+    return ["records/x/y.json: schema 'made-up/9': unknown schema id; known: gsh-llm-core-article/1, torch-graph-replay/1"]
+
+
+TAMPERING = [flip_byte, delete_first_line, reorder_lines, edit_ledger_line, forge_line, add_unsealed_file, remove_file,
+             truncate_ledger, invalid_record_behind_seals_back, inconsistent_record_behind_seals_back,
+             not_json_behind_seals_back, unknown_schema_behind_seals_back]
+
+
+@pytest.mark.parametrize("tamper", TAMPERING, ids=[t.__name__ for t in TAMPERING])
+def test_tampering_is_named(records, cli, tamper):
+    expected = tamper(records)
+    before = tree_digest(records)
+    result = cli("verify", "--records", "records")
+    assert result.code == 1
+    assert result.err == [f"benchledger verify: error: {line}" for line in expected]
+    assert "Traceback" not in result.out
+    assert tree_digest(records) == before
+    # the table still lists every file, and --json agrees
+    report = json.loads(cli("verify", "--json", "--records", "records").out)
+    assert not report["ok"] and len(report["problems"]) == len([x for x in expected if not x.startswith("verification failed")])
+
+
+def test_a_consistently_forged_entry_is_caught_by_a_pinned_head(records, cli):
+    """A forger who appends a file and a correctly chained line only fails against the head
+    hash published earlier (the site shows it): --expect-head pins it."""
+    head = json.loads(cli("verify", "--json", "--records", "records").out)["head_sha256"]
+    raw = (records / "torch-graph-replay/2026-10-28.json").read_bytes().replace(b'"profile": "fp16"', b'"profile": "bf16"')
+    append_unchecked(records, "torch-graph-replay/forged.json", raw, "torch-graph-replay/1")
+    assert cli("verify", "--records", "records").code == 0
+    result = cli("verify", "--records", "records", "--expect-head", head)
+    new_head = json.loads(cli("verify", "--json", "--records", "records").out)["head_sha256"]
+    assert result.code == 1
+    assert result.err == [f"benchledger verify: error: records/ledger.jsonl: head is {new_head} but {head} was expected: "
+                          "entries were appended, removed or changed"]
+
+
+def test_missing_store_is_one_line(cli, tmp_path):
+    result = cli("verify", "--records", "nowhere")
+    assert (result.code, result.err) == (1, ["benchledger verify: error: nowhere: no such records folder"])
