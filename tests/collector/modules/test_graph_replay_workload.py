@@ -1,0 +1,139 @@
+"""The graph-replay workload interface and plan settings: the built-in model is deterministic
+and exact-length; user factories load from an import path; bad plans list every problem."""
+
+import textwrap
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from benchledger.errors import PlanError  # noqa: E402
+from collector.modules.graph_replay.experiment import Experiment, ExperimentError  # noqa: E402
+from collector.modules.graph_replay.settings import GraphReplaySettings  # noqa: E402
+from collector.modules.graph_replay.workload import (  # noqa: E402
+    builtin_classifier, builtin_text, inputs_sha256, load_workload, weights_sha256,
+)
+from collector.plan import load_plan  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+SMALL = dict(token_limit=128, width=32, heads=2, layers=1, hidden=64, classes=3,
+             frozen_short_tokens=[20, 16], frozen_per_length=2, frozen_longest_tokens=100)
+
+
+def test_builtin_weights_and_inputs_are_fixed_by_the_seed():
+    a, b = builtin_classifier(**SMALL), builtin_classifier(**SMALL)
+    assert weights_sha256(a.model) == weights_sha256(b.model)
+    assert inputs_sha256(a.frozen_inputs) == inputs_sha256(b.frozen_inputs)
+    other = builtin_classifier(**{**SMALL, "seed": 1})
+    assert weights_sha256(other.model) != weights_sha256(a.model)
+
+
+def test_builtin_inputs_have_exact_lengths_and_score_to_a_decision():
+    workload = builtin_classifier(**SMALL)
+    assert [ids.numel() for ids in workload.frozen_inputs] == [20, 20, 16, 16]
+    assert workload.frozen_longest.numel() == 100
+    assert all(len(builtin_text(n, 3)) == n for n in (1, 7, 64, 1000))
+    assert workload.make_synthetic(77, 5).numel() == 77
+    with torch.no_grad():
+        scores = workload.model(workload.frozen_inputs[0].unsqueeze(0))
+    assert scores.shape == (1, 3) and torch.isfinite(scores).all()
+
+
+def test_weights_hash_depends_on_dtype():
+    workload = builtin_classifier(**SMALL)
+    fp32 = weights_sha256(workload.model)
+    assert weights_sha256(workload.model.to(torch.float16)) != fp32
+
+
+def _factory_module(tmp_path, monkeypatch, name, body):
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(body))
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_a_pair_factory_is_completed_from_the_plan(tmp_path, monkeypatch):
+    _factory_module(tmp_path, monkeypatch, "pair_scorer", """
+        import torch
+
+        class Scorer(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = torch.nn.Embedding(50, 4)
+
+            def forward(self, tokens):
+                return self.embed(tokens).mean(dim=1)
+
+        def make(length=12):
+            torch.manual_seed(0)
+            return Scorer(), [torch.arange(length) % 50, (torch.arange(length) * 7) % 50]
+    """)
+    with pytest.raises(ValueError, match="must give token_limit and vocab_size"):
+        load_workload("pair_scorer:make", {})
+    workload = load_workload("pair_scorer:make", {"length": 10}, token_limit=32, vocab_size=50)
+    assert [ids.numel() for ids in workload.frozen_inputs] == [10, 10]
+    settings = GraphReplaySettings(workload="pair_scorer:make", workload_options={"length": 10},
+                                   device="cpu", token_limit=32, vocab_size=50, short_repetitions=4,
+                                   long_repetitions=2, warmup_repetitions=1, synthetic_tokens=(16,))
+    record = Experiment(settings).run()
+    assert [(m["kind"], m["tokens"], m["distinct_inputs"]) for m in record["measurements"]] == [
+        ("frozen_short", 10, 2), ("synthetic_exact_text", 16, 1)]
+    assert record["overlimit"][0]["tokens"] == 33 and record["overlimit"][0]["model_forwards"] == 0
+    assert any(s.startswith("python:pair_scorer:make@sha256:") for s in record["sources"])
+
+
+def test_unusable_workloads_fail_with_one_line(tmp_path, monkeypatch):
+    _factory_module(tmp_path, monkeypatch, "bad_scorer", """
+        import torch
+
+        def wrong_type():
+            return 42
+
+        def too_long():
+            from collector.modules.graph_replay.workload import ScoringWorkload
+            return ScoringWorkload("x", torch.nn.Identity(), [torch.zeros(9, dtype=torch.int64)], 8, 4)
+    """)
+    with pytest.raises(ValueError, match="expected 'package.module:factory'"):
+        load_workload("bad_scorer", {})
+    with pytest.raises(ValueError, match="cannot import 'no_such_module:f'"):
+        load_workload("no_such_module:f", {})
+    with pytest.raises(ValueError, match="returned int"):
+        load_workload("bad_scorer:wrong_type", {})
+    with pytest.raises(ValueError, match=r"frozen_inputs\[0\]: 9 tokens exceed the token limit 8"):
+        load_workload("bad_scorer:too_long", {})
+    settings = GraphReplaySettings(workload="bad_scorer:wrong_type", device="cpu")
+    with pytest.raises(ExperimentError, match="^workload: "):
+        Experiment(settings).run()
+
+
+def test_synthetic_lengths_over_the_limit_are_refused_before_running():
+    settings = GraphReplaySettings(workload_options=SMALL, device="cpu", synthetic_tokens=(129,))
+    with pytest.raises(ExperimentError, match=r"synthetic_tokens \[129\] exceed the workload's token limit 128"):
+        Experiment(settings).run()
+
+
+def test_a_bad_plan_lists_every_problem(tmp_path):
+    plan = tmp_path / "plan.toml"
+    plan.write_text(textwrap.dedent("""
+        article_key = "bad-graph-replay"
+        module = "graph_replay"
+        [settings]
+        device = "tpu"
+        profile = "fp8"
+        synthetic_tokens = [0, 5]
+        sdpa_backend = "fast"
+        colour = "blue"
+        [[cases]]
+        id = "one"
+        [[cases]]
+        id = "two"
+    """))
+    with pytest.raises(PlanError) as caught:
+        load_plan(plan)
+    lines = caught.value.lines()
+    for expected in ("$.cases: the graph_replay module makes one record from one case",
+                     "$.cases[0].settings.device: expected one of auto, cuda, cpu, got 'tpu'",
+                     "$.cases[0].settings.profile: expected one of fp32, fp16, bf16, got 'fp8'",
+                     "$.cases[0].settings.synthetic_tokens: expected a list of positive token counts",
+                     "$.cases[0].settings.sdpa_backend: expected one of math, flash, efficient, cudnn",
+                     "$.cases[0].settings.colour: unknown setting for the graph_replay module"):
+        assert any(expected in line for line in lines), (expected, lines)
