@@ -4,6 +4,7 @@ names the call (the caller adds file and line)."""
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -46,8 +47,12 @@ class CitationEnv:
     page_path: str = ""  # the article's path in the generated docs (for relative links)
     assets: dict[str, bytes] = field(default_factory=dict)  # files blocks need (chart SVGs)
     charts: int = 0  # charts drawn so far (numbers their ids)
-    # Limitations marked beside cited numbers, by anchor: the page lists them as notes.
-    notes: dict[str, tuple[str, Limitation]] = field(default_factory=dict)
+    # Limitations beside cited values, as (record name, limitations, counts toward "common");
+    # markers are placeholders until `finish` knows which limitations hold for every number.
+    marks: list[tuple[str, list[Limitation], bool]] = field(default_factory=list)
+    # After `finish`: the notes the page lists (by text) and what held for every number.
+    notes: dict[tuple[str, str], tuple[str, list[Limitation]]] = field(default_factory=dict)
+    common: dict[str, list[Limitation]] = field(default_factory=dict)
     _found: dict[str, list[Limitation]] = field(default_factory=dict)
 
     def found(self, name: str) -> list[Limitation]:
@@ -80,20 +85,35 @@ class CitationEnv:
         parent = cited.pointer[: cited.pointer.rfind("/")]
         return withheld_percentile(self.found(cited.name), parent, name)
 
-    def marker(self, name: str, limitations: list[Limitation]) -> str:
-        """One marker for all limitations beside a value (several markers would bury the
-        number in prose); its hover lists them, its link goes to the page's notes."""
-        limitations = list({lim.text: lim for lim in limitations}.values())
-        if not limitations:
-            return ""
+    def marker(self, name: str, limitations: list[Limitation], counted: bool = True) -> str:
+        """A placeholder for the one marker beside a value (several would bury the number in
+        prose). `counted` values decide which limitations hold for every number of a record."""
+        self.marks.append((name, limitations, counted))
+        return f"\x00{len(self.marks) - 1}\x00"
+
+    def finish(self, markdown: str) -> str:
+        """Replace marker placeholders: a limitation that holds for every number cited from a
+        record is said once at the top of the page (`common`), the rest beside each number,
+        with its hover listing them and its link going to the page's notes."""
+        texts: dict[str, set[str]] = {}
+        for name, lims, counted in self.marks:
+            if counted:
+                mine = {lim.text for lim in lims}
+                texts[name] = texts[name] & mine if name in texts else mine
+        for name, common in texts.items():
+            self.common[name] = self._note(name, [lim for n, lims, _c in self.marks if n == name for lim in lims if lim.text in common])
+        rendered = []
+        for name, lims, _ in self.marks:
+            shown = self._note(name, [lim for lim in lims if lim.text not in texts.get(name, set())])
+            rendered.append(_marker_html(shown))
+        return re.sub("\x00(\\d+)\x00", lambda m: rendered[int(m.group(1))], markdown)
+
+    def _note(self, name: str, limitations: list[Limitation]) -> list[Limitation]:
+        """Record `limitations` as page notes (one per record and wording); unique by text."""
+        unique = list({lim.text: lim for lim in limitations}.values())
         for lim in limitations:
-            self.notes.setdefault(lim.anchor, (name, lim))
-        texts = " · ".join(lim.text for lim in limitations)
-        count = f"<sup>{len(limitations)}</sup>" if len(limitations) > 1 else ""
-        return (
-            f'<a class="bl-lim-mark" href="#{limitations[0].anchor}" '
-            f'title="{escape.attr(texts)}">&#9888;{count}</a>'
-        )
+            self.notes.setdefault((name, lim.text), (name, []))[1].append(lim)
+        return unique
 
     def record(self, name: object) -> "SealedRecord":
         """The record the article calls `name` in its front matter."""
@@ -126,6 +146,14 @@ class CitationEnv:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise CitationProblem(f"{pointer} in record {name} is {describe(v)}, not a number; cite a number, or use text() for text")
         return cited
+
+
+def _marker_html(limitations: list[Limitation]) -> str:
+    if not limitations:
+        return ""
+    texts = " · ".join(lim.text for lim in limitations)
+    count = f"<sup>{len(limitations)}</sup>" if len(limitations) > 1 else ""
+    return f'<a class="bl-lim-mark" href="#{limitations[0].anchor}" title="{escape.attr(texts)}">&#9888;{count}</a>'
 
 
 def describe(value: Any) -> str:

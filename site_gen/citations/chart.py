@@ -53,9 +53,9 @@ class ChartBlock(CitationKind):
             for row_pointer, stars in _expand_rows(rec.data, rows):
                 px, py = _place(x, row_pointer, stars), _place(y, row_pointer, stars)
                 vx, vy = env.number(name, px).value, env.number(name, py, allow_null=True).value
-                label = _series_label(env, name, series, row_pointer, stars) if series else ""
+                label = _series_label(env, name, series, row_pointer, stars) if series else y_title
                 if len(names) > 1:
-                    label = f"{name}: {label}" if label else name
+                    label = f"{name}: {label}"
                 origin = f"{rec.entry.sha256[:12]} x {px} y {py}"
                 lines.setdefault(label, []).append((vx, vy, origin))
         env.charts += 1

@@ -46,7 +46,7 @@ def expand(article: "Article", sealed: list["SealedRecord"], site: "SiteContext 
     if problems:
         problems.sort(key=lambda p: p.line or 0)
         raise ProblemsError(problems, f"{len(problems)} problem(s) in {article.source}")
-    return Expanded("".join(out), env, tuple(calls))
+    return Expanded(env.finish("".join(out)), env, tuple(calls))
 
 
 def render_call(env: CitationEnv, call: Call) -> str:

@@ -39,9 +39,10 @@ class Provenance(CitationKind):
             rows.append((escape.attr(label), f'<span title="record sha256 {e.sha256} · pointer {pointer}">{shown}</span>'))
         body = "\n".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
         return (
-            f'<div class="bl-provenance" id="provenance-{escape.attr(record)}">\n'
-            f"<p><strong>Provenance of “{escape.attr(record)}”</strong></p>\n"
-            f"<table>\n{body}\n</table>\n</div>"
+            f'<details class="bl-provenance" id="provenance-{escape.attr(record)}">\n'
+            f"<summary>Provenance of record {escape.attr(record)}: <code>{e.sha256[:12]}</code>, "
+            f"ledger position {e.position}, {escape.attr(e.path)}</summary>\n"
+            f"<table>\n{body}\n</table>\n</details>"
         )
 
 

@@ -62,15 +62,9 @@ class Table(CitationKind):
                     assert isinstance(derived, Derived)
                     row.append(derived.markup(env, record, resolved[0], resolved[1], unit if unit is not None else derived.default_unit))
             grid.append(row)
-        # A limitation that applies to every row is said once under the table, not in each cell.
-        per_row = [{lim.text for _, limits in row for lim in limits} for row in grid]
-        common = set.intersection(*per_row)
-        everywhere = list({lim.text: lim for row in grid for _, limits in row for lim in limits if lim.text in common}.values())
         for row in grid:
-            cells = [shown + env.marker(record, [lim for lim in limits if lim.text not in common]) for shown, limits in row]
+            cells = [shown + env.marker(record, limits, counted="bl-num" in shown) for shown, limits in row]
             lines.append("| " + " | ".join(_UNESCAPED_PIPE.sub("&#124;", c) for c in cells) + " |")
-        if everywhere:
-            lines += ["", f'<p class="bl-caption">Every row: {env.marker(record, everywhere)} ' + " ".join(escape.attr(lim.text) for lim in everywhere) + "</p>"]
         table = "\n".join(lines)
         if caption:
             if not isinstance(caption, str):

@@ -27,7 +27,12 @@ class Cite(CitationKind):
         limits = env.applicable(cited)
         withheld = env.withheld(cited)
         if withheld is not None:
-            shown = quantity.traced(cited.value, unit, cited.sha256, pointer, text="withheld")
+            # Not quantity.traced: its hover shows the raw value, which is what is withheld.
+            title = f"record sha256 {cited.sha256} · pointer {pointer} · withheld"
+            shown = (
+                f'<span class="bl-num" data-sha256="{cited.sha256}" data-pointer="{escape.attr(pointer)}" '
+                f'title="{escape.attr(title)}">withheld</span>'
+            )
             return f'{shown} <span class="bl-withheld">({escape.text(withheld.text)})</span>', limits
         if cited.value is None:
             # Only a limitation scoped at the value or the object holding it explains a null.
@@ -49,7 +54,7 @@ class Text(CitationKind):
 
     def render(self, env: CitationEnv, record: str, pointer: str) -> str:
         shown, limits = self.markup(env, record, pointer)
-        return shown + env.marker(record, limits)
+        return shown + env.marker(record, limits, counted=False)
 
     def markup(self, env: CitationEnv, record: str, pointer: str) -> tuple[str, list[Limitation]]:
         """The text's markup and the limitations to mark beside it."""

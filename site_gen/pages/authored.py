@@ -4,6 +4,7 @@ expanded from the sealed bytes), an index newest first, a page per tag, and an A
 from __future__ import annotations
 
 import posixpath
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from markupsafe import Markup
@@ -30,11 +31,6 @@ def tag_path(tag: str) -> str:
     return f"{PREFIX}/tags/{tag}.md"
 
 
-def articles_dir(site: "SiteContext"):
-    """Where the article sources are: the build's option, else the project's docs/articles."""
-    return getattr(site.options, "articles_dir", None) or DOCS_DIR / "articles"
-
-
 def site_url(site: "SiteContext") -> str:
     return getattr(site.options, "site_url", "") or ""
 
@@ -44,8 +40,16 @@ class AuthoredArticles(PageKind):
 
     name = "authored"
 
+    def __init__(self, articles_dir: Path | None = None):
+        self.articles_dir = articles_dir
+
+    def directory(self, site: "SiteContext") -> Path:
+        """Where the article sources are: this kind's, else the build's option, else the
+        project's docs/articles."""
+        return self.articles_dir or getattr(site.options, "articles_dir", None) or DOCS_DIR / "articles"
+
     def pages(self, site: "SiteContext") -> Iterable[Page]:
-        directory = articles_dir(site)
+        directory = self.directory(site)
         articles = load_articles(directory, display_root=directory.parent.parent)
         if not articles:
             return []
@@ -75,6 +79,8 @@ class AuthoredArticles(PageKind):
             article=article,
             body=Markup(expanded.markdown),
             notes=list(expanded.env.notes.values()),
+            common=[(name, lims) for name, lims in expanded.env.common.items() if lims],
+            short={ref.name: expanded.env.records[ref.name].entry.sha256[:12] for ref in article.records},
             cited=cited,
             page_path=path,
             url=article_url(site_url(site), path),

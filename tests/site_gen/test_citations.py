@@ -1,0 +1,196 @@
+"""Citations expanded from sealed bytes: golden output for every kind on the shipped articles,
+one test per failure (file and line in the message), hostile record text staying literal,
+and articles pinned to the exact bytes they cite."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import pytest
+
+from benchledger.errors import LedgerError, ProblemsError
+from site_gen.articles import Article
+from site_gen.store import LedgerEntry, SealedRecord, Store
+
+from .authored_support import GRAPH, OFFLOAD, build_pages, build_real, check_golden, copy_project, write_article
+
+KINDS_BODY = """\
+cite: {{ cite("offload", "/cases/0/groups/0/server_decode_tokens_per_second/mean", unit="tokens/s") }}
+text: {{ text("offload", "/hardware/gpu") }}
+ratio: {{ ratio("graph", "/measurements/1/timing/eager/mean_ms", "/measurements/1/timing/graph/mean_ms") }}
+per: {{ per("offload", "/cases/1/groups/0/resources/gpu_energy/joules", "/cases/1/groups/0/completed_output_tokens", unit="J/token") }}
+difference: {{ difference("graph", "/measurements/1/timing/eager/mean_ms", "/measurements/1/timing/graph/mean_ms", unit="ms") }}
+withheld: {{ cite("graph", "/measurements/3/timing/graph/p95_ms", unit="ms") }}
+unavailable: {{ cite("offload", "/cases/0/resources_by_phase/baseline/gpu_energy/joules", unit="J") }}
+
+{{ table("graph", rows="/measurements/*", columns=[["Tokens", "tokens"], ["Graph", "timing/graph/mean_ms", "ms"], {"label": "Speed-up", "ratio": ["timing/eager/mean_ms", "timing/graph/mean_ms"]}]) }}
+
+{{ chart("graph", rows="/measurements/*", x="tokens", y="mean_speedup", x_title="tokens", y_title="speed-up", log_x=True) }}
+
+{{ limitations("graph") }}
+
+{{ provenance("offload") }}
+
+literal: \\{{ not a citation }}
+
+```
+{{ code, not a citation }}
+```
+"""
+
+
+@pytest.fixture()
+def project(tmp_path):
+    return copy_project(tmp_path)
+
+
+def expand_problems(records, articles) -> list[str]:
+    with pytest.raises(ProblemsError) as err:
+        build_pages(records, articles)
+    assert err.value.exit_code != 0
+    return err.value.lines()
+
+
+def test_shipped_articles_match_golden(project):
+    pages = build_pages(*project)
+    for slug in ("llama-cpp-cpu-offload-72b", "cuda-graph-replay-scoring"):
+        check_golden(f"{slug}.md", pages[f"posts/{slug}.md"].markdown)
+
+
+def test_each_citation_kind_matches_golden(project):
+    records, articles = project
+    write_article(articles, "kinds", KINDS_BODY, {"offload": OFFLOAD[:12], "graph": GRAPH})
+    page = build_pages(records, articles)["posts/kinds.md"]
+    check_golden("kinds.md", page.markdown)
+    assert "{{ code, not a citation }}" in page.markdown
+    assert "\\{{ not a citation }}" in page.markdown
+    assert any(path.endswith(".svg") for path in page.assets)
+
+
+def test_cited_number_carries_origin_and_formula(project):
+    page = build_pages(*project)["posts/llama-cpp-cpu-offload-72b.md"].markdown
+    assert f'data-sha256="{OFFLOAD}" data-pointer="/cases/1/groups/0/server_decode_tokens_per_second/mean"' in page
+    assert ">1.08\u0020tokens/s</span>" in page
+    assert 'data-formula="a / b = 25.85845974942399 / 1.0769035802653517"' in page
+
+
+def test_withheld_percentile_renders_withheld_with_reason(project):
+    page = build_pages(*project)["posts/cuda-graph-replay-scoring.md"].markdown
+    assert 'data-pointer="/measurements/3/timing/graph/p95_ms"' in page
+    match = re.search(r'data-pointer="/measurements/3/timing/graph/p95_ms"[^>]*>([^<]*)</span> <span class="bl-withheld">\(([^)]*)', page)
+    assert match and match.group(1) == "withheld"
+    assert "p95 withheld: 5 samples, below 130" in match.group(2)
+    assert "9.38" not in page  # the withheld value itself is not shown
+
+
+def test_shipped_articles_type_no_measured_digit(project):
+    """Prose outside citations holds no measured value: every number on the page comes from a
+    citation. (Digits in the article source may only appear inside {{ }} or code.)"""
+    records, articles = project
+    for path in articles.glob("*.md"):
+        article = Article.parse(path.name, path.read_text())
+        prose = re.sub(r"\{\{.*?\}\}", "", article.body, flags=re.S)
+        prose = re.sub(r"`[^`]*`", "", prose)
+        assert not re.findall(r"\d", re.sub(r"\bp9[059]\b|72-billion|4-bit", "", prose)), path.name
+
+
+FAILURES = [
+    ("not sealed", {"r": "ab" * 8}, "x", 8, "records.r: no sealed record has sha256 abababababababab"),
+    ("pointer missing", {"r": OFFLOAD}, 'a {{ cite("r", "/cases/7/id") }}', 10, "cite(): pointer /cases/7/id does not exist in record r"),
+    ("object as number", {"r": OFFLOAD}, 'a\n{{ cite("r", "/cases/0") }}', 11, "cite(): /cases/0 in record r is an object"),
+    ("string as number", {"r": OFFLOAD}, '{{ cite("r", "/hardware/gpu") }}', 10, "is a string ('NVIDIA RTX PRO 6000"),
+    ("number as text", {"r": OFFLOAD}, '{{ text("r", "/cases/0/placement/gpu_layers") }}', 10, "is a number (81), not text"),
+    ("unknown name", {"r": OFFLOAD}, '{{ cite("other", "/x") }}', 10, "'other' is not a record named in this article's front matter"),
+    ("unknown kind", {"r": OFFLOAD}, '{{ quote("r", "/x") }}', 10, "quote(): unknown citation kind"),
+    ("expression argument", {"r": OFFLOAD}, '{{ cite("r", "/a" + "/b") }}', 10, "arguments must be literals"),
+    ("missing argument", {"r": OFFLOAD}, '{{ cite("r") }}', 10, "missing a required argument: 'pointer'"),
+    ("block inline", {"r": OFFLOAD}, 'see {{ limitations("r") }}', 10, "a block citation must stand alone"),
+    ("unclosed", {"r": OFFLOAD}, "x\n\ny {{ cite(", 12, "'{{' is not closed by '}}'"),
+    ("short prefix", {"r": OFFLOAD[:8]}, "x", 8, "prefix 'ebcfc483' is too short"),
+    ("division by zero", {"r": OFFLOAD}, '{{ ratio("r", "/cases/0/placement/gpu_layers", "/cases/0/placement/requested_cpu_expert_layers") }}', 10, "is 0: cannot divide by it"),
+]
+
+
+@pytest.mark.parametrize("name,records_map,body,line,message", FAILURES, ids=[f[0] for f in FAILURES])
+def test_build_fails_with_file_line_and_reason(project, name, records_map, body, line, message):
+    records, articles = project
+    write_article(articles, "broken", body, records_map)
+    lines = expand_problems(records, articles)
+    expected_place = f"docs/articles/broken.md:{line}: "
+    assert any(l.startswith(expected_place) and message in l for l in lines), lines
+
+
+def test_all_problems_reported_at_once(project):
+    records, articles = project
+    write_article(articles, "broken", '{{ cite("r", "/nope") }}\n{{ text("r", "/cases") }}\n', {"r": OFFLOAD})
+    lines = expand_problems(records, articles)
+    assert [l.split(": ")[0] for l in lines[:2]] == ["docs/articles/broken.md:10", "docs/articles/broken.md:11"]
+
+
+def test_ambiguous_prefix_names_the_matches():
+    """Two sealed hashes sharing 12 hex digits cannot be made on purpose; the rule is checked
+    on SealedRecord values whose entries share a prefix."""
+    def sealed(sha: str, path: str) -> SealedRecord:
+        entry = LedgerEntry(0, path, sha, 2, "torch-graph-replay/1", "2026-01-01T00:00:00Z", "0" * 64, "0" * 64)
+        return SealedRecord(entry, b"{}", {})
+
+    text = '---\ntitle: t\ndate: 2026-01-01\nauthors: [a]\ntags: [t]\nsummary: s\nrecords:\n  r: "abcdefabcdef"\n---\n'
+    article = Article.parse("docs/articles/t.md", text)
+    with pytest.raises(ProblemsError) as err:
+        article.resolve_records([sealed("abcdefabcdef" + "1" * 52, "a.json"), sealed("abcdefabcdef" + "2" * 52, "b.json")])
+    (line,) = err.value.lines()
+    assert line.startswith("docs/articles/t.md:8: records.r: prefix abcdefabcdef is ambiguous: it matches 2 sealed records")
+    assert "(a.json)" in line and "(b.json)" in line
+
+
+HOSTILE = '<script>alert(1)</script> **bold** [link](http://evil.example) {{ cite("h", "/x") }} {% raw %} | pipe'
+
+
+def seal_hostile(records):
+    data = json.loads((records / "llm-cpu-offload/2026-09-27.json").read_bytes())
+    data["limitations"][0] = HOSTILE
+    data["hardware"]["gpu"] = HOSTILE
+    raw = json.dumps(data, indent=1).encode()
+    entry = Store(records).seal_bytes(raw, "gsh-llm-core-article/1", "llm-cpu-offload/hostile.json")
+    return entry.sha256
+
+
+def test_hostile_record_text_stays_literal(project, tmp_path):
+    records, articles = project
+    sha = seal_hostile(records)
+    write_article(articles, "hostile", 'GPU: {{ text("h", "/hardware/gpu") }}\n\n{{ limitations("h") }}\n\n{{ provenance("h") }}\n', {"h": sha})
+    for path in articles.glob("*.md"):  # only the hostile article: keeps the build short
+        if path.name != "hostile.md":
+            path.unlink()
+    html = (build_real(tmp_path, records, articles) / "posts" / "hostile.html").read_text()
+    assert "<script>alert" not in html and "<strong>bold</strong>" not in html and 'href="http://evil.example"' not in html
+    assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3  # text, limitations, provenance
+    assert '{{ cite("h", "/x") }}' in html.replace("&quot;", '"')  # Jinja-looking text is not expanded
+    assert "**bold**" in html
+
+
+def test_sealing_a_correction_leaves_the_article_citing_the_old_bytes(project):
+    records, articles = project
+    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
+    data["measurements"][1]["timing"]["graph"]["mean_ms"] = 9.5
+    data["measurements"][1]["mean_speedup"] = data["measurements"][1]["timing"]["eager"]["mean_ms"] / 9.5
+    corrected = Store(records).seal_bytes(json.dumps(data).encode(), "torch-graph-replay/1", "torch-graph-replay/2026-10-28-corrected.json")
+    assert corrected.sha256 != GRAPH
+    page = build_pages(records, articles)["posts/cuda-graph-replay-scoring.md"].markdown
+    assert corrected.sha256 not in page
+    assert f'data-sha256="{GRAPH}" data-pointer="/measurements/1/timing/graph/mean_ms"' in page
+    assert ">4.72\u0020ms</span>" in page
+
+
+def test_altered_sealed_bytes_fail_the_build_saying_so(project):
+    records, articles = project
+    path = records / "torch-graph-replay/2026-10-28.json"
+    raw = path.read_bytes()
+    path.write_bytes(raw.replace(b'"mean_ms": 4.7172745068868', b'"mean_ms": 3.7172745068868'))
+    assert hashlib.sha256(path.read_bytes()).hexdigest() != GRAPH
+    with pytest.raises(LedgerError) as err:
+        build_pages(records, articles)
+    (line,) = err.value.lines()
+    assert "torch-graph-replay/2026-10-28.json: altered: sha256 is" in line and "but ledger line 2 sealed 24492206c24d" in line
