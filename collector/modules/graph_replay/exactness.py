@@ -106,6 +106,11 @@ def determinism_settings() -> dict[str, Any]:
     import torch
 
     cuda = torch.backends.cuda
+
+    def sdpa(name: str) -> bool | None:  # None where this torch has no such backend switch
+        enabled = getattr(cuda, f"{name}_sdp_enabled", None)
+        return bool(enabled()) if enabled else None
+
     return {
         "cuda_matmul_allow_tf32": bool(cuda.matmul.allow_tf32),
         "cudnn_allow_tf32": bool(torch.backends.cudnn.allow_tf32),
@@ -113,10 +118,10 @@ def determinism_settings() -> dict[str, Any]:
         "deterministic_algorithms": bool(torch.are_deterministic_algorithms_enabled()),
         "cudnn_deterministic": bool(torch.backends.cudnn.deterministic),
         "cudnn_benchmark": bool(torch.backends.cudnn.benchmark),
-        "sdpa_flash_enabled": bool(cuda.flash_sdp_enabled()),
-        "sdpa_mem_efficient_enabled": bool(cuda.mem_efficient_sdp_enabled()),
-        "sdpa_math_enabled": bool(cuda.math_sdp_enabled()),
-        "sdpa_cudnn_enabled": bool(cuda.cudnn_sdp_enabled()),
+        "sdpa_flash_enabled": sdpa("flash"),
+        "sdpa_mem_efficient_enabled": sdpa("mem_efficient"),
+        "sdpa_math_enabled": sdpa("math"),
+        "sdpa_cudnn_enabled": sdpa("cudnn"),
         "CUBLAS_WORKSPACE_CONFIG": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
         "torch_threads": torch.get_num_threads(),
     }

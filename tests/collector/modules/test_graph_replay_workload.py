@@ -2,6 +2,7 @@
 and exact-length; user factories load from an import path; bad plans list every problem."""
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,16 @@ def test_a_bad_plan_lists_every_problem(tmp_path):
                      "$.cases[0].settings.sdpa_backend: expected one of math, flash, efficient, cudnn",
                      "$.cases[0].settings.colour: unknown setting for the graph_replay module"):
         assert any(expected in line for line in lines), (expected, lines)
+
+
+def test_loading_the_module_and_checking_a_plan_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; from collector.plan import load_plan; "
+            "load_plan('examples/graph-replay-cpu.toml'); "
+            "from collector.modules.registry import get_module; get_module('graph_replay'); "
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[3])
+    assert out.stdout.strip() == "False"
