@@ -56,7 +56,7 @@ from benchledger.errors import InputError, PlanError, Problem
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 CORE_SETTINGS = {
     # key: (default, checker, expectation text)
-    "contexts": ((), lambda v: isinstance(v, list) and all(_pos_int(x) for x in v), "a list of positive integers"),
+    "contexts": ((), lambda v: isinstance(v, list) and all(_pos_int(x) for x in v) and len(set(v)) == len(v), "a list of distinct positive integers"),
     "output_tokens": (None, lambda v: _pos_int(v), "a positive integer"),
     "warmup_rounds": (1, lambda v: _nonneg_int(v), "an integer >= 0"),
     "measured_rounds": (5, lambda v: _pos_int(v), "a positive integer"),

@@ -4,6 +4,7 @@ elapsed, ETA), plain lines otherwise (one per case, phase and round, so logs sta
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import TextIO
 
@@ -31,10 +32,20 @@ class Progress:
         self.round_i = 0
         self.round_n = 0
         self._last_draw = 0.0
+        self._lock = threading.Lock()
+        self._ticker: threading.Thread | None = None
+        self._done = threading.Event()
 
     def case(self, case_id: str) -> None:
         self.case_id, self.phase_name, self.round_i, self.round_n = case_id, "-", 0, 0
         self._emit(force=True)
+        if self.tty and self._ticker is None:  # keep elapsed/ETA moving through long phases
+            self._ticker = threading.Thread(target=self._tick, name="progress", daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._done.wait(1.0):
+            self._emit(force=True)
 
     def phase(self, name: str) -> None:
         self.phase_name = name
@@ -51,10 +62,11 @@ class Progress:
 
     def note(self, message: str) -> None:
         """A line that stays (on a terminal, printed above the live line)."""
-        if self.tty:
-            self.stream.write("\r\x1b[K")
-        self.stream.write(message + "\n")
-        self.stream.flush()
+        with self._lock:
+            if self.tty:
+                self.stream.write("\r\x1b[K")
+            self.stream.write(message + "\n")
+            self.stream.flush()
 
     def line(self) -> str:
         elapsed = self.clock() - self.started
@@ -67,17 +79,24 @@ class Progress:
         )
 
     def finish(self) -> None:
+        """Stop the live line (clears it on a terminal)."""
+        self._done.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            self._ticker = None
         if self.tty:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+            with self._lock:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
 
     def _emit(self, force: bool) -> None:
-        now = self.clock()
-        if self.tty:
-            if force or now - self._last_draw >= 0.1:
-                self.stream.write("\r\x1b[K" + self.line())
+        with self._lock:
+            now = self.clock()
+            if self.tty:
+                if force or now - self._last_draw >= 0.1:
+                    self.stream.write("\r\x1b[K" + self.line())
+                    self.stream.flush()
+                    self._last_draw = now
+            elif force:
+                self.stream.write(self.line() + "\n")
                 self.stream.flush()
-                self._last_draw = now
-        elif force:
-            self.stream.write(self.line() + "\n")
-            self.stream.flush()

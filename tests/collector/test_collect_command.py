@@ -1,0 +1,80 @@
+"""`benchledger collect` as a user meets it: dry run, one case, bad plans, live progress."""
+
+import io
+import json
+
+from benchledger.cli import main
+from collector.progress import Progress
+from site_gen.store import Store
+
+
+def test_dry_run_runs_nothing(make_plan, tmp_path, capsys):
+    plan = make_plan()
+    assert main(["collect", str(plan), "--dry-run", "--records", str(tmp_path / "records"), "--runs", str(tmp_path / "runs")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"plan {plan} (sha256 ") and "article phase-workload-test, module phase_workload" in out[0]
+    assert out[1].startswith("  case small: would run; module phase_workload, model blob, placement {}, contexts [20, 40], warmup 1, measured 3")
+    assert out[3] == "  comparison alloc_mib: small, large"
+    assert not (tmp_path / "runs").exists()
+
+
+def test_one_case_makes_a_record_of_that_case(make_plan, tmp_path, capsys):
+    (tmp_path / "records").mkdir()
+    plan = make_plan()
+    args = ["collect", str(plan), "--case", "large", "--records", str(tmp_path / "records"), "--runs", str(tmp_path / "runs")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("sealed phase-workload-test/") and "(1 completed, 0 failed)" in out
+    (entry,) = Store(tmp_path / "records").entries()
+    record = json.loads((tmp_path / "records" / entry.path).read_bytes())
+    assert [c["id"] for c in record["cases"]] == ["large"] and record["comparisons"] == []
+    assert record["sources"][0]["plan_sha256"] == __import__("hashlib").sha256(plan.read_bytes()).hexdigest()
+
+
+def test_bad_plan_and_missing_store_are_one_line_errors(make_plan, tmp_path, capsys):
+    plan = make_plan()
+    assert main(["collect", str(plan), "--case", "nope", "--records", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.strip() == f"benchledger collect: error: {plan}: no case with id 'nope'; cases: small, large"
+    assert main(["collect", str(plan), "--records", str(tmp_path / "absent"), "--runs", str(tmp_path / "runs")]) == 1
+    assert capsys.readouterr().err.strip() == f"benchledger collect: error: {tmp_path / 'absent'}: no such records folder (create it, or pass --records)"
+    plan.write_text(plan.read_text().replace("measured_rounds = 3", "measured_rounds = 0"))
+    assert main(["collect", str(plan), "--records", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.strip() == f"benchledger collect: error: {plan}: $.settings.measured_rounds: expected a positive integer, got 0"
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+def test_progress_plain_lines_and_live_line():
+    clock = Clock()
+    out = io.StringIO()
+    p = Progress(2, stream=out, tty=False, clock=clock)
+    p.case("a")
+    p.phase("responses")
+    clock.t = 10.0
+    p.round(1, 4)
+    p.case_done("completed")
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "case 1/2 a phase - elapsed 0m00s eta ?"
+    # one of two cases a quarter done after 10 s: 1/8 of the work, so 70 s remain
+    assert lines[2] == "case 1/2 a phase responses round 1/4 elapsed 0m10s eta 1m10s"
+    assert lines[3] == "case a: completed"
+
+    tty = io.StringIO()
+    p = Progress(1, stream=tty, tty=True, clock=clock)
+    p.case("b")
+    clock.t = 10.05
+    p.round(1, 2)  # within 0.1 s of the last draw: not redrawn
+    clock.t = 10.5
+    p.round(2, 2)
+    p.note("kept")
+    p.finish()
+    text = tty.getvalue()
+    assert "\n" not in text.replace("kept\n", "")  # the live line is rewritten in place
+    assert "round 1/2" not in text and "\r\x1b[Kcase 1/1 b phase - round 2/2 elapsed 0m00s eta 0m00s" in text
+    assert text.endswith("\r\x1b[Kkept\n\r\x1b[K")

@@ -1,0 +1,67 @@
+"""Crash safety: `benchledger collect` killed with SIGKILL mid-run leaves the store exactly as it
+was (and valid), and running it again resumes: finished cases are kept, the rest run, one
+record is sealed."""
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from site_gen.store import Store
+
+REPO = Path(__file__).resolve().parents[2]
+SEED = REPO / "records" / "llm-cpu-offload" / "2026-09-27.json"
+
+
+def collect(plan, tmp_path, *extra):
+    return [sys.executable, "-m", "benchledger.cli", "collect", str(plan), "--records", str(tmp_path / "records"), "--runs", str(tmp_path / "runs"), *extra]
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_kill_9_mid_run_then_resume(make_plan, tmp_path):
+    records = tmp_path / "records"
+    records.mkdir()
+    Store(records).seal(SEED, "gsh-llm-core-article/1", "llm-cpu-offload/2026-09-27.json")
+    before = snapshot(records)
+    plan = make_plan(cases={"first": {"alloc_mib": 8}, "second": {"alloc_mib": 8}, "third": {"alloc_mib": 8}}, contexts=[50, 60], measured_rounds=6)
+
+    proc = subprocess.Popen(collect(plan, tmp_path), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    results = next((tmp_path / "runs").glob("*"), None)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait until the first case is stored, then kill in the second
+        results = next((tmp_path / "runs").glob("*/results/first.json"), None) if (tmp_path / "runs").exists() else None
+        if results is not None:
+            break
+        time.sleep(0.05)
+    assert results is not None, proc.communicate()[0].decode()
+    time.sleep(0.4)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+
+    assert snapshot(records) == before  # nothing sealed, nothing touched
+    assert Store(records).verify().ok
+    run_dir = results.parent.parent
+    assert not (run_dir / "results" / "third.json").exists() and not (run_dir / "record.json").exists()
+    # the killed workload child is orphaned, not the record: no temporary files left as results
+    assert sorted(p.name for p in (run_dir / "results").iterdir() if not p.name.startswith(".")) in (["first.json"], ["first.json", "second.json"])
+
+    again = subprocess.run(collect(plan, tmp_path), cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert "case first: completed (kept from an earlier run)" in again.stderr
+    assert "sealed phase-workload-test/" in again.stdout
+    report = Store(records).verify()
+    assert report.ok and report.entry_count == 2
+    after = snapshot(records)
+    assert {k: v for k, v in after.items() if k in before and k != "ledger.jsonl"} == {k: v for k, v in before.items() if k != "ledger.jsonl"}
+
+    # a third run finds the same record sealed and changes nothing
+    third = subprocess.run(collect(plan, tmp_path), cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert third.returncode == 0 and third.stdout.startswith("already sealed ")
+    assert snapshot(records) == after

@@ -1,0 +1,125 @@
+"""Plans are validated completely before anything runs; every problem names the file, the key
+and what is expected."""
+
+import pytest
+
+from benchledger.errors import InputError, PlanError
+from collector.plan import load_plan
+
+GOOD = """
+article_key = "llm-cpu-offload"
+module = "phase_workload"
+timezone = "Europe/Warsaw"
+limitations = ["One machine."]
+[settings]
+contexts = [20, 40]
+output_tokens = 8
+measured_rounds = 2
+host_sample_hz = 5
+threads = 4
+[models.blob]
+files = ["m.bin"]
+name = "blob"
+[[cases]]
+id = "a"
+model = "blob"
+placement = { gpu_layers = 10 }
+[cases.settings]
+measured_rounds = 4
+threads = 8
+[[cases]]
+id = "b"
+model = "blob"
+[[comparisons]]
+axis = "threads"
+cases = ["a", "b"]
+"""
+
+
+def write(tmp_path, text, name="plan.toml"):
+    (tmp_path / "m.bin").write_bytes(b"x")
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_a_good_plan_with_case_overrides(tmp_path):
+    plan = load_plan(write(tmp_path, GOOD))
+    a, b = plan.cases
+    assert plan.article_key == "llm-cpu-offload" and plan.timezone == "Europe/Warsaw" and len(plan.sha256) == 64
+    assert a.settings.measured_rounds == 4 and b.settings.measured_rounds == 2
+    assert a.settings.extra == {"threads": 8} and b.settings.extra == {"threads": 4}
+    assert a.settings.host_sample_hz == 5.0 and a.settings.warmup_rounds == 1  # default
+    assert a.placement == {"gpu_layers": 10} and a.model.files == ((tmp_path / "m.bin").resolve(),)
+    assert a.settings.as_dict()["contexts"] == [20, 40] and a.settings.as_dict()["threads"] == 8
+    assert plan.comparisons[0].cases == ("a", "b")
+
+
+def test_every_problem_is_reported_at_once(tmp_path):
+    bad = """
+article_key = "Bad Key"
+module = "phase_workload"
+colour = "blue"
+[settings]
+contexts = [20, -1]
+host_sample_hz = 0
+pss_mode = "sometimes"
+[models.blob]
+files = ["missing.bin"]
+[[cases]]
+id = "a"
+model = "nope"
+placement = 3
+[[cases]]
+id = "a"
+extra = 1
+[cases.settings]
+measured_rounds = "five"
+[[comparisons]]
+axis = "threads"
+cases = ["a", "zzz"]
+"""
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, bad))
+    lines = err.value.lines()
+    f = str(tmp_path / "plan.toml")
+    expected = [
+        f"{f}: $.colour: unknown key",
+        f"{f}: $.article_key: expected a lowercase key",
+        f"{f}: $.settings.contexts: expected a list of distinct positive integers, got [20, -1]",
+        f"{f}: $.settings.host_sample_hz: expected a number > 0 and <= 1000, got 0",
+        f"{f}: $.settings.pss_mode: expected 'every_sample' or 'boundaries'",
+        f"{f}: $.models.blob.files[0]: expected an existing file",
+        f"{f}: $.cases[0].model: expected the id of a [models.ID] table; known: blob",
+        f"{f}: $.cases[0].placement: expected a table",
+        f"{f}: $.cases[1].extra: unknown key",
+        f"{f}: $.cases[1].id: duplicate case id 'a'",
+        f"{f}: $.cases[1].settings.measured_rounds: expected a positive integer, got 'five'",
+        f"{f}: $.comparisons[0].cases[1]: no case has id 'zzz'",
+    ]
+    for want in expected:
+        assert any(line.startswith(want) for line in lines), (want, lines)
+    assert lines[-1].endswith("12 problem(s) in plan; nothing was run")
+
+
+def test_module_problems_come_from_the_module(tmp_path):
+    text = GOOD.replace('[[cases]]\nid = "b"', '[[cases]]\nid = "b"\noptions = { alloc_mib = -1, colour = 1 }')
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, text))
+    lines = err.value.lines()
+    assert any(line.endswith("$.cases[1].options.alloc_mib: expected an integer 0..4096, got -1") for line in lines)
+    assert any("$.cases[1].options.colour: unknown option" in line for line in lines)
+
+
+def test_unknown_module(tmp_path):
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, GOOD.replace('module = "phase_workload"', 'module = "no_such"')))
+    assert "$.module: unknown module 'no_such'; expected one of" in str(err.value)
+
+
+def test_toml_syntax_error_names_the_line(tmp_path):
+    with pytest.raises(InputError) as err:
+        load_plan(write(tmp_path, 'article_key = "x"\nmodule = \n'))
+    assert err.value.problems[0].line == 2 and "not valid TOML" in str(err.value)
+    with pytest.raises(InputError, match="cannot read plan"):
+        load_plan(tmp_path / "absent.toml")
