@@ -31,6 +31,10 @@ class BuildOptions:
     # Where the served copies of the records live inside the site.
     records_prefix: str = "records"
     articles_prefix: str = "articles"
+    # Authored articles (site_gen/pages/authored.py): their sources, and the site's public URL
+    # for absolute links in the Atom feed and "cite this article" ("" = relative links).
+    articles_dir: Path | None = None
+    site_url: str = ""
 
 
 @dataclass

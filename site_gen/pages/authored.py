@@ -31,10 +31,6 @@ def tag_path(tag: str) -> str:
     return f"{PREFIX}/tags/{tag}.md"
 
 
-def site_url(site: "SiteContext") -> str:
-    return getattr(site.options, "site_url", "") or ""
-
-
 class AuthoredArticles(PageKind):
     """Every authored article, its index, tag pages and feed."""
 
@@ -46,7 +42,7 @@ class AuthoredArticles(PageKind):
     def directory(self, site: "SiteContext") -> Path:
         """Where the article sources are: this kind's, else the build's option, else the
         project's docs/articles."""
-        return self.articles_dir or getattr(site.options, "articles_dir", None) or DOCS_DIR / "articles"
+        return self.articles_dir or site.options.articles_dir or DOCS_DIR / "articles"
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         directory = self.directory(site)
@@ -62,7 +58,7 @@ class AuthoredArticles(PageKind):
             pages.append(self.listing(site, tag_path(tag), f"Articles tagged “{tag}”", tagged, tags, show_tags=False,
                                       intro=f"{len(tagged)} article(s) tagged {tag}. [All articles]({posixpath.relpath(INDEX, posixpath.dirname(tag_path(tag)))})"))
         feed = atom_feed(articles, feed_path=FEED, page_paths={a.slug: article_path(a) for a in articles},
-                         site_name=site.options.site_name, site_url=site_url(site))
+                         site_name=site.options.site_name, site_url=site.options.site_url)
         index = pages[-1 - len(tags)]
         pages[-1 - len(tags)] = Page(index.path, index.title, index.markdown, {**index.assets, FEED: feed})
         return pages
@@ -83,7 +79,7 @@ class AuthoredArticles(PageKind):
             short={ref.name: expanded.env.records[ref.name].entry.sha256[:12] for ref in article.records},
             cited=cited,
             page_path=path,
-            url=article_url(site_url(site), path),
+            url=article_url(site.options.site_url, path),
             tag_urls={t: url(path, tag_path(t)) for t in article.tags},
         )
         return Page(path, article.title, markdown, dict(expanded.env.assets))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from site_gen.build import build_site
@@ -19,14 +18,6 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden_authored"
 OFFLOAD = "ebcfc483a547a02e0f9e7e00a6c699af613474daff04624c2863ae89c6af96a1"
 GRAPH = "24492206c24d2b9ed84f821d36e701636564c8365cc09ba52fb35703b9c4e2fe"
-
-
-@dataclass(frozen=True)
-class SiteOptions(BuildOptions):
-    """BuildOptions with the settings the authored pages read (until BuildOptions has them)."""
-
-    site_url: str = ""
-    articles_dir: Path | None = None
 
 
 def copy_project(tmp: Path) -> tuple[Path, Path]:
@@ -48,13 +39,13 @@ def build_pages(records: Path, articles: Path, site_url: str = "") -> dict[str, 
         charts=ChartCache(None),
     )
     if site_url:
-        site.options = SiteOptions(site_url=site_url)
+        site.options = BuildOptions(site_url=site_url)
     return {p.path: p for p in AuthoredArticles(articles).pages(site)}
 
 
 def build_real(tmp: Path, records: Path, articles: Path, site_url: str = "") -> Path:
     """The whole site built by the real build (MkDocs, strict) into tmp/site; returns it."""
-    result = build_site(records, tmp / "site", cache_dir=tmp / "cache", options=SiteOptions(site_url=site_url, articles_dir=articles))
+    result = build_site(records, tmp / "site", cache_dir=tmp / "cache", options=BuildOptions(site_url=site_url, articles_dir=articles))
     return result.out_dir
 
 
