@@ -44,29 +44,24 @@ class ComparisonPages(PageKind):
     name = "comparisons"
 
     def groups(self, site: "SiteContext") -> tuple[list[Group], list[tuple[CaseKey, CaseKey, list[str]]]]:
-        """Comparable groups, and for records of one schema that are not comparable, what differs."""
+        """Comparable groups (cases of at least two records sharing a key), and, per schema,
+        how each further key differs from the first one seen (one row per distinct key, so the
+        list grows with the number of distinct setups, not with pairs of records)."""
         by_key: dict[tuple, list[CaseKey]] = {}
-        per_schema: dict[str, list[CaseKey]] = {}
         for view in site.views:
             for case in renderer_for(view.schema, view.entry.path).case_keys(view):
                 by_key.setdefault((view.schema, case.key), []).append(case)
-                per_schema.setdefault(view.schema, []).append(case)
         groups = [
             Group(schema, key, tuple(cases))
             for (schema, key), cases in by_key.items()
             if len({c.record_sha256 for c in cases}) > 1
         ]
+        first_of_schema: dict[str, CaseKey] = {}
         differing = []
-        for cases in per_schema.values():
-            firsts: dict[str, CaseKey] = {}
-            for c in cases:
-                firsts.setdefault(c.record_sha256, c)
-            records = list(firsts.values())
-            for i, a in enumerate(records):
-                for b in records[i + 1:]:
-                    diff = _differences(a, b)
-                    if diff:
-                        differing.append((a, b, diff))
+        for (schema, _), cases in by_key.items():
+            first = first_of_schema.setdefault(schema, cases[0])
+            if first is not cases[0] and first.record_sha256 != cases[0].record_sha256:
+                differing.append((first, cases[0], _differences(first, cases[0])))
         return groups, differing
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:

@@ -96,7 +96,6 @@ class ArticleWriter:
         under `value_key`) or 'withheld' with the reason beside it."""
         lim = withheld_percentile(self.view.limitations, summary_pointer, name)
         if lim is not None:
-            self.placed.add(lim)
             return traced(None, unit, self.view.sha256, summary_pointer, limitations=[lim], text="withheld")
         if value_key is None:
             return "n/a"

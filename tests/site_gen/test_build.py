@@ -1,0 +1,146 @@
+"""The whole build: strict MkDocs, byte-identical rebuilds, a warm rebuild that rewrites and
+re-renders nothing, no remote loads, every internal link resolving, and refusal to build from
+an altered or unsealed store."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from benchledger.errors import BuildError, LedgerError
+from site_gen.build import _mkdocs_build, build_site, mkdocs_config, write_tree
+from site_gen.context import BuildOptions
+
+from .site_support import build, copy_records
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("build")
+    return tmp, build(tmp)
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_two_builds_are_byte_identical_and_a_warm_build_does_no_work(built, tmp_path):
+    tmp, first = built
+    # A second build from scratch (own cache, own output) gives the same bytes...
+    second = build_site(tmp / "records", tmp_path / "site", cache_dir=tmp_path / "cache")
+    assert tree(first.out_dir) == tree(second.out_dir)
+    assert second.charts_rendered > 0
+    # ...and a rebuild over the same cache rewrites no generated file and renders no chart.
+    warm = build_site(tmp / "records", tmp_path / "site", cache_dir=tmp_path / "cache")
+    assert (warm.files_written, warm.charts_rendered) == (0, 0)
+    assert tree(first.out_dir) == tree(warm.out_dir)
+
+
+class Refs(HTMLParser):
+    """Every URL a page loads (script/link/img/iframe/source) or links (a), and every id."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads: list[str] = []
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag in ("script", "img", "iframe", "source", "audio", "video") and a.get("src"):
+            self.loads.append(a["src"])
+        if tag == "link" and a.get("href"):
+            self.loads.append(a["href"])
+        if tag == "a" and a.get("href"):
+            self.links.append(a["href"])
+
+
+def parsed(page: Path) -> Refs:
+    refs = Refs()
+    refs.feed(page.read_text(encoding="utf-8"))
+    return refs
+
+
+def test_no_page_loads_anything_from_the_network(built):
+    _, result = built
+    pages = sorted(result.out_dir.rglob("*.html"))
+    assert len(pages) >= 6
+    remote = [(p.name, url) for p in pages for url in parsed(p).loads if re.match(r"(https?:)?//", url)]
+    assert remote == []
+    # Material's fonts and the offline plugin's iframe-worker would come from a CDN.
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        assert "fonts.googleapis" not in text and "iframe-worker" not in text
+
+
+def test_every_internal_link_and_anchor_resolves(built):
+    _, result = built
+    site = result.out_dir
+    broken = []
+    ids = {p: parsed(p).ids for p in site.rglob("*.html")}
+    for page, page_ids in ids.items():
+        refs = parsed(page)
+        if page.name == "404.html":  # served at any path, so MkDocs gives it root-absolute links
+            continue
+        for url in refs.links + refs.loads:
+            parts = urlsplit(url)
+            if parts.scheme or url.startswith("//") or url.startswith("mailto:"):
+                continue
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                broken.append(f"{page.relative_to(site)}: {url}")
+            elif parts.fragment and target.suffix == ".html" and parts.fragment not in ids.get(target, parsed(target).ids):
+                broken.append(f"{page.relative_to(site)}: {url} (no such anchor)")
+    assert broken == []
+
+
+def test_served_records_are_the_exact_sealed_bytes(built):
+    tmp, result = built
+    for record in (tmp / "records").rglob("*.json"):
+        rel = record.relative_to(tmp / "records")
+        assert (result.out_dir / "records" / rel).read_bytes() == record.read_bytes()
+
+
+def test_an_altered_record_stops_the_build_naming_the_file(tmp_path):
+    records = copy_records(tmp_path)
+    target = records / "torch-graph-replay" / "2026-10-28.json"
+    target.write_bytes(target.read_bytes().replace(b'"complete": true', b'"complete": false'))
+    with pytest.raises(LedgerError) as err:
+        build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
+    assert "torch-graph-replay/2026-10-28.json" in "\n".join(err.value.lines())
+    assert "altered" in "\n".join(err.value.lines())
+    assert not (tmp_path / "site").exists()
+
+
+def test_an_unsealed_record_stops_the_build(tmp_path):
+    records = copy_records(tmp_path)
+    (records / "stray.json").write_bytes(b"{}")
+    with pytest.raises(LedgerError) as err:
+        build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
+    assert any("stray.json" in line and "unsealed" in line for line in err.value.lines())
+
+
+def test_a_strict_mkdocs_failure_becomes_a_build_error(tmp_path):
+    files = {
+        "mkdocs.yml": mkdocs_config(BuildOptions(), tmp_path / "site").encode(),
+        "docs/index.md": b"# Home\n\n[broken](nowhere.md)\n",
+    }
+    write_tree(tmp_path / "work", files)
+    with pytest.raises(BuildError, match="nowhere.md"):
+        _mkdocs_build(tmp_path / "work" / "mkdocs.yml", 0)
+
+
+def test_write_tree_rewrites_only_changes_and_removes_stale_files(tmp_path):
+    assert write_tree(tmp_path, {"a.md": b"1", "d/b.md": b"2"}) == 2
+    assert write_tree(tmp_path, {"a.md": b"1", "d/b.md": b"2"}) == 0
+    assert write_tree(tmp_path, {"a.md": b"3"}) == 1
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["a.md"]

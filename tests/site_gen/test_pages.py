@@ -1,0 +1,146 @@
+"""Pages driven by the schema and the data: a third record with five cases, other contexts and
+another axis renders fully; comparisons only across agreeing keys (and say what differs
+otherwise); every number carries a resolvable origin; every limitation is placed on its page."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+import pytest
+
+from site_gen.pointer import resolve
+from site_gen.store import Store
+
+from .site_support import ROOT, build, copy_records
+
+OFFLOAD = ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json"
+SCHEMA = "gsh-llm-core-article/1"
+THREADS = [4, 8, 12, 16, 24]
+
+
+def five_cases() -> dict:
+    """Seed 000 reshaped: five cases (two more placements), contexts 1024/4096 instead of
+    2048/8192, and a comparison along `threads` instead of `gpu_layers`."""
+    data = json.loads(OFFLOAD.read_bytes())
+    cases = data["cases"]
+    for source, layers, name in ((cases[1], 30, "offload-72b-30"), (cases[2], 10, "offload-72b-10")):
+        extra = copy.deepcopy(source)
+        extra["id"] = name
+        extra["placement"]["gpu_layers"] = layers
+        extra["settings"]["placement"]["gpu_layers"] = layers
+        cases.append(extra)
+    for case, threads in zip(cases, THREADS):
+        case["settings"]["threads"] = threads
+        case["settings"]["contexts"] = [1024, 4096]
+        for group, context in zip(case["groups"], (1024, 4096)):
+            group["context_tokens"] = context
+    data["comparisons"] = [{"axis": "threads", "cases": [c["id"] for c in cases]}]
+    data["tested_at"] = "2026-12-01"
+    return data
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("pages")
+    records = copy_records(tmp)
+    store = Store(records)
+    store.seal_bytes(json.dumps(five_cases(), indent=1).encode(), SCHEMA, "five/2026-12-01.json")
+    same = json.loads(OFFLOAD.read_bytes())
+    same["tested_at"] = "2026-10-01"
+    store.seal_bytes(json.dumps(same).encode(), SCHEMA, "same-key/2026-10-01.json")
+    other = json.loads(OFFLOAD.read_bytes())
+    for case in other["cases"]:
+        case["settings"]["kv_cache"] = "q8_0"
+    store.seal_bytes(json.dumps(other).encode(), SCHEMA, "q8/2026-10-02.json")
+    result = build(tmp, records)
+    return tmp, result
+
+
+def html(site, path: str) -> str:
+    return (site[1].out_dir / path).read_text(encoding="utf-8")
+
+
+def test_five_case_record_renders_every_case_context_and_its_axis(site):
+    page = html(site, "articles/five/2026-12-01.html")
+    for i in range(5):
+        assert f'id="case-{i}"' in page
+    assert "Results along threads" in page
+    assert "context 1024" in page and "context 4096" in page
+    assert "context 2048" not in page
+    # One live chart per metric, each with its SVG fallback and its data table.
+    assert page.count('class="bl-chart"') == 6
+    assert page.count("Data behind this chart") == 6
+    for threads in THREADS:
+        assert f"threads {threads}" in page  # the headline names every case by its axis value
+    # p95 of five requests is withheld, with the record's minimum as the reason.
+    assert "withheld" in page and "below 200 required by the record" in page
+
+
+def test_comparisons_only_where_keys_agree_and_say_what_differs(site):
+    index = html(site, "comparisons/index.html")
+    links = re.findall(r'href="([0-9a-f]{12}\.html)"', index)
+    assert len(links) == 1  # the seed and its same-key copy (the five-case one differs in threads)
+    compared = html(site, "comparisons/" + links[0])
+    assert "llm-cpu-offload/2026-09-27.json" in compared and "same-key/2026-10-01.json" in compared
+    assert "q8/2026-10-02.json" not in compared
+    assert "kv_cache: f16 vs q8_0" in index
+
+
+def test_every_number_names_a_pointer_that_resolves_in_its_record(site):
+    tmp, result = site
+    records = {e.sha256: json.loads((tmp / "records" / e.path).read_bytes()) for e in Store(tmp / "records").entries()}
+    checked = 0
+    for page in result.out_dir.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        for span in re.findall(r'<span class="bl-num[^"]*"[^>]*>', text):
+            sha = re.search(r'data-sha256="([0-9a-f]{64})"', span).group(1)
+            pointer = re.search(r'data-pointer="([^"]*)"', span)
+            if pointer is None:
+                assert "data-formula=" in span and "data-inputs=" in span, span
+                for ptr in re.findall(r"= (/[^;\"]+)", re.search(r'data-inputs="([^"]*)"', span).group(1)):
+                    resolve(records[sha], ptr.strip())
+            else:
+                resolve(records[sha], pointer.group(1).replace("&#x27;", "'"))
+            checked += 1
+    assert checked > 500
+
+
+def test_every_limitation_marker_points_at_a_note_on_the_same_page(site):
+    for page in site[1].out_dir.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        for anchor in set(re.findall(r'class="bl-lim-mark" href="#(lim-[0-9a-f]+)"', text)):
+            assert f'id="{anchor}"' in text, (page.name, anchor)
+
+
+def test_record_limitations_are_all_on_the_article(site):
+    from site_gen.limitations import find_limitations
+
+    page = html(site, "articles/llm-cpu-offload/2026-09-27.html")
+    data = json.loads(OFFLOAD.read_bytes())
+    for lim in find_limitations(data):
+        assert f'id="{lim.anchor}"' in page, lim
+    # Beside what they limit: the idle-GPU note sits inside the 40-layer case, before the next case.
+    case1 = page[page.index('id="case-1"'):page.index('id="case-2"')]
+    assert "gpu-mostly-idle" in case1
+    case0 = page[page.index('id="case-0"'):page.index('id="case-1"')]
+    assert "gpu-mostly-idle" not in case0
+
+
+def test_home_cards_show_hash_headline_and_limitation_count(site):
+    home = html(site, "index.html")
+    assert home.count('class="bl-card"') == 5
+    for entry in Store(site[0] / "records").entries():
+        assert f'data-copy="{entry.sha256}"' in home
+    assert re.search(r"\d+ limitations", home)
+    assert "decode" in home
+
+
+def test_methodology_documents_every_rule_and_schema_field(site):
+    from site_gen.limitations import RULES
+
+    page = html(site, "methodology.html")
+    for rule in RULES:
+        assert f'id="rule-{rule.id}"' in page
+    assert "/cases/*/groups/*/server_decode_tokens_per_second" in page
