@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, ContextManager
 from collector.modules.graph_replay.exactness import Comparison, Tally, compare, decisions, determinism_settings
 from collector.modules.graph_replay.memory import MeasurementMemory, reset_peaks
 from collector.modules.graph_replay.paths import (
-    EagerPath, ExpandedPath, ForwardCounter, GraphPath, HostResult, OverLimitError, ScoringPath,
+    EagerPath, ExpandedPath, ForwardCounter, GraphPath, HostResult, OverLimitError,
 )
 from collector.modules.graph_replay.settings import PROFILES, SDPA_BACKENDS, GraphReplaySettings
 from collector.modules.graph_replay.timing import (
@@ -230,6 +230,7 @@ class Experiment:
         self.settings = settings
         self.progress = progress or (lambda message: None)
         self.phase = phase  # the collector's `CaseSession.phase`, declaring load/warmup/responses
+        self.graph_replays = 0  # every replay of every captured graph in this run
 
     def run(self) -> dict[str, Any]:
         """Run everything and return the record body (without plan-level provenance)."""
@@ -246,27 +247,31 @@ class Experiment:
             source_weight = weights_sha256(workload.model)
             model = workload.model.to(device=runtime.device, dtype=runtime.dtype).eval()
             kinds = input_kinds(workload, settings)
+            with torch.no_grad():  # scores per row, from a one-token forward pass
+                classes = int(model(torch.zeros((PHYSICAL_ROWS, 1), dtype=torch.int64, device=runtime.device)).shape[-1])
         counter = ForwardCounter(model)
         try:
             with numerics(settings), torch.no_grad():
                 determinism = determinism_settings()
-                measurements = [self._measure(model, workload, kind, runtime) for kind in kinds]
+                measurements = [self._measure(model, workload, kind, runtime, classes) for kind in kinds]
                 with self.phase("responses"):
-                    probe = self._probe(model, workload, runtime, counter)
+                    probe = self._probe(model, workload, runtime, counter, classes)
         finally:
             counter.close()
         return self._record(workload, runtime, model, source_weight, kinds, measurements, probe, determinism)
 
     # --- one measurement -------------------------------------------------------------------
 
-    def _measure(self, model, workload: ScoringWorkload, kind: InputKind, runtime: Runtime) -> Measurement:
+    def _measure(self, model, workload: ScoringWorkload, kind: InputKind, runtime: Runtime,
+                 classes: int) -> Measurement:
         self.progress(f"{kind.kind} {kind.tokens} tokens: {kind.repetitions} repetitions")
         with self.phase("warmup"):
-            prepared = self._prepare(model, workload, kind, runtime)
+            prepared = self._prepare(model, workload, kind, runtime, classes)
         with self.phase("responses"):
             return self._time_and_check(prepared, workload, kind, runtime)
 
-    def _prepare(self, model, workload: ScoringWorkload, kind: InputKind, runtime: Runtime) -> "Prepared":
+    def _prepare(self, model, workload: ScoringWorkload, kind: InputKind, runtime: Runtime,
+                 classes: int) -> Prepared:
         """Pinned inputs, eager warm-up, then graph warm-up and capture: nothing here is timed."""
         import torch
 
@@ -277,7 +282,6 @@ class Experiment:
         host_inputs = [ids.reshape(PHYSICAL_ROWS, -1).contiguous() for ids in kind.inputs]
         if cuda:
             host_inputs = [ids.pin_memory() for ids in host_inputs]
-        classes = int(model(host_inputs[0].to(runtime.device)).shape[-1])
         eager = EagerPath(model, runtime.device, workload.token_limit)
         prepared = Prepared(host_inputs, classes, runtime, eager)
         warm = prepared.buffer()
@@ -293,7 +297,7 @@ class Experiment:
             prepared.memory.after_capture = prepared.graph.after_capture
         return prepared
 
-    def _time_and_check(self, prepared: "Prepared", workload: ScoringWorkload, kind: InputKind,
+    def _time_and_check(self, prepared: Prepared, workload: ScoringWorkload, kind: InputKind,
                         runtime: Runtime) -> Measurement:
         """Time both paths repetition by repetition, then the replay and expanded-path checks."""
         import torch
@@ -326,6 +330,8 @@ class Experiment:
             checked = prepared.buffer()
             reference.run(tokens, checked)
             expanded.append(compare(out.scores, checked.scores))
+        if graph:
+            self.graph_replays += graph.replays
         if runtime.device.type == "cuda":
             prepared.memory.finish(runtime.device)
         return Measurement(
@@ -341,20 +347,32 @@ class Experiment:
             eager_scores=[out.scores for out in eager_out],
         )
 
-    def _probe(self, model, workload: ScoringWorkload, runtime: Runtime, counter: ForwardCounter) -> Probe:
-        """Offer token_limit + 1 tokens to the scoring path; count what reached the model."""
+    def _probe(self, model, workload: ScoringWorkload, runtime: Runtime, counter: ForwardCounter,
+               classes: int) -> Probe:
+        """Offer token_limit + 1 tokens to the eager path and, with CUDA, to graph capture;
+        count the forward passes and graph replays that followed."""
         tokens = workload.token_limit + 1
         host = workload.make_synthetic(tokens, self.settings.seed).reshape(PHYSICAL_ROWS, -1)
         self.progress(f"over-limit probe: {tokens} tokens")
-        forwards_before = counter.calls
-        out = HostResult.allocate(PHYSICAL_ROWS, 1, runtime.dtype, pin=False)
-        path: ScoringPath = EagerPath(model, runtime.device, workload.token_limit)
+        forwards, replays = counter.calls, self.graph_replays
+        out = HostResult.allocate(PHYSICAL_ROWS, classes, runtime.dtype, pin=False)
+        refusals = []
         try:
-            path.run(host, out)
+            EagerPath(model, runtime.device, workload.token_limit).run(host, out)
         except OverLimitError as err:
-            return Probe(tokens, counter.calls - forwards_before, 0, None, str(err))
+            refusals.append(f"eager: {err}")
+        if runtime.graphs:
+            try:
+                graph = GraphPath(model, runtime.device, workload.token_limit, host, 0)
+                graph.run(host, out)
+                self.graph_replays += graph.replays
+            except OverLimitError as err:
+                refusals.append(f"graph capture: {err}")
+        refused = len(refusals) == (2 if runtime.graphs else 1)
         # Not refused: record what the model did with it (the flags will not hide it).
-        return Probe(tokens, counter.calls - forwards_before, 0, int(decisions(out.scores)[0]), None)
+        prediction = None if refused else int(decisions(out.scores)[0])
+        return Probe(tokens, counter.calls - forwards, self.graph_replays - replays, prediction,
+                     "; ".join(refusals) if refused else None)
 
     # --- the record ------------------------------------------------------------------------
 

@@ -89,7 +89,7 @@ def test_over_limit_probe_is_refused_before_any_forward_pass(collected):
     _, _, record, _ = collected
     assert record["overlimit"] == [{"tokens": 1025, "model_forwards": 0, "graph_replays": 0,
                                     "prediction": None, "refused": True,
-                                    "refusal": "1025 tokens exceed the limit 1024"}]
+                                    "refusal": "eager: 1025 tokens exceed the limit 1024"}]
 
 
 def test_provenance_names_versions_hashes_and_sources(collected):
