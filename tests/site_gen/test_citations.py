@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from benchledger.errors import LedgerError, ProblemsError
+from benchledger import cli
+from benchledger.errors import ProblemsError
 from site_gen.articles import Article
 from site_gen.store import LedgerEntry, SealedRecord, Store
 
@@ -113,13 +114,24 @@ FAILURES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def chart_cache(tmp_path_factory):
+    """One cache for the failing builds: the record pages' charts are rendered once."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.mark.parametrize("name,records_map,body,line,message", FAILURES, ids=[f[0] for f in FAILURES])
-def test_build_fails_with_file_line_and_reason(project, name, records_map, body, line, message):
+def test_build_fails_with_file_line_and_reason(project, tmp_path, chart_cache, capsys, name, records_map, body, line, message):
+    """`benchledger build` exits non-zero and says file:LINE: reason; nothing is built."""
     records, articles = project
     write_article(articles, "broken", body, records_map)
-    lines = expand_problems(records, articles)
-    expected_place = f"docs/articles/broken.md:{line}: "
-    assert any(l.startswith(expected_place) and message in l for l in lines), lines
+    out = tmp_path / "site"
+    code = cli.main(["build", "--records", str(records), "--out", str(out), "--articles", str(articles), "--cache", str(chart_cache)])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 1
+    expected = f"benchledger build: error: docs/articles/broken.md:{line}: "
+    assert any(l.startswith(expected) and message in l for l in err), err
+    assert not out.exists()
 
 
 def test_all_problems_reported_at_once(project):
@@ -184,13 +196,13 @@ def test_sealing_a_correction_leaves_the_article_citing_the_old_bytes(project):
     assert ">4.72\u0020ms</span>" in page
 
 
-def test_altered_sealed_bytes_fail_the_build_saying_so(project):
+def test_altered_sealed_bytes_fail_the_build_saying_so(project, tmp_path, chart_cache, capsys):
     records, articles = project
     path = records / "torch-graph-replay/2026-10-28.json"
-    raw = path.read_bytes()
-    path.write_bytes(raw.replace(b'"mean_ms": 4.7172745068868', b'"mean_ms": 3.7172745068868'))
+    path.write_bytes(path.read_bytes().replace(b'"mean_ms": 4.7172745068868', b'"mean_ms": 3.7172745068868'))
     assert hashlib.sha256(path.read_bytes()).hexdigest() != GRAPH
-    with pytest.raises(LedgerError) as err:
-        build_pages(records, articles)
-    (line,) = err.value.lines()
+    code = cli.main(["build", "--records", str(records), "--out", str(tmp_path / "site"), "--articles", str(articles), "--cache", str(chart_cache)])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert code == 1
     assert "torch-graph-replay/2026-10-28.json: altered: sha256 is" in line and "but ledger line 2 sealed 24492206c24d" in line
+    assert not (tmp_path / "site").exists()
