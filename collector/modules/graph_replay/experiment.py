@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import platform
 import time
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -27,6 +26,7 @@ from collector.modules.graph_replay.timing import (
     P95_MINIMUM_SAMPLES, Clock, CudaEventClock, PathTiming, PerfCounterClock, mean_speedup,
 )
 from collector.modules.graph_replay.workload import ScoringWorkload, inputs_sha256, load_workload, tensor_bytes, weights_sha256
+from collector.provenance import cpu_model
 
 if TYPE_CHECKING:
     import torch
@@ -396,8 +396,9 @@ class Experiment:
                                f"(interpolated order statistic) for: {', '.join(few)}.")
         limitations.append("Graphs are captured for exact input shapes only; padded shape buckets "
                            "were not tested, so no graph path is qualified for full-quality use.")
-        limitations.append("Bitwise equality holds for the observed inputs and repetitions only, on "
-                           "this device, software versions and numerics settings.")
+        if executed:
+            limitations.append("Bitwise equality holds for the observed inputs and repetitions only, "
+                               "on this device, software versions and numerics settings.")
         return {
             "schema": SCHEMA,
             "complete": True,
@@ -406,7 +407,7 @@ class Experiment:
             "torch_version": str(torch.__version__),
             "transformers_version": _version("transformers"),
             "graph_capture_and_replay_executed": executed,
-            "exact_shape_only": True,
+            "exact_shape_only": True,  # every input runs at its own length, never padded
             "padded_buckets_tested": padded_buckets_tested,
             "CPU_fallback": runtime.device.type == "cpu",
             "physical_rows": PHYSICAL_ROWS,
@@ -453,18 +454,12 @@ def _version(distribution: str) -> str | None:
 
 
 def device_name(device: "torch.device") -> str:
-    """The GPU's name, or the CPU's model name from /proc/cpuinfo."""
+    """The GPU's name, or "CPU: " and the CPU's model name."""
     import torch
 
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return "CPU: " + line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "CPU: " + (platform.processor() or platform.machine() or "unknown")
+    return "CPU: " + cpu_model()
 
 
 def sources(workload: str, torch_version: str) -> list[str]:
