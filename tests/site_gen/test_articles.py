@@ -1,0 +1,126 @@
+"""The authored article noun (front matter validated, all problems at once with lines) and the
+pages readers get: index newest first with summaries and tags, tag pages, the records an
+article cites with hashes and ledger positions, and the cite-this-article block."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from benchledger.errors import ProblemsError
+from site_gen.articles import Article, load_articles
+from site_gen.store import Store
+
+from .authored_support import GRAPH, OFFLOAD, build_pages, copy_project, write_article
+
+VALID = """---
+title: A title
+date: 2026-10-05
+authors: [Ann, Bo]
+tags: [llama-cpp, energy]
+summary: One line.
+records:
+  offload: "ebcfc483a547"
+  graph: "24492206c24d2b9ed84f821d36e701636564c8365cc09ba52fb35703b9c4e2fe"
+---
+Body line one.
+"""
+
+
+def test_valid_front_matter_parses():
+    a = Article.parse("docs/articles/a-title.md", VALID)
+    assert (a.slug, a.title, a.date, a.authors, a.tags, a.summary) == (
+        "a-title", "A title", dt.date(2026, 10, 5), ("Ann", "Bo"), ("llama-cpp", "energy"), "One line.")
+    assert [(r.name, r.ref, r.line) for r in a.records] == [("offload", "ebcfc483a547", 8), ("graph", GRAPH, 9)]
+    assert a.body == "Body line one.\n" and a.body_line == 11
+
+
+def test_every_front_matter_problem_at_once_with_lines():
+    text = """---
+title: ""
+date: October
+authors: Ann
+tags: [Not A Slug]
+colour: blue
+records:
+  r1: "xyz"
+  r2: 123456789012
+---
+"""
+    with pytest.raises(ProblemsError) as err:
+        Article.parse("docs/articles/Bad_Name.md", text)
+    lines = err.value.lines()
+    expected = [
+        "docs/articles/Bad_Name.md:6: unknown front matter key 'colour'",
+        "docs/articles/Bad_Name.md:1: front matter lacks 'summary'",
+        "docs/articles/Bad_Name.md:1: file name 'Bad_Name' must be a slug",
+        "docs/articles/Bad_Name.md:2: title must be non-empty text",
+        "docs/articles/Bad_Name.md:3: date must be a date written YYYY-MM-DD",
+        "docs/articles/Bad_Name.md:4: authors must be a non-empty list",
+        "docs/articles/Bad_Name.md:5: tag 'Not A Slug' must be a slug",
+        "docs/articles/Bad_Name.md:8: records.r1: 'xyz' is not a sha256",
+        "docs/articles/Bad_Name.md:9: records.r2: write the hash in quotes",
+    ]
+    for want in expected:
+        assert any(line.startswith(want) for line in lines), (want, lines)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("no front matter\n", "docs/articles/x.md:1: an article starts with a '---' front matter line"),
+    ("---\ntitle: x\n", "docs/articles/x.md:1: front matter is not closed by a '---' line"),
+    ("---\ntitle: [x\n---\n", "docs/articles/x.md:2: front matter is not valid YAML"),
+])
+def test_malformed_files(text, message):
+    with pytest.raises(ProblemsError) as err:
+        Article.parse("docs/articles/x.md", text)
+    assert err.value.lines()[0].startswith(message)
+
+
+def test_load_articles_newest_first_and_all_files_checked(tmp_path):
+    (tmp_path / "b.md").write_text(VALID.replace("2026-10-05", "2026-11-01"))
+    (tmp_path / "a.md").write_text(VALID)
+    assert [a.slug for a in load_articles(tmp_path)] == ["b", "a"]
+    (tmp_path / "c.md").write_text("nope\n")
+    (tmp_path / "d.md").write_bytes(b"---\n\xff\n")
+    with pytest.raises(ProblemsError) as err:
+        load_articles(tmp_path, display_root=tmp_path)
+    assert [line.split(":")[0] for line in err.value.lines()[:2]] == ["c.md", "d.md"]
+
+
+@pytest.fixture()
+def pages(tmp_path):
+    records, articles = copy_project(tmp_path)
+    write_article(articles, "older-note", 'Decode: {{ cite("o", "/cases/0/groups/0/server_decode_tokens_per_second/mean", unit="tokens/s") }}',
+                  {"o": OFFLOAD[:12]}, date="2026-01-02", tags="[energy, notes]")
+    return build_pages(records, articles, site_url="https://bench.example/"), Store(records)
+
+
+def test_index_lists_articles_newest_first_with_summaries_and_tags(pages):
+    pages, _ = pages
+    index = pages["posts/index.md"].markdown
+    order = [index.index(slug) for slug in ("cuda-graph-replay-scoring.html", "llama-cpp-cpu-offload-72b.html", "older-note.html")]
+    assert order == sorted(order)
+    assert "About older-note." in index and "does not halve decode speed" in index
+    assert '<a class="bl-tag" href="tags/energy.html">energy</a>' in index
+    assert '<a href="feed.xml" type="application/atom+xml">' in index
+
+
+def test_tag_pages_list_only_their_articles(pages):
+    pages, _ = pages
+    energy = pages["posts/tags/energy.md"].markdown
+    assert "llama-cpp-cpu-offload-72b.html" in energy and "older-note.html" in energy
+    assert "cuda-graph-replay-scoring.html" not in energy
+    assert sorted(p for p in pages if p.startswith("posts/tags/")) == [
+        f"posts/tags/{t}.md" for t in sorted(["cpu-offload", "cuda-graphs", "energy", "latency", "llama-cpp", "notes", "pytorch"])]
+
+
+def test_article_lists_cited_records_and_cite_block(pages):
+    pages, store = pages
+    page = pages["posts/older-note.md"].markdown
+    entry = store.find(OFFLOAD)
+    row = f"| o | [llm\\-cpu\\-offload/2026\\-09\\-27\\.json](../articles/llm-cpu-offload/2026-09-27.md) | <code>{OFFLOAD}</code> | {entry.position} |"
+    assert row in page
+    assert "https://bench.example/posts/older-note.html" in page
+    assert f"Ledger head sha256 at build time: {store.head_sha256()}" in page
+    assert 'Tester. "older-note". benchledger, 2026-01-02.' in page

@@ -1,0 +1,65 @@
+"""The Atom feed of authored articles: valid Atom, newest first, deterministic, absolute links
+when a site URL is configured and relative ones otherwise, text escaped."""
+
+from __future__ import annotations
+
+import datetime as dt
+import xml.etree.ElementTree as ET
+
+from site_gen.articles import Article
+from site_gen.feed import atom_feed
+
+from .authored_support import build_pages, copy_project, write_article
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def article(slug: str, date: str, title: str = "T") -> Article:
+    return Article.parse(
+        f"docs/articles/{slug}.md",
+        f'---\ntitle: "{title}"\ndate: {date}\nauthors: [A & B]\ntags: [t]\nsummary: "x < y"\nrecords:\n  r: "{"a" * 12}"\n---\n',
+    )
+
+
+def feed(articles, site_url=""):
+    return atom_feed(articles, feed_path="posts/feed.xml", page_paths={a.slug: f"posts/{a.slug}.md" for a in articles},
+                     site_name="benchledger", site_url=site_url)
+
+
+def test_entries_newest_first_and_updated_is_newest_date():
+    root = ET.fromstring(feed([article("old", "2026-01-01"), article("new", "2026-03-01")]))
+    assert root.tag == f"{ATOM}feed"
+    assert root.find(f"{ATOM}updated").text == "2026-03-01T00:00:00Z"
+    entries = root.findall(f"{ATOM}entry")
+    assert [e.find(f"{ATOM}id").text for e in entries] == ["urn:benchledger:article:new", "urn:benchledger:article:old"]
+
+
+def test_absolute_links_with_site_url_relative_without():
+    a = [article("one", "2026-01-01")]
+    with_url = ET.fromstring(feed(a, "https://bench.example/sub/"))
+    link = with_url.find(f"{ATOM}entry/{ATOM}link").get("href")
+    assert link == "https://bench.example/sub/posts/one.html"
+    assert with_url.find(f"{ATOM}entry/{ATOM}id").text == link
+    assert with_url.find(f"{ATOM}link").get("href") == "https://bench.example/sub/posts/feed.xml"
+    without = ET.fromstring(feed(a))
+    assert without.find(f"{ATOM}entry/{ATOM}link").get("href") == "one.html"
+
+
+def test_text_is_escaped_and_output_deterministic():
+    a = [article("one", "2026-01-01", title="<b>R&D</b>")]
+    raw = feed(a)
+    assert raw == feed(list(a))
+    root = ET.fromstring(raw)
+    assert root.find(f"{ATOM}entry/{ATOM}title").text == "<b>R&D</b>"
+    assert root.find(f"{ATOM}entry/{ATOM}author/{ATOM}name").text == "A & B"
+    assert b"<b>" not in raw
+
+
+def test_feed_published_with_the_index_and_identical_across_builds(tmp_path):
+    records, articles = copy_project(tmp_path)
+    write_article(articles, "extra", "No citations here.", {"r": "ebcfc483a547"}, date="2027-01-01")
+    first = build_pages(records, articles, site_url="https://bench.example")["posts/index.md"].assets["posts/feed.xml"]
+    second = build_pages(records, articles, site_url="https://bench.example")["posts/index.md"].assets["posts/feed.xml"]
+    assert first == second
+    titles = [e.find(f"{ATOM}title").text for e in ET.fromstring(first).findall(f"{ATOM}entry")]
+    assert titles[0] == "extra" and len(titles) == 3
