@@ -405,7 +405,7 @@ class Experiment:
             "profile": self.settings.profile,
             "device": device_name(runtime.device),
             "torch_version": str(torch.__version__),
-            "transformers_version": _version("transformers"),
+            "transformers_version": installed_version("transformers"),
             "graph_capture_and_replay_executed": executed,
             "exact_shape_only": True,  # every input runs at its own length, never padded
             "padded_buckets_tested": padded_buckets_tested,
@@ -446,7 +446,8 @@ def _require_finite(out: HostResult, path: str, kind: InputKind) -> None:
         raise ExperimentError(f"{path} path produced non-finite scores for {kind.kind} {kind.tokens} tokens")
 
 
-def _version(distribution: str) -> str | None:
+def installed_version(distribution: str) -> str | None:
+    """The installed distribution's version, or None (nothing is imported)."""
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchledger.errors import Problem
 from collector.modules.base import CaseFailed, MeasuringModule
-from collector.modules.graph_replay.experiment import SCHEMA, TIMING_SCOPE, Experiment, ExperimentError
+from collector.modules.graph_replay.experiment import SCHEMA, TIMING_SCOPE, Experiment, ExperimentError, installed_version
 from collector.modules.graph_replay.settings import GraphReplaySettings, parse_settings
 
 if TYPE_CHECKING:
@@ -54,8 +54,7 @@ class GraphReplayModule(MeasuringModule):
             raise CaseFailed(str(err)) from err
         with session.phase("cleanup"):
             _release_device_memory()
-        return {"id": case.id, "status": "completed", "record": body,
-                "case_wall_seconds": session.case_wall_seconds()}
+        return {"id": case.id, "status": "completed", "record": body}
 
     def failed_case(self, case: "CaseSpec", reason: str, session: "CaseSession") -> dict[str, Any]:
         return {"id": case.id, "status": "failed", "failure_reason": reason,
@@ -77,15 +76,13 @@ class GraphReplayModule(MeasuringModule):
 
 def failed_record(result: dict[str, Any]) -> dict[str, Any]:
     """A record for a case that did not finish: incomplete, nothing measured, every flag false."""
-    import torch
-
     return {
         "schema": SCHEMA,
         "complete": False,
         "failure_reason": result["failure_reason"],
         "profile": result.get("settings", {}).get("profile", "fp32"),
         "device": "unknown: the case failed before measuring",
-        "torch_version": str(torch.__version__),
+        "torch_version": installed_version("torch") or "not installed",
         "graph_capture_and_replay_executed": False,
         "exact_shape_only": True,
         "padded_buckets_tested": False,

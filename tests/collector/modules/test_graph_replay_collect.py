@@ -110,3 +110,21 @@ def test_site_renders_the_record(collected, tmp_path):
     result = build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
     pages = [p for p in result.docs_dir.rglob("*.md") if entry.sha256[:12] in p.read_text()]
     assert pages, "no page shows the record's sha256"
+
+
+def test_the_gpu_plan_without_cuda_seals_an_incomplete_record_saying_why(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: the GPU plan would really run")
+    records = tmp_path / "records"
+    records.mkdir()
+    plan = ROOT / "examples" / "graph-replay-gpu.toml"
+    assert main(["collect", str(plan), "--records", str(records), "--runs", str(tmp_path / "runs")]) == 0
+    (entry,) = Store(records).entries()
+    record = json.loads((records / entry.path).read_bytes())
+    assert validate(record, "torch-graph-replay/1", entry.path) == []
+    assert record["complete"] is False and record["measurements"] == []
+    assert record["graph_capture_and_replay_executed"] is False
+    assert "sees no CUDA device" in record["failure_reason"]
+    assert main(["verify", "--records", str(records)]) == 0
