@@ -15,7 +15,7 @@ import hashlib
 import importlib
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 if TYPE_CHECKING:  # torch is imported lazily: the collector must start without it
@@ -49,7 +49,6 @@ class ScoringWorkload:
     # tokens, seed -> 1-D int64 ids of exactly `tokens` ids; default: seeded ids over the vocabulary
     frozen_longest: "torch.Tensor | None" = None  # the longest frozen input, measured on its own
     synthetic_input: Callable[[int, int], "torch.Tensor"] | None = None
-    dependencies: dict[str, str | None] = field(default_factory=dict)  # e.g. transformers version
 
     def problems(self) -> list[str]:
         """Everything wrong with this workload, as `where: what` strings (empty when usable)."""
