@@ -1,0 +1,458 @@
+"""The ``llama_server`` measuring module: llama.cpp ``llama-server`` placement runs, written as
+``gsh-llm-core-article/1`` records in the shape of the seed ``llm-cpu-offload`` article.
+
+Per case: baseline (idle machine) -> load (server start until ``GET /health`` is 200) -> per
+context length: ready (prompt made with the server's tokenizer, then ``ready_seconds`` idle) ->
+warmup requests -> measured requests -> cleanup (server shutdown). Every request is one
+``POST /completion`` of exactly ``output_tokens`` tokens (ignore_eos, temperature 0, the plan's
+seed, no prompt cache), one at a time (one server slot).
+
+Plan keys (``[settings]``, overridable per case in ``[cases.settings]``): ``binary`` (else
+``$LLAMA_SERVER``, else PATH), ``threads``, ``batch``, ``ubatch``, ``flash_attention``,
+``load_mode`` (mmap|none), ``mlock``, ``kv_cache``, ``fit`` (on|off), ``lazy_mode``,
+``total_context_tokens``, ``ready_seconds``, ``load_timeout_s``, ``request_timeout_s``,
+``extra_args``. Case ``placement``: ``gpu_layers`` (an integer or "all"),
+``cpu_expert_layers`` (an integer or "all"), ``tensor_overrides`` (``-ot`` patterns).
+
+Figures (see ``Completion`` in requests.py for the exact definitions): ``response_seconds``
+(send to last byte, client wall clock), ``server_decode_tokens_per_second`` ((predicted_n - 1) /
+predicted_ms x 1000), ``synthetic_first_token_seconds`` (prompt_ms / 1000),
+``aggregate_output_tokens_per_second`` (completed output tokens / union of the response windows).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import psutil
+
+from benchledger.errors import CollectError, Problem
+from collector.intervals import outer_span_seconds, union_seconds
+from collector.modules.base import CaseFailed, MeasuringModule
+from collector.modules.llama_server.requests import SYNTHETIC_TEXT, TOKENIZATION, Client, Completion, RequestError, synthetic_prompt, text_sha256
+from collector.modules.llama_server.server import (
+    LOAD_MODES,
+    BinaryInfo,
+    LlamaServer,
+    LoadReport,
+    ServerError,
+    ServerSettings,
+    command_line,
+    find_binary,
+    hygiene_flags,
+    inspect_binary,
+    log_tail,
+    parse_load_log,
+)
+from collector.provenance import sha256_file
+from collector.statistics import summarize
+
+SERVER_LOG = "llama-server.log"
+PLACEMENT_MEANING = "Runtime buffer allocation is not measured resident process RAM."
+PROTOCOL = "benchledger-llama-server/1"
+LIMITATIONS = [
+    "Synthetic token latency is not practical first-visible answer latency.",
+    "Repeated rounds share one server process and are not independent installations.",
+    "Server decode tokens/s is the server's own timing ((predicted_n - 1) / predicted_ms); response seconds add loopback HTTP.",
+    "GPU board power is not whole-server AC power; energy is unavailable without bracketing samples.",
+    "Sampled memory peaks may not coincide and do not establish minimum required system RAM.",
+    "Runtime buffer sizes are the server's own allocation report, not measured resident memory.",
+]
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+# key: (default, check, expectation). Defaults follow llama-server's own where it has one.
+SETTINGS = {
+    "binary": (None, lambda v: isinstance(v, str) and v != "", "a path to a llama-server binary"),
+    "threads": (None, lambda v: _int(v) and v > 0, "a positive integer"),
+    "batch": (2048, lambda v: _int(v) and v > 0, "a positive integer"),
+    "ubatch": (512, lambda v: _int(v) and v > 0, "a positive integer"),
+    "flash_attention": (False, lambda v: isinstance(v, bool), "true or false"),
+    "load_mode": ("mmap", lambda v: v in LOAD_MODES, f"one of {', '.join(LOAD_MODES)}"),
+    "mlock": (False, lambda v: isinstance(v, bool), "true or false"),
+    "kv_cache": ("f16", lambda v: isinstance(v, str) and v.isalnum(), "a KV cache type such as 'f16' or 'q8_0'"),
+    "fit": ("off", lambda v: v in ("on", "off"), "'on' or 'off'"),
+    "lazy_mode": ("off", lambda v: v in ("on", "off", "auto"), "'on', 'off' or 'auto'"),
+    "total_context_tokens": (None, lambda v: _int(v) and v > 0, "a positive integer"),
+    "ready_seconds": (1.0, lambda v: _number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
+    "load_timeout_s": (300.0, lambda v: _number(v) and v > 0, "a positive number of seconds"),
+    "request_timeout_s": (600.0, lambda v: _number(v) and v > 0, "a positive number of seconds"),
+    "extra_args": ((), lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
+}
+PLACEMENT = {
+    "gpu_layers": (0, lambda v: (_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
+    "cpu_expert_layers": (0, lambda v: (_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
+    "tensor_overrides": ((), lambda v: isinstance(v, list) and all(isinstance(x, str) and "=" in x for x in v), "a list of 'PATTERN=BUFFER' strings"),
+}
+
+
+@dataclass(frozen=True)
+class CasePlan:
+    """A case's module settings with defaults applied."""
+
+    binary: str | None
+    server: ServerSettings
+    ready_seconds: float
+    load_timeout_s: float
+    request_timeout_s: float
+
+
+def _value(table: dict[str, Any], spec: dict, key: str) -> Any:
+    return table.get(key, spec[key][0])
+
+
+def case_plan(case) -> CasePlan:
+    """The typed settings of a (validated) case."""
+    extra, placement, s = case.settings.extra, case.placement, case.settings
+    total = _value(extra, SETTINGS, "total_context_tokens") or max(s.contexts) + 2 * s.output_tokens
+    server = ServerSettings(
+        context_tokens=total,
+        batch=_value(extra, SETTINGS, "batch"),
+        ubatch=_value(extra, SETTINGS, "ubatch"),
+        threads=_value(extra, SETTINGS, "threads") or psutil.cpu_count(logical=False) or os.cpu_count() or 1,
+        gpu_layers=_value(placement, PLACEMENT, "gpu_layers"),
+        cpu_expert_layers=_value(placement, PLACEMENT, "cpu_expert_layers"),
+        tensor_overrides=tuple(_value(placement, PLACEMENT, "tensor_overrides")),
+        flash_attention=_value(extra, SETTINGS, "flash_attention"),
+        load_mode=_value(extra, SETTINGS, "load_mode"),
+        mlock=_value(extra, SETTINGS, "mlock"),
+        lazy_mode=_value(extra, SETTINGS, "lazy_mode"),
+        kv_cache=_value(extra, SETTINGS, "kv_cache"),
+        fit=_value(extra, SETTINGS, "fit"),
+        slots=1,
+        extra_args=tuple(_value(extra, SETTINGS, "extra_args")),
+    )
+    return CasePlan(
+        binary=_value(extra, SETTINGS, "binary"),
+        server=server,
+        ready_seconds=float(_value(extra, SETTINGS, "ready_seconds")),
+        load_timeout_s=float(_value(extra, SETTINGS, "load_timeout_s")),
+        request_timeout_s=float(_value(extra, SETTINGS, "request_timeout_s")),
+    )
+
+
+def runtime_block(info: BinaryInfo) -> dict[str, Any]:
+    """The binary's provenance: name, release and commit (null when the build does not say),
+    its `--version` text and sha256."""
+    return {
+        "binary_sha256": sha256_file(info.path).sha256,
+        "commit": info.commit,
+        "name": "llama.cpp",
+        "release": info.release,
+        "version_text": info.version_text,
+    }
+
+
+def placement_block(report: LoadReport, server: ServerSettings) -> dict[str, Any]:
+    """The seed's `placement` from the load log. A build without a GPU backend prints no
+    'offloaded X/Y layers' line: then nothing was offloaded (0) and total_layers is n_layer + 1,
+    llama.cpp's count of offloadable layers (the repeating layers plus the output layer)."""
+    gpu_layers = report.offloaded_layers
+    total = report.total_layers
+    if gpu_layers is None and report.model_layers is not None:
+        gpu_layers, total = 0, report.model_layers + 1
+    block = {
+        "buffers": [{"device": b.device, "reported_mib": b.reported_mib} for b in report.buffers],
+        "gpu_layers": gpu_layers,
+        "meaning": PLACEMENT_MEANING,
+        "requested_cpu_expert_layers": server.cpu_expert_layers if _int(server.cpu_expert_layers) else total,
+        "total_layers": total,
+    }
+    return block
+
+
+def _placement_problem(placed: dict[str, Any], server: ServerSettings) -> str | None:
+    """Why the server's placement is not the requested one (None when it is)."""
+    total, got = placed["total_layers"], placed["gpu_layers"]
+    if total is None or got is None:
+        return "the server log reports no layer placement (no 'load_tensors'/'n_layer' lines)"
+    want = total if server.gpu_layers == "all" else min(server.gpu_layers, total)
+    if got != want:
+        return f"requested gpu_layers={server.gpu_layers} but the server placed {got}/{total} layers on the GPU"
+    return None
+
+
+class LlamaServerModule(MeasuringModule):
+    name = "llama_server"
+    schema = "gsh-llm-core-article/1"
+
+    def validate_case(self, case) -> list[Problem]:
+        problems = []
+        for where, table, spec in (("settings", case.settings.extra, SETTINGS), ("placement", case.placement, PLACEMENT)):
+            for key in sorted(set(table) - set(spec)):
+                problems.append(case.problem(f"{where}.{key}", f"unknown key for llama_server; expected one of {', '.join(spec)}"))
+            for key, (_, ok, expected) in spec.items():
+                if key in table and not ok(table[key]):
+                    problems.append(case.problem(f"{where}.{key}", f"expected {expected}, got {table[key]!r}"))
+        if case.options:
+            problems.append(case.problem("options", "llama_server takes no [cases.options]; put settings in [cases.settings] or placement"))
+        if not case.settings.contexts:
+            problems.append(case.problem("settings.contexts", "expected at least one context length in tokens, e.g. [2048]"))
+        if case.settings.output_tokens is None or case.settings.output_tokens < 2:
+            problems.append(case.problem("settings.output_tokens", "expected an integer >= 2 (decode speed needs two tokens)"))
+        if case.model is None:
+            problems.append(case.problem("model", "expected the id of a [models.ID] table naming a GGUF file"))
+        total = case.settings.extra.get("total_context_tokens")
+        if _int(total) and case.settings.contexts and _int(case.settings.output_tokens) and total < max(case.settings.contexts) + case.settings.output_tokens:
+            problems.append(case.problem("settings.total_context_tokens", f"expected at least the longest context plus output_tokens ({max(case.settings.contexts) + case.settings.output_tokens})"))
+        return problems
+
+    # -- one case --
+
+    def case_settings(self, case, plan: CasePlan, info: BinaryInfo | None) -> dict[str, Any]:
+        """The settings as run, in the seed's keys (plus the sampling settings)."""
+        s, server = case.settings, plan.server
+        hygiene = hygiene_flags(info) if info else {}
+        out = {
+            "batch": server.batch,
+            "cache_prompt": False,
+            "concurrency": 1,
+            "contexts": list(s.contexts),
+            "endpoint": "/completion",
+            "fit": server.fit,
+            "flash_attention": server.flash_attention,
+            "ignore_eos": True,
+            "kv_cache": server.kv_cache,
+            "lazy_mode": server.lazy_mode,
+            "load_mode": server.load_mode,
+            "measured_rounds": s.measured_rounds,
+            "mlock": server.mlock,
+            "network_scope": "loopback",
+            "output_tokens": s.output_tokens,
+            "p95_minimum_requests": s.p95_minimum_requests,
+            "placement": {"cpu_expert_layers": server.cpu_expert_layers, "gpu_layers": server.gpu_layers},
+            "reasoning": "not_applicable_raw_completion",
+            "seed": s.seed,
+            "server_slots": server.slots,
+            "synthetic_prompt_sha256": text_sha256(),
+            "temperature": 0,
+            "threads": server.threads,
+            "tokenization": TOKENIZATION,
+            "total_context_tokens": server.context_tokens,
+            "ubatch": server.ubatch,
+            "warmup_rounds": s.warmup_rounds,
+            # how the collector sampled (not server settings)
+            "baseline_seconds": s.baseline_seconds,
+            "gpu_sample_hz": s.gpu_sample_hz,
+            "host_sample_hz": s.host_sample_hz,
+            "pss_mode": s.pss_mode,
+            "ready_seconds": plan.ready_seconds,
+        }
+        if not isinstance(server.cpu_expert_layers, int):
+            out["placement"]["cpu_expert_layers_all"] = True
+            del out["placement"]["cpu_expert_layers"]
+        if server.tensor_overrides:
+            out["placement"]["tensor_overrides"] = list(server.tensor_overrides)
+        if server.extra_args:
+            out["extra_args"] = list(server.extra_args)
+        # Only claimed when the flag was passed; builds without it are left unstated.
+        if hygiene.get("--cache-ram"):
+            out["cache_ram_bytes"] = 0
+        if hygiene.get("--no-context-shift"):
+            out["context_shift"] = False
+        return out
+
+    def run_case(self, case, session) -> dict[str, Any]:
+        plan = case_plan(case)
+        s = case.settings
+        log = session.log_path(SERVER_LOG)
+        server: LlamaServer | None = None
+        client: Client | None = None
+        info: BinaryInfo | None = None
+        completions: dict[int, list[Completion]] = {}
+        failures: dict[int, list[dict[str, Any]]] = {}
+        warm_done: dict[int, int] = {}
+        prompt_hashes: dict[int, str] = {}
+        try:
+            with session.phase("baseline"):
+                time.sleep(s.baseline_seconds)
+                info = inspect_binary(find_binary(plan.binary))
+                command_line(info, case.model.files[0], plan.server, 0)  # refuse unsupported settings now
+            with session.phase("load"):
+                server = LlamaServer(info, case.model.files[0], plan.server, log, alias=case.id,
+                                     load_timeout_s=plan.load_timeout_s)
+                server.start(on_spawn=session.track_process)
+            placement = placement_block(server.load_report, plan.server)
+            problem = _placement_problem(placement, plan.server)
+            if problem:
+                raise CaseFailed(problem)
+            client = Client(server.port, plan.request_timeout_s)
+            base_tokens: list[int] | None = None
+            total = len(s.contexts) * s.measured_rounds
+            for ctx in s.contexts:
+                with session.phase("ready"):
+                    if base_tokens is None:
+                        base_tokens = self._call(server, lambda: client.tokenize(SYNTHETIC_TEXT))
+                    prompt = synthetic_prompt(base_tokens, ctx)
+                    prompt_hashes[ctx] = prompt.tokens_sha256
+                    time.sleep(plan.ready_seconds)
+                with session.phase("warmup"):
+                    warm_done[ctx] = 0
+                    for r in range(s.warmup_rounds):
+                        with session.window("warmup", group=ctx, round=r) as handle:
+                            if self._request(server, client, prompt.tokens, case, ctx, handle, []) is not None:
+                                warm_done[ctx] += 1
+                with session.phase("responses"):
+                    completions[ctx], failures[ctx] = [], []
+                    for r in range(s.measured_rounds):
+                        session.progress.round(len(session.windows("measured", completed=None)) + 1, total)
+                        with session.window("measured", group=ctx, round=r) as handle:
+                            done = self._request(server, client, prompt.tokens, case, ctx, handle, failures[ctx], r)
+                        if done is not None:
+                            completions[ctx].append(done)
+            with session.phase("cleanup"):
+                client.close()
+                server.stop()
+        except ServerError as err:
+            raise CaseFailed(err.reason) from err
+        finally:
+            if client is not None:
+                client.close()
+            if server is not None:
+                server.stop()
+
+        groups = [self._group(session, ctx, s, completions[ctx], failures[ctx], warm_done[ctx], prompt_hashes[ctx]) for ctx in s.contexts]
+        return {
+            "case_wall_seconds": session.case_wall_seconds(),
+            "completed_response_resources": session.resources(session.windows("measured")),
+            "groups": groups,
+            "id": case.id,
+            "load_seconds": server.load_seconds,
+            "model": case.model.id,
+            "module": "llama-server",
+            "placement": placement,
+            "resources_by_phase": session.resources_by_phase(),
+            "runtime": runtime_block(info),
+            "server_args": server.argv[1:],
+            "settings": self.case_settings(case, plan, info),
+            "status": "completed",
+            "telemetry": session.telemetry_summary(),
+        }
+
+    @staticmethod
+    def _call(server: LlamaServer, request):
+        """Run a request outside the measured ones (tokenize); any failure fails the case."""
+        try:
+            return request()
+        except RequestError as err:
+            raise ServerError(server.exit_reason() if not server.alive() else str(err), server.tail()) from err
+
+    @staticmethod
+    def _request(server, client, prompt, case, ctx, handle, failures, round_index=None) -> Completion | None:
+        """One request inside a window: None (window marked failed, error listed) when the server
+        answered wrongly; a dead server or a timeout ends the case."""
+        s = case.settings
+        try:
+            done = client.complete(prompt, s.output_tokens, s.seed)
+            wrong = []
+            if done.prompt_n != ctx:
+                wrong.append(f"prompt_n {done.prompt_n} != {ctx}")
+            if done.predicted_n != s.output_tokens:
+                wrong.append(f"predicted_n {done.predicted_n} != {s.output_tokens}")
+            if wrong:
+                raise RequestError("unexpected token counts: " + ", ".join(wrong))
+            return done
+        except RequestError as err:
+            handle.fail()
+            if not server.alive():
+                raise ServerError(f"{server.exit_reason()} during context {ctx}", server.tail()) from err
+            if err.timed_out:
+                raise ServerError(f"request timed out at context {ctx}: {err}", server.tail()) from err
+            failures.append({"error": str(err), "round": round_index})
+            return None
+
+    @staticmethod
+    def _group(session, ctx, s, done: list[Completion], failures, warm_done, prompt_sha) -> dict[str, Any]:
+        windows = session.windows("measured", group=ctx)
+        union_s = union_seconds(w.interval for w in windows)
+        tokens = sum(c.predicted_n for c in done)
+        group = {
+            "aggregate_output_tokens_per_second": tokens / union_s if union_s > 0 else None,
+            "completed_output_tokens": tokens,
+            "completed_request_count": len(done),
+            "context_tokens": ctx,
+            "cpu_snapshot_intervals": session.cpu_snapshot_intervals(windows),
+            "failed_request_count": len(failures),
+            "measured_rounds": s.measured_rounds,
+            "mode": "completion",
+            "prompt_tokens_sha256": prompt_sha,
+            "resources": session.resources(windows),
+            "response_outer_span_seconds": outer_span_seconds(w.interval for w in windows),
+            "response_seconds": summarize([c.response_seconds for c in done]),
+            "response_window_union_seconds": union_s,
+            "server_decode_tokens_per_second": summarize([c.decode_tokens_per_second for c in done]),
+            "synthetic_first_token_seconds": summarize([c.first_token_seconds for c in done]),
+            "warmup_completed_rounds": warm_done,
+            "warmup_requests_per_round": 1,
+        }
+        if failures:
+            group["failed_requests"] = failures
+        return group
+
+    def failed_case(self, case, reason, session) -> dict[str, Any]:
+        """A failed case keeps its reason, the server log's tail, the settings, the placement
+        when the server got that far, and the phases it went through."""
+        plan = case_plan(case)
+        log = session.log_path(SERVER_LOG)
+        try:
+            info = inspect_binary(find_binary(plan.binary))
+        except ServerError:
+            info = None
+        out = {
+            **super().failed_case(case, reason, session),
+            "groups": [],
+            "module": "llama-server",
+            "resources_by_phase": session.resources_by_phase(),
+            "server_log_tail": log_tail(log, 15),
+            "settings": self.case_settings(case, plan, info),
+        }
+        if info is not None:
+            out["runtime"] = runtime_block(info)
+        if log.is_file():
+            report = parse_load_log(log.read_text("utf-8", "replace"))
+            if report.model_layers is not None:
+                out["placement"] = placement_block(report, plan.server)
+        return out
+
+    # -- the record --
+
+    def assemble(self, plan, case_results, session) -> dict[str, Any]:
+        statuses = {c["status"] for c in case_results}
+        status = "completed" if statuses == {"completed"} else ("failed" if "completed" not in statuses else "partial")
+        runtimes = [c["runtime"] for c in case_results if "runtime" in c]
+        if not runtimes:
+            reasons = "; ".join(f"{c['id']}: {c.get('failure_reason')}" for c in case_results)
+            raise CollectError(f"no case found a runnable llama-server binary, so the record has no runtime ({reasons})")
+        limitations = list(LIMITATIONS)
+        if len({r["binary_sha256"] for r in runtimes}) > 1:
+            limitations.append("Cases ran different llama-server binaries; each case names its own in cases[].runtime.")
+        models = session.models()
+        for m in models:
+            m.setdefault("name", m["id"])
+        return {
+            "article_key": plan.article_key,
+            "cases": case_results,
+            "comparisons": [{"axis": c.axis, "cases": list(c.cases)} for c in plan.comparisons],
+            "environment": session.environment(),
+            "hardware": session.hardware(),
+            "historical_results_pooled": False,
+            "limitations": limitations + list(plan.limitations),
+            "models": models,
+            "protocol": PROTOCOL,
+            "runtime": runtimes[0],
+            "schema": self.schema,
+            "sources": [session.sources()],
+            "status": status,
+            "test_date_timezone": plan.timezone,
+            "tested_at": session.tested_at,
+        }
