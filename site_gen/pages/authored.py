@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 PREFIX = "posts"
 INDEX = f"{PREFIX}/index.md"
 FEED = f"{PREFIX}/feed.xml"
+GUIDE = f"{PREFIX}/authoring.md"
+GUIDE_SOURCE = DOCS_DIR / "authoring.md"  # the syntax guide, published as written
 
 
 def article_path(article: Article) -> str:
@@ -61,6 +63,7 @@ class AuthoredArticles(PageKind):
                          site_name=site.options.site_name, site_url=site.options.site_url)
         index = pages[-1 - len(tags)]
         pages[-1 - len(tags)] = Page(index.path, index.title, index.markdown, {**index.assets, FEED: feed})
+        pages.append(Page(GUIDE, "Writing an article that cites sealed records", GUIDE_SOURCE.read_text(encoding="utf-8")))
         return pages
 
     def article_page(self, site: "SiteContext", article: Article) -> Page:
@@ -93,5 +96,6 @@ class AuthoredArticles(PageKind):
             tag_urls={t: url(path, tag_path(t)) for t in tags},
             show_tags=show_tags,
             feed_url=posixpath.relpath(FEED, posixpath.dirname(path)),
+            guide_url=url(path, GUIDE),
         )
         return Page(path, heading, markdown)

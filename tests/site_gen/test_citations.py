@@ -15,7 +15,7 @@ from benchledger.errors import ProblemsError
 from site_gen.articles import Article
 from site_gen.store import LedgerEntry, SealedRecord, Store
 
-from .authored_support import GRAPH, OFFLOAD, build_pages, build_real, check_golden, copy_project, write_article
+from .authored_support import GRAPH, OFFLOAD, ROOT, build_pages, build_real, check_golden, copy_project, write_article
 
 KINDS_BODY = """\
 cite: {{ cite("offload", "/cases/0/groups/0/server_decode_tokens_per_second/mean", unit="tokens/s") }}
@@ -206,3 +206,16 @@ def test_altered_sealed_bytes_fail_the_build_saying_so(project, tmp_path, chart_
     assert code == 1
     assert "torch-graph-replay/2026-10-28.json: altered: sha256 is" in line and "but ledger line 2 sealed 24492206c24d" in line
     assert not (tmp_path / "site").exists()
+
+
+def test_every_example_in_the_authoring_guide_expands(project):
+    """docs/authoring.md's citation examples are real: each one builds against the shipped records."""
+    records, articles = project
+    guide = (ROOT / "docs" / "authoring.md").read_text()
+    examples = re.findall(r"```text\n(\{\{.*?)```", guide, flags=re.S)
+    assert len(examples) >= 5
+    body = "\n\n".join(e.strip() for e in examples) + "\n"
+    write_article(articles, "guide-examples", body, {"offload": OFFLOAD[:16], "graph": GRAPH[:16]})
+    page = build_pages(records, articles)["posts/guide-examples.md"].markdown
+    assert "{{" not in page
+    assert "posts/authoring.md" in build_pages(records, articles)
