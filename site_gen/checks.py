@@ -141,17 +141,19 @@ def _available_energy(data: dict) -> Iterator[tuple[Parts, dict, dict]]:
             yield parts + ("gpu_energy",), energy, block
 
 
-def _statistics(node: Any, parts: Parts) -> Iterator[tuple[Parts, dict]]:
-    """Every statistic block {minimum, maximum, mean, median, sample_count} in `node`."""
-    if isinstance(node, dict):
-        if {"minimum", "maximum", "mean", "median", "sample_count"} <= node.keys():
-            yield parts, node
-            return
-        for key, child in node.items():
-            yield from _statistics(child, parts + (key,))
-    elif isinstance(node, list):
-        for i, child in enumerate(node):
-            yield from _statistics(child, parts + (i,))
+GROUP_STATISTICS = ("response_seconds", "server_decode_tokens_per_second", "synthetic_first_token_seconds")
+
+
+def _statistics(data: dict) -> Iterator[tuple[Parts, dict]]:
+    """Every statistic block {minimum, maximum, mean, median, sample_count} the schema defines."""
+    for parts, group, _ in _groups(data):
+        for name in GROUP_STATISTICS:
+            if name in group:
+                yield parts + (name,), group[name]
+    for parts, block in _resource_blocks(data):
+        for name, stat in block["metrics"].items():
+            if stat is not None:
+                yield parts + ("metrics", name), stat
 
 
 @_check("gsh-energy-watt-hours", GSH, "GPU energy in watt-hours equals joules / 3600.")
@@ -208,7 +210,7 @@ def _group_request_count(data):
         "Per-request statistics (response, decode, first-token) have one sample per completed request.")
 def _group_statistic_counts(data):
     for parts, group, _ in _groups(data):
-        for name in ("response_seconds", "server_decode_tokens_per_second", "synthetic_first_token_seconds"):
+        for name in GROUP_STATISTICS:
             if name in group:
                 yield from _equal(parts + (name, "sample_count"), group[name]["sample_count"],
                                   group["completed_request_count"], "completed_request_count")
@@ -273,7 +275,7 @@ def _case_completed_union(data):
 
 @_check("gsh-statistic-order", GSH, "Every statistic has minimum <= median <= maximum and minimum <= mean <= maximum.")
 def _statistic_order(data):
-    for parts, stat in _statistics(data, ()):
+    for parts, stat in _statistics(data):
         low, high = stat["minimum"], stat["maximum"]
         if low is None or high is None:
             continue

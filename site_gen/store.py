@@ -12,6 +12,8 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +28,9 @@ from site_gen.validation_cache import ValidationCache
 # Row statuses of `verify`, most specific first.
 OK, ALTERED, MISSING, UNSEALED, NOT_JSON, INVALID, INCONSISTENT, LEDGER = (
     "ok", "altered", "missing", "unsealed", "not-json", "invalid", "inconsistent", "ledger-broken")
+PENDING = "pending"  # bytes match the ledger; validation not done yet (internal)
+# Below this many records to validate, a process pool costs more than it saves.
+PARALLEL_MIN_RECORDS = 200
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,9 @@ class Store:
         self.root = Path(root)
         self.ledger_path = self.root / LEDGER_NAME
         self.cache = cache if cache is not None else ValidationCache.default_for(self.root)
+        # the last ledger bytes read or written and their parse: sealing many records in a row
+        # then costs one byte comparison per seal instead of re-walking the whole chain
+        self._known: tuple[bytes, LedgerRead] | None = None
 
     def shown(self, rel: str) -> str:
         """How a store path is named in messages: as the user would type it."""
@@ -94,7 +102,9 @@ class Store:
             raw = b""
         except OSError as err:
             raise InputError(self.ledger_path.as_posix(), "", f"cannot read: {err.strerror}") from None
-        return read_ledger(raw, self.ledger_path.as_posix())
+        if self._known is None or self._known[0] != raw:
+            self._known = (raw, read_ledger(raw, self.ledger_path.as_posix()))
+        return self._known[1]
 
     def _intact(self) -> LedgerRead:
         read = self.read()
@@ -177,18 +187,20 @@ class Store:
                 if created:
                     created.undo()
                 raise
+            self._known = (self._known[0] + line + b"\n", LedgerRead(
+                read.entries + [entry], read.entry_lines + [len(read.entries) + 1], [], entry.entry_sha256, {}))
         self.cache.remember(sha256, schema_id)
         return entry
 
     def _validate(self, raw: bytes, schema_id: str, shown: str) -> None:
         if schema_id not in schema.schema_ids():
             raise InputError(schema_id, "", schema.unknown_schema_message())
-        data = read_json_bytes(raw, shown)
-        problems = schema.validate(data, schema_id, shown)
-        if problems:
+        status, problems, _ = validate_record((raw, schema_id, shown))
+        if status == NOT_JSON:
+            raise InputError(shown, problems[0].path, problems[0].message, problems[0].line)
+        if status == INVALID:
             raise SchemaError(problems, f"{shown}: {len(problems)} violation(s) of schema {schema_id}; nothing was sealed")
-        problems = checks.check_record(data, schema_id, shown)
-        if problems:
+        if status == INCONSISTENT:
             raise ConsistencyError(problems, f"{shown}: {len(problems)} consistency failure(s); nothing was sealed")
 
     @contextmanager
@@ -260,16 +272,29 @@ class Store:
     def verify(self, keep_data: bool = False) -> VerifyReport:
         """Check everything; never raises for what the store contains (only for a missing store)."""
         read = self.read()
+        checked = [self._check_bytes(entry, line) for entry, line in zip(read.entries, read.entry_lines)]
+        # bytes that match the ledger but have no cached pass are validated (in parallel when many)
+        todo = [i for i, (status, _, _) in enumerate(checked)
+                if status == PENDING and not self.cache.passed(read.entries[i].sha256, read.entries[i].schema)]
+        jobs = [(checked[i][2], read.entries[i].schema, self.shown(read.entries[i].path)) for i in todo]
+        parsed: dict[int, Any] = {}
+        for i, (status, problems, value) in zip(todo, _validate_all(jobs, keep_data)):
+            checked[i] = (status, problems, checked[i][2])
+            if status == OK:
+                self.cache.remember(read.entries[i].sha256, read.entries[i].schema)
+                parsed[i] = value
         rows: list[RecordStatus] = []
         data: dict[str, tuple[bytes, Any]] = {}
-        for entry, line in zip(read.entries, read.entry_lines):
+        for i, (entry, line, (status, problems, raw)) in enumerate(zip(read.entries, read.entry_lines, checked)):
+            if status == PENDING:  # a cached pass of exactly these bytes, this schema and this code
+                status = OK
             line_problems = read.line_problems.get(line, [])
-            status, problems, parsed = self._verify_entry(entry, line, keep_data)
             if line_problems and status == OK:
                 status = LEDGER
             rows.append(RecordStatus(entry.path, entry.schema, entry.sha256, status, tuple(line_problems + problems), entry))
-            if parsed is not None:
-                data[entry.path] = parsed
+            if keep_data and status == OK:
+                # a cached pass proves the bytes are strict JSON, so the fast parser reads them the same
+                data[entry.path] = (raw, parsed[i] if i in parsed else json.loads(raw))
         in_rows = [p for line in read.entry_lines for p in read.line_problems.get(line, [])]
         ledger_problems = [p for p in read.problems if p not in in_rows]
         sealed = {e.path for e in read.entries}
@@ -278,35 +303,27 @@ class Store:
                 rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(self.shown(rel), "", "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"),)))
         return VerifyReport(self.root.as_posix(), read.head_sha256, len(read.entries), rows, ledger_problems, data)
 
-    def _verify_entry(self, entry: LedgerEntry, line: int, keep_data: bool) -> tuple[str, list[Problem], tuple[bytes, Any] | None]:
+    def _check_bytes(self, entry: LedgerEntry, line: int) -> tuple[str, list[Problem], bytes | None]:
+        """The file's bytes against the ledger: (PENDING, [], bytes) when they match."""
         shown = self.shown(entry.path)
         path = self.root / entry.path
         where = f"ledger line {line}"
-        if path.is_symlink() or (os.path.lexists(path) and not path.is_file()):
-            return ALTERED, [Problem(shown, "", f"is not a regular file; {where} sealed a file")], None
         try:
-            raw = path.read_bytes()
+            info = path.lstat()
         except FileNotFoundError:
             return MISSING, [Problem(shown, "", f"missing: sealed on {where} but the file is gone")], None
+        if not stat.S_ISREG(info.st_mode):
+            return ALTERED, [Problem(shown, "", f"is not a regular file; {where} sealed a file")], None
+        if info.st_size != entry.size_bytes:
+            return ALTERED, [Problem(shown, "", f"altered: {info.st_size} bytes but {where} sealed {entry.size_bytes} bytes")], None
+        try:
+            raw = path.read_bytes()
         except OSError as err:
             return MISSING, [Problem(shown, "", f"cannot read: {err.strerror}")], None
         sha256 = hashlib.sha256(raw).hexdigest()
         if sha256 != entry.sha256 or len(raw) != entry.size_bytes:
             return ALTERED, [Problem(shown, "", f"altered: sha256 is {sha256[:12]} ({len(raw)} bytes) but {where} sealed {entry.sha256[:12]} ({entry.size_bytes} bytes)")], None
-        if self.cache.passed(sha256, entry.schema):
-            return OK, [], (raw, json.loads(raw)) if keep_data else None
-        try:
-            parsed = read_json_bytes(raw, shown)
-        except InputError as err:
-            return NOT_JSON, err.problems, None
-        problems = schema.validate(parsed, entry.schema, shown)
-        if problems:
-            return INVALID, problems, None
-        problems = checks.check_record(parsed, entry.schema, shown)
-        if problems:
-            return INCONSISTENT, problems, None
-        self.cache.remember(sha256, entry.schema)
-        return OK, [], (raw, parsed) if keep_data else None
+        return PENDING, [], raw
 
     def _files(self) -> list[str]:
         """Every file under the store except the ledger, as sorted posix paths (symlinks included)."""
@@ -323,6 +340,36 @@ class Store:
         if not report.ok:
             raise LedgerError(report.problems, f"{len(report.problems)} problem(s) in {report.root}; nothing was loaded")
         return [SealedRecord(r.entry, *report.data[r.path]) for r in report.records]
+
+
+def validate_record(job: tuple[bytes, str, str]) -> tuple[str, list[Problem], Any]:
+    """(status, problems, parsed) for exact record bytes: strict JSON, schema, consistency."""
+    raw, schema_id, shown = job
+    try:
+        parsed = read_json_bytes(raw, shown)
+    except InputError as err:
+        return NOT_JSON, err.problems, None
+    problems = schema.validate(parsed, schema_id, shown)
+    if problems:
+        return INVALID, problems, None
+    problems = checks.check_record(parsed, schema_id, shown)
+    if problems:
+        return INCONSISTENT, problems, None
+    return OK, [], parsed
+
+
+def _validate_all(jobs: list[tuple[bytes, str, str]], keep_data: bool) -> list[tuple[str, list[Problem], Any]]:
+    """Validate many records; on several cores in worker processes (parsed data is not sent back)."""
+    workers = min(os.cpu_count() or 1, 8)
+    if keep_data or workers < 2 or len(jobs) < PARALLEL_MIN_RECORDS:
+        return [validate_record(job) for job in jobs]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return [(status, problems, None) for status, problems, _ in pool.map(_validate_for_pool, jobs, chunksize=32)]
+
+
+def _validate_for_pool(job: tuple[bytes, str, str]) -> tuple[str, list[Problem], None]:
+    status, problems, _ = validate_record(job)
+    return status, problems, None
 
 
 class _Placed:

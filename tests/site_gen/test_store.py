@@ -171,3 +171,21 @@ def test_find_by_prefix_path_and_typed_path(store, monkeypatch):
     assert store.find(f"records/{TGR_PATH}") == tgr
     with pytest.raises(InputError, match="no record in .* has this path or sha256"):
         store.find("ffffffffffff")
+
+
+def test_parallel_validation_finds_the_same(store, tmp_path, monkeypatch):
+    """Many uncached records are validated in worker processes; statuses and messages are the same."""
+    for i in range(3):
+        store.seal_bytes(variant(store, 10.0 + i), TGR, f"many/{i}.json")
+    data = json.loads(variant(store, 20.0))
+    data["measurements"][0]["mean_speedup"] = 9.0
+    raw = json.dumps(data).encode()
+    _, line = new_entry(store.entries(), "many/bad.json", hashlib.sha256(raw).hexdigest(), len(raw), TGR)
+    (store.root / "many/bad.json").write_bytes(raw)
+    with open(store.ledger_path, "ab") as out:
+        out.write(line + b"\n")
+    serial = Store(store.root, ValidationCache(None)).verify()
+    monkeypatch.setattr("site_gen.store.PARALLEL_MIN_RECORDS", 2)
+    parallel = Store(store.root, ValidationCache(None)).verify()
+    assert parallel.records == serial.records
+    assert [r.status for r in parallel.records] == ["ok"] * 5 + ["inconsistent"]
