@@ -219,3 +219,36 @@ def test_every_example_in_the_authoring_guide_expands(project):
     page = build_pages(records, articles)["posts/guide-examples.md"].markdown
     assert "{{" not in page
     assert "posts/authoring.md" in build_pages(records, articles)
+
+
+CROSS_CHART = (
+    '{{ chart(["a", "b"], rows="/cases/*/groups/*", x="/cases/{0}/placement/gpu_layers", '
+    'y="server_decode_tokens_per_second/mean", series="context_tokens", x_title="GPU layers", y_title="tokens/s") }}\n'
+)
+
+
+def seal_variant(records, change) -> str:
+    data = json.loads((records / "llm-cpu-offload/2026-09-27.json").read_bytes())
+    change(data)
+    return Store(records).seal_bytes(json.dumps(data).encode(), "gsh-llm-core-article/1", "llm-cpu-offload/variant.json").sha256
+
+
+def test_chart_across_records_whose_comparison_keys_agree(project):
+    records, articles = project
+    sha = seal_variant(records, lambda d: d.update(tested_at="2026-10-01"))
+    write_article(articles, "cross", CROSS_CHART, {"a": OFFLOAD, "b": sha})
+    page = build_pages(records, articles)["posts/cross.md"]
+    assert "a: 2,048" in page.markdown and "b: 8,192" in page.markdown
+    assert any(p.endswith(".svg") for p in page.assets)
+
+
+@pytest.mark.parametrize("variant,message", [
+    (lambda d: d["models"][0].update(quantization="Q8_0"), "comparison key 'model' differs ('Qwen2.5-72B-Instruct Q4_K_M' vs 'Qwen2.5-72B-Instruct Q8_0')"),
+    (None, "schema differs (gsh-llm-core-article/1 vs torch-graph-replay/1)"),
+], ids=["model differs", "schema differs"])
+def test_chart_across_records_refused_naming_the_key_that_differs(project, variant, message):
+    records, articles = project
+    other = seal_variant(records, variant) if variant else GRAPH
+    write_article(articles, "cross", CROSS_CHART, {"a": OFFLOAD, "b": other})
+    lines = expand_problems(records, articles)
+    assert any(l.startswith("docs/articles/cross.md:11: chart(): records a and b cannot share a chart: ") and message in l for l in lines), lines
