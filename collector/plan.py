@@ -18,8 +18,9 @@ host_sample_hz = 10.0                # host + process sampler rate
 gpu_sample_hz = 10.0                 # NVML sampler rate
 gpu_index = 0                        # NVML device index
 gpu_power_method = "power_usage"     # nvmlDeviceGetPowerUsage; "instant"/"average": field values
-pss_mode = "every_sample"            # or "boundaries": PSS (smaps_rollup, slow on huge mmaps) only
-                                     # at phase boundaries, reported as process_pss_boundary_bytes
+pss_mode = "boundaries"              # PSS (smaps_rollup: slow, stalls huge mmaps) read at phase
+                                     # boundaries only, summarised as resources.boundary_pss_bytes;
+                                     # "every_sample": in every process sample (metrics.process_pss_bytes)
 baseline_seconds = 1.0               # how long modules idle in the baseline phase
 # any other key is module-specific and checked by the module's validate_case
 
@@ -66,7 +67,7 @@ CORE_SETTINGS = {
     "gpu_sample_hz": (10.0, lambda v: _number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
     "gpu_index": (0, lambda v: _nonneg_int(v), "an integer >= 0"),
     "baseline_seconds": (1.0, lambda v: _number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
-    "pss_mode": ("every_sample", lambda v: v in ("every_sample", "boundaries"), "'every_sample' or 'boundaries'"),
+    "pss_mode": ("boundaries", lambda v: v in ("every_sample", "boundaries"), "'every_sample' or 'boundaries'"),
     "gpu_power_method": ("power_usage", lambda v: v in ("power_usage", "instant", "average"), "one of 'power_usage', 'instant', 'average'"),
 }
 TOP_KEYS = {"article_key", "module", "timezone", "limitations", "settings", "models", "cases", "comparisons", "schema"}

@@ -25,8 +25,9 @@ GPU_METRICS = {
 def resources_block(intervals: Sequence[Interval], host: Sequence[HostSample], gpu: Sequence[GpuSample], gpu_info: GpuInfo, pss_every_sample: bool = True) -> dict[str, Any]:
     """Resources over the union of `intervals` (samples sorted by time). Metrics with no sample
     inside are null; GPU energy is unavailable with a reason when the GPU was not sampled. When
-    PSS was read only at phase boundaries, process_pss_bytes is null and those readings appear
-    as process_pss_boundary_bytes (so PSS and RSS sample counts never silently differ)."""
+    PSS was read only at phase boundaries (pss_mode "boundaries"), metrics.process_pss_bytes is
+    null and those readings are summarised beside the metrics as boundary_pss_bytes, with their
+    own sample_count (a metric's count always equals its source's sample count)."""
     h = samples_in(host, intervals)
     g = samples_in(gpu, intervals)
     procs = [s.process for s in h if s.process is not None]
@@ -40,9 +41,9 @@ def resources_block(intervals: Sequence[Interval], host: Sequence[HostSample], g
         "process_pss_bytes": stat(p.pss_bytes for p in procs),
         "process_rss_bytes": stat(p.rss_bytes for p in procs),
     }
+    boundary_pss = None
     if not pss_every_sample:
-        metrics["process_pss_boundary_bytes"] = metrics["process_pss_bytes"]
-        metrics["process_pss_bytes"] = None
+        boundary_pss, metrics["process_pss_bytes"] = metrics["process_pss_bytes"], None
     for key, attr in GPU_METRICS.items():
         metrics[key] = stat(getattr(s, attr) for s in g)
     if not gpu_info.available:
@@ -50,7 +51,7 @@ def resources_block(intervals: Sequence[Interval], host: Sequence[HostSample], g
     else:
         powered = [s for s in gpu if s.board_watts is not None]
         energy = trapezoid_energy([s.t for s in powered], [s.board_watts for s in powered], intervals)
-    return {
+    block = {
         "gpu_energy": energy,
         "gpu_sample_count": len(g),
         "host_sample_count": len(h),
@@ -60,3 +61,6 @@ def resources_block(intervals: Sequence[Interval], host: Sequence[HostSample], g
         "response_union_seconds": union_seconds(intervals),
         "sampled_counter_deltas": counter_deltas(host, intervals),
     }
+    if not pss_every_sample:
+        block["boundary_pss_bytes"] = boundary_pss
+    return block

@@ -103,8 +103,11 @@ class CaseSession:
 
     def track_process(self, pid: int | None) -> None:
         """Sample this process (RSS, PSS at boundaries, CPU, faults, I/O) from now on; e.g. the
-        server the module started, or os.getpid() for in-process workloads."""
+        server the module started, or os.getpid() for in-process workloads. A first sample
+        (with PSS) is taken at once, so counters start from the process's beginning."""
         self.telemetry.track_process(pid)
+        if pid is not None:
+            self.telemetry.host.sample_with_pss()
 
     # -- declaring intervals --
 

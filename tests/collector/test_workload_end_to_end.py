@@ -94,7 +94,13 @@ def check_resources(block, raw, intervals):
     assert_stat(m["host_mem_available_bytes"], [s["mem_available_bytes"] for s in host])
     assert_stat(m["cgroup_memory_current_bytes"], [s["cgroup_memory_current_bytes"] for s in host if s["cgroup_memory_current_bytes"] is not None])
     assert_stat(m["process_rss_bytes"], [p["rss_bytes"] for p in procs])
-    assert_stat(m["process_pss_bytes"], [p["pss_bytes"] for p in procs])
+    pss = [p["pss_bytes"] for p in procs if p["pss_bytes"] is not None]
+    if "boundary_pss_bytes" in block:  # pss_mode "boundaries": PSS read only at phase boundaries
+        assert m["process_pss_bytes"] is None
+        assert_stat(block["boundary_pss_bytes"], pss)
+    else:
+        assert len(pss) == len(procs)
+        assert_stat(m["process_pss_bytes"], pss)
     assert_stat(m["gpu_board_watts"], [s["board_watts"] for s in gpu])
     assert_stat(m["gpu_sm_clock_mhz"], [s["sm_clock_mhz"] for s in gpu])
     # counter deltas: first and last process sample inside each declared interval
@@ -171,6 +177,7 @@ def test_real_workload_through_every_phase_without_gpu(make_plan, tmp_path):
             assert case["completed_response_resources"]["metrics"]["gpu_board_watts"] is None
     small, large = (c["resources_by_phase"]["responses"]["metrics"]["process_rss_bytes"]["minimum"] for c in record["cases"])
     assert large - small >= 20 << 20  # 32 MiB vs 8 MiB allocated during load
+    assert record["cases"][0]["resources_by_phase"]["load"]["boundary_pss_bytes"]["sample_count"] == 2
     load = record["cases"][0]["resources_by_phase"]["load"]["sampled_counter_deltas"]
     assert load["deltas"]["read_syscall_bytes"] >= 100_000  # the child read the model file while loading
     assert record["models"][0]["files"][0]["bytes"] == 100_000
@@ -179,7 +186,7 @@ def test_real_workload_through_every_phase_without_gpu(make_plan, tmp_path):
 def test_energy_and_gpu_statistics_through_the_nvml_test_double(make_plan, tmp_path):
     watts = [float(100_000 + 7_000 * (i % 13)) for i in range(400)]
     nvml = FakeNvml(power_mw=watts, sm_clock=[1500, 1600, 1700], reasons=[0, 0x40, 0])
-    runner, _, record = run(make_plan(cases={"one": {"alloc_mib": 8}}, gpu_sample_hz=25.0), tmp_path, nvml=nvml)
+    runner, _, record = run(make_plan(cases={"one": {"alloc_mib": 8}}, gpu_sample_hz=25.0, pss_mode="every_sample"), tmp_path, nvml=nvml)
     case = record["cases"][0]
     raw = json.loads((runner.run_dir / "logs" / "one" / "telemetry.json").read_bytes())
     assert raw["gpu_info"]["available"] and len(raw["gpu_samples"]) > 20
@@ -188,6 +195,7 @@ def test_energy_and_gpu_statistics_through_the_nvml_test_double(make_plan, tmp_p
     assert e["available"] is True and e["joules"] > 0 and e["trapezoid_pieces"] >= 2
     assert case["telemetry"]["thermal_slowdown_states"]["hardware"]["active"] >= 1
     assert record["hardware"]["gpu"] == "Fake RTX 9000" and record["environment"]["nvidia_driver"] == "999.99"
+    assert case["resources_by_phase"]["load"]["metrics"]["process_pss_bytes"]["sample_count"] >= 2
 
 
 def test_a_failed_case_keeps_its_reason_and_the_others_complete(make_plan, tmp_path):

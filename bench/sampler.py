@@ -1,0 +1,57 @@
+"""Sampler CPU overhead: the collector's telemetry (host + process sampler, and the GPU sampler
+where NVML finds a GPU) tracking an idle child process, at 1, 10 and 100 Hz, with PSS read as in
+the default plan (pss_mode "boundaries": not in periodic samples) unless --pss-mode every_sample. The main thread sleeps, so this process's CPU time is the samplers' cost; it is printed
+as a percent of one core. The last line is `hz=10 cpu_percent_of_core=P` (goal: < 0.5).
+
+    .venv/bin/python bench/sampler.py [--seconds 30] [--pss-mode every_sample|boundaries]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import time
+
+from collector.telemetry import Telemetry
+
+
+def cpu_seconds() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def measure(hz: float, seconds: float, pss_every_sample: bool) -> tuple[float, int, str]:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    try:
+        telemetry = Telemetry(host_hz=hz, gpu_hz=hz, pss_every_sample=pss_every_sample)
+        telemetry.track_process(child.pid)
+        wall0, cpu0 = time.monotonic(), cpu_seconds()
+        telemetry.start()
+        time.sleep(seconds)
+        telemetry.stop()
+        wall, cpu = time.monotonic() - wall0, cpu_seconds() - cpu0
+    finally:
+        child.kill()
+        child.wait()
+    gpu = "gpu sampled" if telemetry.gpu_info.available else f"gpu unavailable ({telemetry.gpu_info.reason})"
+    return cpu / wall * 100.0, len(telemetry.host_samples()), gpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=30.0, help="duration per rate (default 30)")
+    parser.add_argument("--pss-mode", choices=["every_sample", "boundaries"], default="boundaries")
+    args = parser.parse_args()
+    results = {}
+    for hz in (1, 100, 10):  # 10 Hz last: its line ends the output
+        percent, samples, gpu = measure(hz, args.seconds, args.pss_mode == "every_sample")
+        results[hz] = percent
+        print(f"# hz={hz} seconds={args.seconds:g} host_samples={samples} pss_mode={args.pss_mode} {gpu}", flush=True)
+    for hz in (1, 100, 10):
+        print(f"hz={hz} cpu_percent_of_core={results[hz]:.3f}")
+
+
+if __name__ == "__main__":
+    main()
