@@ -16,7 +16,7 @@ from typing import Any
 from site_gen import quantity
 from site_gen.charts import Series, chart_html, line_chart
 from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
-from site_gen.citations.table import _expand_rows, _place
+from site_gen.citations.table import expand_rows, place
 
 
 class ChartBlock(CitationKind):
@@ -50,8 +50,8 @@ class ChartBlock(CitationKind):
         lines: dict[str, list[tuple[float, float, str]]] = {}
         for name in names:
             rec = env.record(name)
-            for row_pointer, stars in _expand_rows(rec.data, rows):
-                px, py = _place(x, row_pointer, stars), _place(y, row_pointer, stars)
+            for row_pointer, stars in expand_rows(rec.data, rows):
+                px, py = place(x, row_pointer, stars), place(y, row_pointer, stars)
                 vx, vy = env.number(name, px).value, env.number(name, py, allow_null=True).value
                 label = _series_label(env, name, series, row_pointer, stars) if series else y_title
                 if len(names) > 1:
@@ -86,7 +86,7 @@ def _series_label(env: CitationEnv, name: str, series: Any, row_pointer: str, st
         if index >= len(stars):
             raise CitationProblem(f"series {series}: rows has only {len(stars)} '*'")
         return stars[index]
-    pointer = _place(series, row_pointer, stars)
+    pointer = place(series, row_pointer, stars)
     value = env.value(name, pointer).value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return quantity.format_number(value)

@@ -14,11 +14,14 @@ class Derived(CitationKind):
     """`{{ ratio("rec", "/a", "/b") }}` = a / b; subclasses set the operation and default unit."""
 
     symbol: ClassVar[str]
-    default_unit: ClassVar[str] = ""
+    default_unit: ClassVar[str | None] = None  # None: the author must name the unit
     operate: ClassVar[Callable[[float, float], float]]
 
     def render(self, env: CitationEnv, record: str, a: str, b: str, unit: str | None = None) -> str:
-        return self.compute(env, record, a, b, self.default_unit if unit is None else unit)
+        unit = self.default_unit if unit is None else unit
+        if unit is None:
+            raise CitationProblem("name the result's unit, e.g. unit=\"J/token\" (see docs/authoring.md)")
+        return self.compute(env, record, a, b, unit)
 
     def compute(self, env: CitationEnv, record: str, a: str, b: str, unit: str) -> str:
         shown, limits = self.markup(env, record, a, b, unit)
@@ -53,9 +56,6 @@ class Per(Derived):
     symbol = "/"
     operate = staticmethod(lambda x, y: x / y)
 
-    def render(self, env: CitationEnv, record: str, a: str, b: str, unit: str) -> str:
-        return self.compute(env, record, a, b, unit)
-
 
 class Difference(Derived):
     """a - b in the inputs' unit (the author names it)."""
@@ -63,6 +63,3 @@ class Difference(Derived):
     name = "difference"
     symbol = "-"
     operate = staticmethod(lambda x, y: x - y)
-
-    def render(self, env: CitationEnv, record: str, a: str, b: str, unit: str) -> str:
-        return self.compute(env, record, a, b, unit)

@@ -38,7 +38,7 @@ class Table(CitationKind):
         if not isinstance(columns, list) or not columns:
             raise CitationProblem("columns must be a non-empty list of [label, pointer(, unit)] or dicts")
         specs = [_column(c, i) for i, c in enumerate(columns)]
-        row_keys = _expand_rows(rec.data, rows)
+        row_keys = expand_rows(rec.data, rows)
         if not row_keys:
             raise CitationProblem(f"rows {rows!r} matches nothing in record {record}")
         lines = [
@@ -50,7 +50,7 @@ class Table(CitationKind):
             row = []
             for spec in specs:
                 kind, pointers, unit = spec["kind"], spec["pointers"], spec["unit"]
-                resolved = [_place(p, row_pointer, stars) for p in pointers]
+                resolved = [place(p, row_pointer, stars) for p in pointers]
                 if kind == "value":
                     value = env.value(record, resolved[0]).value
                     if isinstance(value, (str, bool)):
@@ -60,7 +60,7 @@ class Table(CitationKind):
                 else:
                     derived = KINDS[kind]
                     assert isinstance(derived, Derived)
-                    row.append(derived.markup(env, record, resolved[0], resolved[1], unit if unit is not None else derived.default_unit))
+                    row.append(derived.markup(env, record, resolved[0], resolved[1], unit if unit is not None else derived.default_unit or ""))
             grid.append(row)
         for row in grid:
             cells = [shown + env.marker(record, limits, counted="bl-num" in shown) for shown, limits in row]
@@ -95,7 +95,7 @@ def _column(spec: Any, index: int) -> dict:
     raise CitationProblem(f"{where}: write [label, pointer], [label, pointer, unit] or a dict with label and value/ratio/per/difference")
 
 
-def _expand_rows(data: Any, pattern: str) -> list[tuple[str, list[str]]]:
+def expand_rows(data: Any, pattern: str) -> list[tuple[str, list[str]]]:
     """(row pointer, the tokens standing for each `*`) for every match of `pattern`."""
     if not isinstance(pattern, str):
         raise CitationProblem(f"rows must be a pointer such as \"/cases/*\", not {pattern!r}")
@@ -124,7 +124,7 @@ def _expand_rows(data: Any, pattern: str) -> list[tuple[str, list[str]]]:
 _ABSENT = object()
 
 
-def _place(pointer: str, row_pointer: str, stars: list[str]) -> str:
+def place(pointer: str, row_pointer: str, stars: list[str]) -> str:
     """A column pointer made absolute for one row."""
     if not pointer.startswith("/"):
         return f"{row_pointer}/{pointer}" if pointer else row_pointer

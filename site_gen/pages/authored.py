@@ -52,21 +52,20 @@ class AuthoredArticles(PageKind):
         if not articles:
             return []
         pages = [self.article_page(site, a) for a in articles]
+        feed = atom_feed(articles, feed_path=FEED, page_paths={a.slug: article_path(a) for a in articles},
+                         site_name=site.options.site_name, site_url=site.options.site_url)
         tags = sorted({t for a in articles for t in a.tags})
-        pages.append(self.listing(site, INDEX, "Articles", articles, tags, show_tags=True,
+        pages.append(self.listing(site, INDEX, "Articles", articles, tags, show_tags=True, assets={FEED: feed},
                                   intro="Articles written around sealed records. Every number in them is cited from a record's exact bytes, newest first."))
         for tag in tags:
             tagged = [a for a in articles if tag in a.tags]
             pages.append(self.listing(site, tag_path(tag), f"Articles tagged “{tag}”", tagged, tags, show_tags=False,
                                       intro=f"{len(tagged)} article(s) tagged {tag}. [All articles]({posixpath.relpath(INDEX, posixpath.dirname(tag_path(tag)))})"))
-        feed = atom_feed(articles, feed_path=FEED, page_paths={a.slug: article_path(a) for a in articles},
-                         site_name=site.options.site_name, site_url=site.options.site_url)
-        index = pages[-1 - len(tags)]
-        pages[-1 - len(tags)] = Page(index.path, index.title, index.markdown, {**index.assets, FEED: feed})
         pages.append(Page(GUIDE, "Writing an article that cites sealed records", GUIDE_SOURCE.read_text(encoding="utf-8")))
         return pages
 
     def article_page(self, site: "SiteContext", article: Article) -> Page:
+        """One article: citations expanded, notes, records cited, and how to cite it."""
         path = article_path(article)
         expanded = expand(article, site.records, site, page_path=path)
         cited = []
@@ -87,7 +86,9 @@ class AuthoredArticles(PageKind):
         )
         return Page(path, article.title, markdown, dict(expanded.env.assets))
 
-    def listing(self, site: "SiteContext", path: str, heading: str, articles: list[Article], tags: list[str], *, show_tags: bool, intro: str) -> Page:
+    def listing(self, site: "SiteContext", path: str, heading: str, articles: list[Article], tags: list[str], *,
+                show_tags: bool, intro: str, assets: dict[str, bytes] | None = None) -> Page:
+        """The index (or a tag's page): the articles newest first with summaries and tags."""
         markdown = site.render(
             "authored/index.md.j2",
             heading=heading,
@@ -98,4 +99,4 @@ class AuthoredArticles(PageKind):
             feed_url=posixpath.relpath(FEED, posixpath.dirname(path)),
             guide_url=url(path, GUIDE),
         )
-        return Page(path, heading, markdown)
+        return Page(path, heading, markdown, assets or {})
