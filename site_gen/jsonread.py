@@ -102,18 +102,23 @@ def _first_duplicate(node: Any, parts: list[str | int]) -> tuple[str, list[str]]
     return None
 
 
-def read_json_file(path: Path, shown_as: str | None = None, max_bytes: int = MAX_RECORD_BYTES) -> tuple[bytes, Any]:
-    """Read a file's exact bytes and parse them strictly; returns (bytes, data)."""
+def read_record_bytes(path: Path, shown_as: str | None = None, max_bytes: int = MAX_RECORD_BYTES) -> bytes:
+    """A record file's exact bytes; InputError (naming the file) when missing, too large or unreadable."""
     shown = shown_as or str(path)
     try:
         size = path.stat().st_size
         if size > max_bytes:
             raise InputError(shown, "", f"file is {size} bytes, over the {max_bytes}-byte limit for a record")
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise InputError(shown, "", "no such file") from None
     except IsADirectoryError:
         raise InputError(shown, "", "is a directory, not a record file") from None
     except OSError as err:
         raise InputError(shown, "", f"cannot read: {err.strerror}") from None
-    return raw, read_json_bytes(raw, shown, max_bytes)
+
+
+def read_json_file(path: Path, shown_as: str | None = None, max_bytes: int = MAX_RECORD_BYTES) -> tuple[bytes, Any]:
+    """Read a file's exact bytes and parse them strictly; returns (bytes, data)."""
+    raw = read_record_bytes(path, shown_as, max_bytes)
+    return raw, read_json_bytes(raw, shown_as or str(path), max_bytes)

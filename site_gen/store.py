@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 from benchledger.errors import ConsistencyError, InputError, LedgerError, Problem, SchemaError, SealError
 from site_gen import checks, schema
-from site_gen.jsonread import MAX_RECORD_BYTES, read_json_bytes
+from site_gen.jsonread import read_json_bytes, read_record_bytes
 from site_gen.ledger import LEDGER_NAME, LedgerEntry, LedgerRead, new_entry, read_ledger, store_path_problem
 from site_gen.validation_cache import ValidationCache
 
@@ -146,17 +146,7 @@ class Store:
     def seal(self, source: Path, schema_id: str, as_path: str | None = None) -> LedgerEntry:
         """Seal the file `source` as `as_path` (default: its file name) under `schema_id`."""
         source = Path(source)
-        try:
-            size = source.stat().st_size
-            if size > MAX_RECORD_BYTES:
-                raise InputError(source, "", f"file is {size} bytes, over the {MAX_RECORD_BYTES}-byte limit for a record")
-            raw = source.read_bytes()
-        except FileNotFoundError:
-            raise InputError(source, "", "no such file") from None
-        except IsADirectoryError:
-            raise InputError(source, "", "is a directory, not a record file") from None
-        except OSError as err:
-            raise InputError(source, "", f"cannot read: {err.strerror}") from None
+        raw = read_record_bytes(source, source.as_posix())
         return self.seal_bytes(raw, schema_id, as_path or source.name, shown=source.as_posix())
 
     def seal_bytes(self, raw: bytes, schema_id: str, as_path: str, shown: str | None = None) -> LedgerEntry:

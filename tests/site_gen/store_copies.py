@@ -2,6 +2,7 @@
 (to show that a refused operation changed nothing)."""
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -17,3 +18,12 @@ def tree_digest(root: Path) -> dict[str, str]:
     """Relative path -> sha256 of every file (and 'dir' for every folder) under root."""
     return {p.relative_to(root).as_posix(): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*"))}
+
+
+GSH, TGR = "gsh-llm-core-article/1", "torch-graph-replay/1"
+SHIPPED_PATHS = {GSH: "llm-cpu-offload/2026-09-27.json", TGR: "torch-graph-replay/2026-10-28.json"}
+
+
+def seed(schema_id: str):
+    """A fresh parsed copy of the shipped record of `schema_id` (tests may change it)."""
+    return json.loads((SHIPPED / SHIPPED_PATHS[schema_id]).read_bytes())

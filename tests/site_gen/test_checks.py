@@ -1,20 +1,11 @@
 """Consistency checks: the seeds hold; each rule catches a broken derived value and names the
 record, the place, the expected and the found value."""
 
-import json
-from pathlib import Path
-
 import pytest
 
 from site_gen.checks import CHECKS, RELATIVE_TOLERANCE, check_record, checks_for
 
-RECORDS = Path(__file__).resolve().parents[2] / "records"
-GSH, TGR = "gsh-llm-core-article/1", "torch-graph-replay/1"
-
-
-def seed(schema_id):
-    name = "llm-cpu-offload/2026-09-27.json" if schema_id == GSH else "torch-graph-replay/2026-10-28.json"
-    return json.loads((RECORDS / name).read_bytes())
+from .store_copies import GSH, TGR, seed
 
 
 def test_seeds_hold_together():

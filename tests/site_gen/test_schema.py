@@ -2,21 +2,13 @@
 violations are all listed with their paths, and every property is described for the glossary."""
 
 import copy
-import json
-from pathlib import Path
 
 import jsonschema
 import pytest
 
 from site_gen.schema import load_schema, schema_ids, validate
 
-RECORDS = Path(__file__).resolve().parents[2] / "records"
-GSH, TGR = "gsh-llm-core-article/1", "torch-graph-replay/1"
-
-
-def seed(schema_id):
-    name = "llm-cpu-offload/2026-09-27.json" if schema_id == GSH else "torch-graph-replay/2026-10-28.json"
-    return json.loads((RECORDS / name).read_bytes())
+from .store_copies import GSH, TGR, seed
 
 
 def test_shipped_schema_ids_and_their_ids():
