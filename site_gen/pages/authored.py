@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from markupsafe import Markup
 
+from benchledger.errors import ProblemsError
 from site_gen.articles import Article, load_articles
 from site_gen.citations.expand import expand
 from site_gen.context import DOCS_DIR, url
@@ -49,9 +50,15 @@ class AuthoredArticles(PageKind):
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         directory = self.directory(site)
         articles = load_articles(directory, display_root=directory.parent.parent)
-        if not articles:
-            return []
-        pages = [self.article_page(site, a) for a in articles]
+        # The index is built even with no articles: the navigation links to it.
+        pages, problems = [], []
+        for article in articles:
+            try:
+                pages.append(self.article_page(site, article))
+            except ProblemsError as err:  # report every article's problems, not the first's
+                problems.extend(err.problems)
+        if problems:
+            raise ProblemsError(problems, f"{len(problems)} problem(s) in articles")
         feed = atom_feed(articles, feed_path=FEED, page_paths={a.slug: article_path(a) for a in articles},
                          site_name=site.options.site_name, site_url=site.options.site_url)
         tags = sorted({t for a in articles for t in a.tags})

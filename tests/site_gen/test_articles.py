@@ -124,3 +124,20 @@ def test_article_lists_cited_records_and_cite_block(pages):
     assert "https://bench.example/posts/older-note.html" in page
     assert f"Ledger head sha256 at build time: {store.head_sha256()}" in page
     assert 'Tester. "older-note". benchledger, 2026-01-02.' in page
+
+
+def test_problems_of_every_article_reported_together(tmp_path):
+    records, articles = copy_project(tmp_path)
+    write_article(articles, "one", '{{ cite("r", "/nope") }}', {"r": OFFLOAD})
+    write_article(articles, "two", '{{ cite("r", "/nope") }}', {"r": OFFLOAD})
+    with pytest.raises(ProblemsError) as err:
+        build_pages(records, articles)
+    assert [line.split(":")[0] for line in err.value.lines()[:2]] == ["docs/articles/one.md", "docs/articles/two.md"]
+
+
+def test_no_articles_still_gives_the_index_the_nav_links_to(tmp_path):
+    records, articles = copy_project(tmp_path)
+    for path in articles.glob("*.md"):
+        path.unlink()
+    pages = build_pages(records, articles)
+    assert "No articles yet." in pages["posts/index.md"].markdown
