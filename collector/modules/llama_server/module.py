@@ -410,6 +410,7 @@ class LlamaServerModule(MeasuringModule):
             info = None
         out = {
             **super().failed_case(case, reason, session),
+            "case_wall_seconds": session.case_wall_seconds(),
             "groups": [],
             "module": "llama-server",
             "resources_by_phase": session.resources_by_phase(),
