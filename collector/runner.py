@@ -11,10 +11,11 @@ changes through `Store.seal_bytes`, which is atomic, so no partial record is eve
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -122,8 +123,6 @@ class Runner:
     def _seal(self, raw: bytes, statuses: dict[str, str]) -> RunOutcome:
         from site_gen.store import Store
 
-        import hashlib
-
         sha = hashlib.sha256(raw).hexdigest()
         store = Store(self.records_dir)
         entries = store.entries() if (self.records_dir / "ledger.jsonl").exists() else []
@@ -144,8 +143,6 @@ class Runner:
         whose cases all ran."""
         if not self.partial:
             return self.plan
-        from dataclasses import replace
-
         ids = {c.id for c in self.cases}
         return replace(self.plan, cases=tuple(self.cases), comparisons=tuple(c for c in self.plan.comparisons if set(c.cases) <= ids))
 
@@ -168,19 +165,16 @@ class Runner:
         try:
             result = module.run_case(case, session)
         except CaseFailed as err:
-            reason = err.reason
-        except KeyboardInterrupt:
-            session.stop()
-            raise
+            reason = err.reason or "failed without a reason"
         except Exception as err:  # a module bug or an unexpected condition: the case fails, the run goes on
             reason = f"{type(err).__name__}: {err}"
             session.log_path("error.log").write_text(traceback.format_exc())
-        if reason is not None:
+        finally:  # KeyboardInterrupt passes through: the case stays unfinished and re-runs on resume
             session.stop()
-            result = module.failed_case(case, reason or "failed without a reason", session)
+        if reason is not None:
+            result = module.failed_case(case, reason, session)
             result["status"] = "failed"
-            result["failure_reason"] = reason or "failed without a reason"
-        session.stop()
+            result["failure_reason"] = reason
         record_io.write_atomic(self.result_file(case), record_io.encode(result))
         self.progress.case_done(result.get("status", "?") + (f": {reason}" if reason else ""))
         return result
