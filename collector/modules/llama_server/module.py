@@ -433,7 +433,8 @@ class LlamaServerModule(MeasuringModule):
         runtimes = [c["runtime"] for c in case_results if "runtime" in c]
         if not runtimes:
             reasons = "; ".join(f"{c['id']}: {c.get('failure_reason')}" for c in case_results)
-            raise CollectError(f"no case found a runnable llama-server binary, so the record has no runtime ({reasons})")
+            raise CollectError(f"no case found a runnable llama-server binary, so there is no record ({reasons}); "
+                               "fix the binary and run again with --fresh")
         limitations = list(LIMITATIONS)
         if len({r["binary_sha256"] for r in runtimes}) > 1:
             limitations.append("Cases ran different llama-server binaries; each case names its own in cases[].runtime.")

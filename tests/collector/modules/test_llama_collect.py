@@ -204,3 +204,30 @@ def test_site_renders_the_record_with_its_comparison_charts(collected, tmp_path)
     for failed in ("missing\\-binary", "killed\\-mid\\-run"):
         section = text.split(f"## Case {failed}")[1].split("## ")[0]
         assert "status: failed" in section
+
+
+def test_the_example_plan_is_valid_with_the_documented_model(tmp_path):
+    from collector.modules.llama_server.tiny_model import write_tiny_model
+    from collector.plan import load_plan
+
+    plan = tmp_path / "llama-tiny.toml"
+    shutil.copy(ROOT / "examples" / "llama-tiny.toml", plan)
+    write_tiny_model(tmp_path / "models" / "tiny.gguf")
+    loaded = load_plan(plan)
+    assert [c.id for c in loaded.cases] == ["threads-1", "threads-2", "ubatch-32"]
+    assert {c.module for c in loaded.cases} == {"llama_server"}
+
+
+def test_plan_problems_are_listed_at_once(tmp_path, tiny_model):
+    from benchledger.errors import PlanError
+    from collector.plan import load_plan
+
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM).replace("threads = 1", 'threads = "many"\nflash = true')
+                    .replace("output_tokens = 16", "output_tokens = 1"))
+    with pytest.raises(PlanError) as err:
+        load_plan(plan)
+    lines = "\n".join(err.value.lines())
+    assert "$.cases[0].settings.threads: expected a positive integer, got 'many'" in lines
+    assert "$.cases[0].settings.flash: unknown key for llama_server" in lines
+    assert "$.cases[0].settings.output_tokens: expected an integer >= 2" in lines
