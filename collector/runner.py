@@ -27,7 +27,6 @@ from collector.modules.registry import get_module
 from collector.plan import CaseSpec, Plan
 from collector.progress import Progress
 from collector.session import CaseSession, RunSession, utc_now
-from collector.telemetry import Telemetry
 from collector.telemetry.gpu import GpuSampler
 
 
@@ -157,9 +156,7 @@ class Runner:
         result is stored atomically before returning."""
         module = get_module(case.module)
         self.progress.case(case.id)
-        s = case.settings
-        telemetry = Telemetry(s.host_sample_hz, s.gpu_sample_hz, s.gpu_index, s.gpu_power_method, nvml=self.nvml, pss_every_sample=s.pss_mode == "every_sample")
-        session = CaseSession(self.plan, case, self.run_dir / "logs" / case.id, self.progress, telemetry)
+        session = CaseSession(self.plan, case, self.run_dir / "logs" / case.id, self.progress, nvml=self.nvml)
         reason = None
         session.start()
         try:

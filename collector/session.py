@@ -47,7 +47,7 @@ class CaseSession:
     case_wall_seconds) stop it on first use, so call them after the last phase: entering a phase
     or window afterwards raises RuntimeError rather than silently measuring nothing."""
 
-    def __init__(self, plan: Plan, case: CaseSpec, run_dir: Path, progress: Progress, telemetry: Telemetry | None = None, clock=time.monotonic):
+    def __init__(self, plan: Plan, case: CaseSpec, run_dir: Path, progress: Progress, nvml: Any = None, clock=time.monotonic):
         self.plan = plan
         self.case = case
         self.settings = case.settings
@@ -55,14 +55,8 @@ class CaseSession:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.progress = progress
         self.clock = clock
-        self.telemetry = telemetry or Telemetry(
-            host_hz=case.settings.host_sample_hz,
-            gpu_hz=case.settings.gpu_sample_hz,
-            gpu_index=case.settings.gpu_index,
-            gpu_power=case.settings.gpu_power_method,
-            clock=clock,
-            pss_every_sample=case.settings.pss_mode == "every_sample",
-        )
+        s = case.settings
+        self.telemetry = Telemetry(s.host_sample_hz, s.gpu_sample_hz, s.gpu_index, s.gpu_power_method, nvml=nvml, clock=clock, pss_every_sample=s.pss_mode == "every_sample")
         self.timeline = Timeline()
         self.logical_cpus = psutil.cpu_count(logical=True) or 1
         self._started: float | None = None
