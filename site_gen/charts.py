@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -93,7 +94,9 @@ def line_chart(
         .configure_view(stroke=None)
         .configure_axis(grid=True, gridOpacity=0.4)
     )
-    spec = chart.to_dict()
+    # Altair's own schema validation costs more than the rest of a page; the spec is built
+    # from fixed encodings here, and vl-convert rejects an invalid one anyway.
+    spec = chart.to_dict(validate=False)
     spec.pop("$schema", None)
     table = frame.rename(columns={"x": x_title, "y": y_title, "series": series_title, "origin": "source (pointer)"})
     return Chart(chart_id, title, alt_text, spec, table)
@@ -106,6 +109,7 @@ class ChartCache:
         self.cache_dir = cache_dir
         self.rendered = 0  # renderings done by this cache (a warm build does none)
         self._memory: dict[str, bytes] = {}
+        self._lock = threading.Lock()  # pages render in threads
 
     def _cached(self, key: str, produce) -> bytes:
         if key in self._memory:
@@ -117,7 +121,7 @@ class ChartCache:
             data = produce()
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(".tmp")
+                tmp = path.with_name(f"{path.name}.{threading.get_ident()}.tmp")
                 tmp.write_bytes(data)
                 tmp.replace(path)
         self._memory[key] = data
@@ -127,8 +131,10 @@ class ChartCache:
         """The static SVG of `chart`, rendered once per distinct spec (and vl-convert version)."""
 
         def render() -> bytes:
-            self.rendered += 1
-            return vl_convert.vegalite_to_svg(chart.spec).encode()
+            svg = vl_convert.vegalite_to_svg(chart.spec).encode()
+            with self._lock:
+                self.rendered += 1
+            return svg
 
         return self._cached(f"svg-{vl_convert.__version__}-{chart.spec_sha256}.svg", render)
 

@@ -65,12 +65,13 @@ class Limitation:
 
 @dataclass(frozen=True)
 class Rule:
-    """A rule of the generator: `find(data)` yields (scope pointer parts, wording fields)."""
+    """A rule of the generator: `find(data, nodes)` yields (scope pointer parts, wording fields);
+    `nodes` is every (pointer parts, value) of the record, walked once for all rules."""
 
     id: str
     condition: str  # when it applies, for the methodology page
     wording: str  # str.format template over the fields `find` yields
-    find: Callable[[Any], Iterator[tuple[list, dict]]]
+    find: Callable[[Any, list], Iterator[tuple[list, dict]]]  # (data, every (parts, node)) -> matches
     percentile: str | None = None
 
 
@@ -111,8 +112,8 @@ def _nearest(data: Any, parts: list, key: str) -> tuple[list, Any] | None:
 def _percentile_rule(name: str) -> Rule:
     default = DEFAULT_PERCENTILE_MINIMUMS[name]
 
-    def find(data: Any) -> Iterator[tuple[list, dict]]:
-        for parts, node in _walk(data):
+    def find(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
+        for parts, node in nodes:
             if not isinstance(node, dict):
                 continue
             declared = _nearest(data, parts, f"{name}_minimum_requests")
@@ -143,34 +144,36 @@ def _percentile_rule(name: str) -> Rule:
     )
 
 
-def _energy_unavailable(data: Any) -> Iterator[tuple[list, dict]]:
-    for parts, node in _walk(data):
+def _energy_unavailable(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in nodes:
         if parts and "energy" in str(parts[-1]) and isinstance(node, dict) and node.get("available") is False:
             yield parts, {"reason": node.get("reason") or "no reason given"}
 
 
-def _thermal(data: Any) -> Iterator[tuple[list, dict]]:
-    for parts, node in _walk(data):
+def _thermal(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in nodes:
         if isinstance(node, dict) and _number(node.get("thermal_slowdown_observed_samples")):
             if node["thermal_slowdown_observed_samples"] > 0:
                 yield parts, {"samples": node["thermal_slowdown_observed_samples"]}
 
 
-def _sampling_gaps(data: Any) -> Iterator[tuple[list, dict]]:
-    for parts, node in _walk(data):
+def _sampling_gaps(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in nodes:
         if not isinstance(node, dict):
+            continue
+        gaps = [(k, v) for k, v in node.items() if k.startswith("maximum_") and k.endswith("_gap_seconds") and _number(v)]
+        if not gaps:
             continue
         declared = _nearest(data, parts, "sampling_interval_s")
         interval = declared[1] if declared and _number(declared[1]) else DEFAULT_SAMPLING_INTERVAL_S
-        for key, value in node.items():
-            if key.startswith("maximum_") and key.endswith("_gap_seconds") and _number(value):
-                if value > interval * GAP_TOLERANCE:
-                    what = key[len("maximum_"):-len("_gap_seconds")]
-                    yield parts + [key], {"what": what, "gap": f"{value:.2f}", "interval": f"{interval:g}"}
+        for key, value in gaps:
+            if value > interval * GAP_TOLERANCE:
+                what = key[len("maximum_"):-len("_gap_seconds")]
+                yield parts + [key], {"what": what, "gap": f"{value:.2f}", "interval": f"{interval:g}"}
 
 
-def _gpu_idle(data: Any) -> Iterator[tuple[list, dict]]:
-    for parts, node in _walk(data):
+def _gpu_idle(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in nodes:
         if isinstance(node, dict) and isinstance(node.get("resources_by_phase"), dict):
             responses = node["resources_by_phase"].get("responses") or {}
             util = ((responses.get("metrics") or {}).get("gpu_utilization_percent") or {}).get("mean")
@@ -178,24 +181,24 @@ def _gpu_idle(data: Any) -> Iterator[tuple[list, dict]]:
                 yield parts, {"util": f"{util:.0f}"}
 
 
-def _setting_rule(key: str, value: Any) -> Callable[[Any], Iterator[tuple[list, dict]]]:
-    def find(data: Any) -> Iterator[tuple[list, dict]]:
-        for parts, node in _walk(data):
+def _setting_rule(key: str, value: Any) -> Callable[[Any, list], Iterator[tuple[list, dict]]]:
+    def find(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
+        for parts, node in nodes:
             if parts and parts[-1] == "settings" and isinstance(node, dict) and node.get(key) == value:
                 yield parts[:-1], {}
 
     return find
 
 
-def _synthetic_prompts(data: Any) -> Iterator[tuple[list, dict]]:
-    for parts, node in _walk(data):
+def _synthetic_prompts(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in nodes:
         if parts and parts[-1] == "settings" and isinstance(node, dict) and "synthetic_prompt_sha256" in node:
             yield parts[:-1], {}
 
 
-def _claimed_hashes(data: Any) -> Iterator[tuple[list, dict]]:
+def _claimed_hashes(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
     count = 0
-    for parts, node in _walk(data):
+    for parts, node in nodes:
         key = parts[-1] if parts else None
         if isinstance(key, str) and key.endswith("sha256"):
             count += len(node) if isinstance(node, list) else 1 if isinstance(node, str) else 0
@@ -262,8 +265,8 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def _record_own(data: Any) -> Iterator[Limitation]:
-    for parts, node in _walk(data):
+def _record_own(nodes: list) -> Iterator[Limitation]:
+    for parts, node in nodes:
         key = parts[-1] if parts else None
         if key == "limitations" and isinstance(node, list):
             for index, item in enumerate(node):
@@ -279,9 +282,10 @@ def _record_own(data: Any) -> Iterator[Limitation]:
 
 def find_limitations(data: Any) -> list[Limitation]:
     """Every limitation of a record: its own (list, meanings, flags) and the generator's rules."""
-    found = list(_record_own(data))
+    nodes = list(_walk(data))
+    found = list(_record_own(nodes))
     for rule in RULES:
-        for parts, fields in rule.find(data):
+        for parts, fields in rule.find(data, nodes):
             found.append(Limitation(rule.id, to_pointer(parts), rule.wording.format(**fields), "generator", rule.percentile))
     return found
 

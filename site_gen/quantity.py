@@ -9,6 +9,7 @@ Markdown paragraph or table cell and inside a raw HTML block.
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping
@@ -48,6 +49,8 @@ def format_number(value: float | int) -> str:
     if value == 0:
         return "0"
     magnitude = math.floor(math.log10(abs(value)))
+    if magnitude < -3:
+        return f"{value:.3g}"  # 1.23e-05: a row of zeros would hide the digits
     if magnitude >= 3:
         return f"{value:,.0f}"
     decimals = max(0, 2 - magnitude)
@@ -114,7 +117,8 @@ def traced(
         origin.append(f"result {_raw(value)}")
     attrs.append(f'title="{escape.attr(" · ".join(origin))}"')
     markers = "".join(limitation_marker(lim) for lim in limitations)
-    return f"<span {' '.join(attrs)}>{escape.attr(shown)}</span>{markers}"
+    # `shown` is formatted here (or a caller's label): escaped, but its narrow spaces kept.
+    return f"<span {' '.join(attrs)}>{html.escape(shown)}</span>{markers}"
 
 
 def limitation_marker(limitation: "Limitation") -> str:

@@ -1,0 +1,53 @@
+"""Hostile record text renders literally: a sealed record whose strings carry HTML, Markdown and
+Jinja syntax goes through the real build and shows up as text, never as markup or code."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from site_gen import escape
+from site_gen.store import Store
+
+from .site_support import ROOT, build, copy_records
+
+SCRIPT = "<script>alert(1)</script>"
+MARKDOWN = "**bold** [link](http://example.invalid) `code` # heading | cell |"
+JINJA = "{{ 7*7 }} {% if true %}yes{% endif %} {: .attr }"
+HOSTILE = f"{SCRIPT} {MARKDOWN} {JINJA}"
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("hostile")
+    records = copy_records(tmp)
+    data = json.loads((ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json").read_bytes())
+    data["limitations"].append(HOSTILE)
+    data["hardware"]["gpu"] = SCRIPT
+    data["cases"][0]["placement"]["meaning"] = JINJA
+    data["models"][0]["name"] = MARKDOWN
+    Store(records).seal_bytes(json.dumps(data).encode(), "gsh-llm-core-article/1", "hostile/2026-12-02.json")
+    result = build(tmp, records)
+    return result.out_dir
+
+
+def test_script_tags_stay_text(page):
+    for name in ("articles/hostile/2026-12-02.html", "index.html"):
+        html = (page / name).read_text(encoding="utf-8")
+        assert "<script>alert(1)" not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_markdown_and_jinja_stay_text(page):
+    html = (page / "articles/hostile/2026-12-02.html").read_text(encoding="utf-8")
+    assert "<strong>bold</strong>" not in html and "**bold**" in html
+    assert 'href="http://example.invalid"' not in html
+    assert "{{ 7*7 }}" in html and ">49<" not in html
+    assert "{% if true %}yes{% endif %}" in html
+
+
+def test_escape_functions():
+    assert escape.text("*a* <b>") == "\\*a\\* &lt;b&gt;"
+    assert escape.attr('"x" <y>') == "&quot;x&quot; &lt;y&gt;"
+    assert escape.text("line\n| cell") == "line \\| cell"

@@ -1,0 +1,79 @@
+"""Limitation rules on the seeds (each rule where it should fire and nowhere else), rules firing
+on changed data, and the scope semantics other page kinds rely on."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from site_gen.limitations import RULES, find_limitations, limitations_for, scoped_at, withheld_percentile
+
+from .site_support import ROOT
+
+OFFLOAD = json.loads((ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json").read_bytes())
+GRAPH = json.loads((ROOT / "records" / "torch-graph-replay" / "2026-10-28.json").read_bytes())
+
+
+def by_rule(data) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for lim in find_limitations(data):
+        out.setdefault(lim.rule_id, []).append(lim.scope)
+    return out
+
+
+def test_rule_ids_are_unique_and_documented():
+    ids = [r.id for r in RULES]
+    assert len(ids) == len(set(ids))
+    assert all(r.condition and r.wording for r in RULES)
+
+
+def test_offload_seed_rules():
+    found = by_rule(OFFLOAD)
+    # p95 withheld per request summary: 3 cases x 2 contexts x 3 summaries, 5 requests < 200.
+    assert len(found["percentile-p95-minimum-samples"]) == 18
+    assert "percentile-p90-minimum-samples" not in found  # the record declares only a p95 minimum
+    assert found["gpu-mostly-idle"] == ["/cases/1", "/cases/2"]
+    assert found["single-stream"] == found["fixed-output-length"] == found["synthetic-prompts"] == ["/cases/0", "/cases/1", "/cases/2"]
+    assert found["energy-unavailable"][0] == "/cases/0/resources_by_phase/baseline/gpu_energy"
+    assert all("host_gap" in s for s in found["sampling-gap"])  # GPU gaps of 1.006 s are timer jitter
+    assert "thermal-slowdown-observed" not in found
+    assert len(found["record-limitation"]) == 8
+    assert found["claimed-upstream-hashes"] == [""]
+
+
+def test_graph_seed_rules():
+    found = by_rule(GRAPH)
+    assert len(found["percentile-p95-minimum-samples"]) == 16  # 8 lengths x eager/graph, 30 < 130
+    assert len(found["record-flag"]) == 4
+    texts = [lim.text for lim in find_limitations(GRAPH) if lim.rule_id == "record-flag"]
+    assert any(t.startswith("padded_buckets_tested: false") for t in texts)
+    lim = withheld_percentile(find_limitations(GRAPH), "/measurements/0/timing/eager", "p95")
+    assert lim is not None and "30 samples, below 130" in lim.text and "MLPerf" in lim.text
+
+
+def test_rules_fire_on_changed_data():
+    data = copy.deepcopy(OFFLOAD)
+    data["cases"][0]["telemetry"]["thermal_slowdown_observed_samples"] = 3
+    data["cases"][0]["telemetry"]["sampling_interval_s"] = 0.5
+    data["cases"][0]["settings"]["p95_minimum_requests"] = 5
+    found = by_rule(data)
+    assert found["thermal-slowdown-observed"] == ["/cases/0/telemetry"]
+    # With a declared 0.5 s interval, the 1.006 s GPU gap now counts.
+    assert "/cases/0/telemetry/maximum_gpu_gap_seconds" in found["sampling-gap"]
+    # Five requests meet a minimum of five: case 0's percentiles are no longer withheld.
+    assert not any(s.startswith("/cases/0/") for s in found["percentile-p95-minimum-samples"])
+
+
+def test_limitations_for_includes_ancestors_only():
+    found = find_limitations(OFFLOAD)
+    here = limitations_for(OFFLOAD, "/cases/1/groups/0/server_decode_tokens_per_second", found)
+    scopes = {lim.scope for lim in here}
+    assert {"", "/cases/1", "/cases/1/groups/0/server_decode_tokens_per_second"} <= scopes
+    assert not any(s.startswith("/cases/0") or s.startswith("/cases/2") for s in scopes)
+    assert all(lim.scope == "/cases/1" for lim in scoped_at(found, "/cases/1"))
+
+
+def test_anchors_are_stable_and_distinct():
+    found = find_limitations(OFFLOAD)
+    assert [lim.anchor for lim in found] == [lim.anchor for lim in find_limitations(copy.deepcopy(OFFLOAD))]
+    assert len({lim.anchor for lim in found}) == len(set(found))

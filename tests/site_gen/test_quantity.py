@@ -1,0 +1,71 @@
+"""Formatting with units and sensible precision, and the traceability markup around numbers."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from site_gen.limitations import Limitation
+from site_gen.quantity import format_number, format_value, traced
+
+SHA = "ab" * 32
+
+
+def test_precision_examples():
+    assert format_number(25.778169650885744) == "25.8"
+    assert format_number(1.0769342620955185) == "1.08"
+    assert format_number(0.7376701920484424) == "0.738"
+    assert format_number(43316.62505863769) == "43,317"
+    assert format_number(2048) == "2,048"
+    assert format_number(0.0) == "0"
+    assert format_number(True) == "yes"
+
+
+def test_units_and_byte_scaling():
+    assert str(format_value(47104131072, "B")) == "43.9\u202fGiB"
+    assert str(format_value(512, "B")) == "512\u202fB"
+    assert str(format_value(99.8, "%")) == "99.8%"
+    assert str(format_value(None, "s")) == "n/a"
+
+
+def test_traced_number_carries_sha_pointer_and_raw_value():
+    out = traced(25.778169650885744, "tokens/s", SHA, "/cases/0/groups/1/server_decode_tokens_per_second/median")
+    assert f'data-sha256="{SHA}"' in out
+    assert 'data-pointer="/cases/0/groups/1/server_decode_tokens_per_second/median"' in out
+    assert "raw value 25.778169650885744" in out
+    assert ">25.8\u202ftokens/s</span>" in out
+
+
+def test_derived_number_shows_formula_and_inputs():
+    out = traced(135.0, "J", SHA, None, formula="joules / completed_output_tokens",
+                 inputs={"joules": "/cases/0/groups/0/resources/gpu_energy/joules", "completed_output_tokens": "/cases/0/groups/0/completed_output_tokens"})
+    assert "data-pointer" not in out
+    assert 'data-formula="joules / completed_output_tokens"' in out
+    assert "joules = /cases/0/groups/0/resources/gpu_energy/joules" in out
+
+
+def test_limitation_marker_links_to_its_note():
+    lim = Limitation("percentile-p95-minimum-samples", "/x", "p95 withheld: 5 < 200 <b>", "generator", "p95")
+    out = traced(None, "s", SHA, "/x", limitations=[lim], text="withheld")
+    assert f'href="#{lim.anchor}"' in out and "&lt;b&gt;" in out and "<b>" not in out
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15))
+def test_formatted_numbers_keep_three_significant_digits(value):
+    shown = format_number(value)
+    digits = re.sub(r"[^0-9]", "", shown).lstrip("0")
+    assert len(digits) >= min(3, len(digits)) and len(shown) < 24
+    if value != 0 and abs(value) >= 1e-6:
+        assert abs(float(shown.replace(",", "")) - value) <= abs(value) * 0.006 + 0.5 * (abs(value) >= 1000)
+
+
+@given(st.text(min_size=1, max_size=40), st.floats(allow_nan=False, allow_infinity=False))
+def test_any_pointer_text_stays_inside_its_attribute(token, value):
+    pointer = "/" + token.replace("~", "~0").replace("/", "~1")
+    out = traced(value, "s", SHA, pointer)
+    match = re.fullmatch(r'<span class="bl-num" data-sha256="[0-9a-f]{64}" data-pointer="([^"]*)" title="([^"]*)">([^<]*)</span>', out)
+    assert match is not None
+    assert html.unescape(match.group(1)) == " ".join(pointer.split())
