@@ -66,4 +66,6 @@ def check_golden(name: str, text: str) -> None:
     if os.environ.get("BENCHLEDGER_UPDATE_GOLDEN") == "1":
         path.write_text(text, encoding="utf-8")
     assert path.is_file(), f"no golden file {path}; run with BENCHLEDGER_UPDATE_GOLDEN=1 once and review it"
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
+    assert text == path.read_text(encoding="utf-8"), (
+        f"{name} differs from its golden file: if the change is intended, rerun with "
+        "BENCHLEDGER_UPDATE_GOLDEN=1 and review the diff of tests/site_gen/golden_authored/")
