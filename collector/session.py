@@ -211,6 +211,24 @@ class RunSession:
             "started_at": self.started_at.isoformat(),
         }
 
+    def article_fields(self, case_results: list[dict[str, Any]]) -> dict[str, Any]:
+        """The article-level fields every record of the gsh-llm-core-article kind shares: key,
+        status (completed / partial / failed from the cases), dates, comparisons, machine and
+        sources. A module adds cases, models, runtime, protocol, limitations and schema."""
+        statuses = {c.get("status") for c in case_results}
+        status = "completed" if statuses == {"completed"} else ("partial" if "completed" in statuses else "failed")
+        return {
+            "article_key": self.plan.article_key,
+            "comparisons": [{"axis": c.axis, "cases": list(c.cases)} for c in self.plan.comparisons],
+            "environment": self.environment(),
+            "hardware": self.hardware(),
+            "historical_results_pooled": False,
+            "sources": [self.sources()],
+            "status": status,
+            "test_date_timezone": self.plan.timezone,
+            "tested_at": self.tested_at,
+        }
+
     def models(self) -> list[dict[str, Any]]:
         """The plan's models used by its cases: metadata plus streamed file hashes and sizes."""
         used = {c.model.id for c in self.plan.cases if c.model is not None}

@@ -203,24 +203,14 @@ class PhaseWorkloadModule(MeasuringModule):
         }
 
     def assemble(self, plan, case_results, session) -> dict[str, Any]:
-        statuses = {c["status"] for c in case_results}
-        status = "completed" if statuses == {"completed"} else ("failed" if "completed" not in statuses else "partial")
         return {
-            "article_key": plan.article_key,
+            **session.article_fields(case_results),
             "cases": case_results,
-            "comparisons": [{"axis": c.axis, "cases": list(c.cases)} for c in plan.comparisons],
-            "environment": session.environment(),
-            "hardware": session.hardware(),
-            "historical_results_pooled": False,
             "limitations": LIMITATIONS + list(plan.limitations),
             "models": session.models(),
             "protocol": "benchledger-phase-workload/1",
             "runtime": {"binary_sha256": session.file_sha256(sys.executable).sha256, "name": "python", "release": platform.python_version()},
             "schema": self.schema,
-            "sources": [session.sources()],
-            "status": status,
-            "test_date_timezone": plan.timezone,
-            "tested_at": session.tested_at,
         }
 
 
