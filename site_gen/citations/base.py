@@ -137,11 +137,18 @@ class CitationEnv:
             raise CitationProblem(f"pointer {pointer} does not exist in record {name} ({record.entry.sha256[:12]}…, {record.entry.path}): {err.args[0]}") from None
         return Cited(name, record, pointer, value)
 
-    def number(self, name: object, pointer: object, *, allow_null: bool = False) -> Cited:
-        """Like `value`, but the value must be a number (null only where `allow_null`)."""
+    def number(self, name: object, pointer: object, *, as_cited: bool = False, allow_null: bool = False) -> Cited:
+        """Like `value`, but the value must be a number. Only `cite` itself (`as_cited`) may
+        take a withheld percentile, which it shows as such: a derived number or a chart must
+        not be computed from one. Nulls only where `as_cited` or `allow_null` (a chart skips
+        the point)."""
         cited = self.value(name, pointer)
         v = cited.value
-        if v is None and allow_null:
+        if not as_cited:
+            withheld = self.withheld(cited)
+            if withheld is not None:
+                raise CitationProblem(f"{pointer} in record {name} is withheld ({withheld.text}); it cannot feed a derived number or a chart")
+        if v is None and (as_cited or allow_null):
             return cited
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise CitationProblem(f"{pointer} in record {name} is {describe(v)}, not a number; cite a number, or use text() for text")

@@ -23,7 +23,7 @@ class Cite(CitationKind):
         """The number's markup and the limitations to mark beside it."""
         if not isinstance(unit, str):
             raise CitationProblem(f"unit must be text such as \"tokens/s\", not {unit!r}")
-        cited = env.number(record, pointer, allow_null=True)
+        cited = env.number(record, pointer, as_cited=True)
         limits = env.applicable(cited)
         withheld = env.withheld(cited)
         if withheld is not None:

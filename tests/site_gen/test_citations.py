@@ -110,6 +110,8 @@ FAILURES = [
     ("block inline", {"r": OFFLOAD}, 'see {{ limitations("r") }}', 10, "a block citation must stand alone"),
     ("unclosed", {"r": OFFLOAD}, "x\n\ny {{ cite(", 12, "'{{' is not closed by '}}'"),
     ("short prefix", {"r": OFFLOAD[:8]}, "x", 8, "prefix 'ebcfc483' is too short"),
+    ("withheld into a formula", {"r": GRAPH}, '{{ ratio("r", "/measurements/3/timing/eager/p95_ms", "/measurements/3/timing/graph/p95_ms") }}', 10, "is withheld (p95 withheld: 5 samples, below 130"),
+    ("unexplained null", {"r": OFFLOAD}, '{{ cite("r", "/cases/0/groups/0/resources/gpu_energy/reason") }}', 10, "is null and no limitation explains why"),
     ("division by zero", {"r": OFFLOAD}, '{{ ratio("r", "/cases/0/placement/gpu_layers", "/cases/0/placement/requested_cpu_expert_layers") }}', 10, "is 0: cannot divide by it"),
 ]
 
