@@ -79,7 +79,7 @@ def bench(work: Path, n: int) -> dict:
     out, cache = base / "site", base / "cache"
     build = (f"from site_gen.build import build_site; "
              f"r = build_site({str(records)!r}, {str(out)!r}, cache_dir={str(cache)!r}); "
-             f"print(f'  pages={{r.pages}} written={{r.files_written}} charts_rendered={{r.charts_rendered}}')")
+             f"print(f'  pages={{r.pages}} written={{r.files_written}} charts_rendered={{r.charts_rendered}} reused={{r.renderings_reused}}')")
     cold = timed(build)
     warm = timed(build)
     bare_out = base / "bare-site"

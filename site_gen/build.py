@@ -17,6 +17,7 @@ from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
 from site_gen.context import TEMPLATES_DIR, BuildOptions, SiteContext
 from site_gen.pages.base import Page
 from site_gen.pages.registry import NAV, PAGE_KINDS
+from site_gen.render_cache import RenderCache
 from site_gen.store import Store
 
 STATIC_ASSETS = ("assets/benchledger.css", "assets/benchledger.js")
@@ -32,6 +33,7 @@ class BuildResult:
     pages: int
     files_written: int  # generated files whose bytes changed (a warm build writes none)
     charts_rendered: int  # SVGs rendered (a warm build renders none: they come from the cache)
+    renderings_reused: int  # per-record renderings taken from the render cache
 
 
 def default_cache_dir(records_dir: Path) -> Path:
@@ -57,7 +59,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
     ledger_path = store.ledger_path
     site = SiteContext(records, store.entries(), store.head_sha256(), charts,
                        ledger_bytes=ledger_path.read_bytes() if ledger_path.exists() else b"",
-                       options=options or BuildOptions())
+                       options=options or BuildOptions(), render_cache=RenderCache(cache_dir / "render"))
 
     # Render: every page of every kind, plus the site's static assets.
     files: dict[str, bytes] = {VEGA_BUNDLE_PATH: charts.vega_bundle()}
@@ -69,7 +71,8 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
     # Write: only changed files, stale ones removed, then MkDocs builds the site (strict).
     written = write_tree(work_dir, files)
     _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site))
-    return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered)
+    return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,
+                       site.render_cache.hits)
 
 
 def _collect(pages: list[Page], files: dict[str, bytes]) -> None:

@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from site_gen import escape
 from site_gen.limitations import Limitation, find_limitations
+from site_gen.render_cache import RenderCache
 
 if TYPE_CHECKING:
     from site_gen.charts import ChartCache
@@ -87,6 +88,8 @@ class SiteContext:
     charts: "ChartCache"
     ledger_bytes: bytes = b""  # records/ledger.jsonl as read, served for download
     options: BuildOptions = field(default_factory=BuildOptions)
+    # Per-record renderings kept between builds (none kept unless the build gives a folder).
+    render_cache: "RenderCache" = field(default_factory=lambda: RenderCache(None))
     env: jinja2.Environment = field(default_factory=lambda: make_jinja_env())
 
     @cached_property

@@ -3,6 +3,7 @@ limitation count), newest first. The hand-written intro comes from docs/home.md.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Iterable
 
 from site_gen.context import DOCS_DIR
@@ -10,22 +11,21 @@ from site_gen.pages.base import Page, PageKind
 from site_gen.pages.records.registry import renderer_for
 
 if TYPE_CHECKING:
-    from site_gen.context import SiteContext
+    from site_gen.context import RecordView, SiteContext
+
+
+def card(view: "RecordView") -> dict:
+    """What a record's card shows (JSON, so the render cache can keep it)."""
+    summary = renderer_for(view.schema, view.entry.path).summary(view)
+    return {"summary": dataclasses.asdict(summary), "limitations": len({lim.text for lim in view.limitations})}
 
 
 class HomePage(PageKind):
     name = "home"
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
-        cards = []
-        for view in site.views:
-            summary = renderer_for(view.schema, view.entry.path).summary(view)
-            cards.append({
-                "view": view,
-                "summary": summary,
-                "limitations": len({lim.text for lim in view.limitations}),
-            })
+        cards = [{"view": view, **site.render_cache.memo(view, "card", lambda: card(view))} for view in site.views]
         # Newest first; ledger position breaks ties so the order never depends on anything else.
-        cards.sort(key=lambda c: (c["summary"].date, c["view"].entry.position), reverse=True)
+        cards.sort(key=lambda c: (c["summary"]["date"], c["view"].entry.position), reverse=True)
         intro = (DOCS_DIR / "home.md").read_text(encoding="utf-8")
         yield Page("index.md", "Articles", site.render("home.md.j2", intro=intro, cards=cards, page_path="index.md"))

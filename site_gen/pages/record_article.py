@@ -33,4 +33,5 @@ class RecordArticles(PageKind):
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         with ThreadPoolExecutor(WORKERS) as pool:
-            return list(pool.map(lambda view: article_page(site, view), site.views))
+            return list(pool.map(
+                lambda view: site.render_cache.page(view, "article", lambda: article_page(site, view)), site.views))

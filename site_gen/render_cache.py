@@ -1,0 +1,104 @@
+"""Per-record renderings kept on disk between builds, so a rebuild with nothing changed does no
+rendering: same record bytes + same ledger entry + same options + same generator code (a
+fingerprint of site_gen/, templates/ and the rendering libraries) = the same output, which is
+what invariant 5 promises anyway. Values are JSON; larger byte strings (SVG assets) are kept
+once each in a content-addressed blob folder."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import threading
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from site_gen.pages.base import Page
+
+if TYPE_CHECKING:
+    from site_gen.context import RecordView
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+TEMPLATES_DIR = PACKAGE_DIR.parent / "templates"
+# Libraries whose version changes rendered bytes.
+LIBRARIES = ("altair", "vl-convert-python", "pandas", "jinja2")
+
+
+def code_fingerprint() -> str:
+    """SHA-256 over the generator's sources, templates and library versions."""
+    digest = hashlib.sha256()
+    for root in (PACKAGE_DIR, TEMPLATES_DIR):
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for name in LIBRARIES:
+        digest.update(f"{name}={metadata.version(name)}\0".encode())
+    return digest.hexdigest()
+
+
+class RenderCache:
+    """`memo(view, name, make)`: the cached JSON value, or `make()` stored for next time.
+    With no folder it only calls `make()`."""
+
+    def __init__(self, cache_dir: Path | None):
+        self.dir = cache_dir
+        self.hits = 0
+        self._lock = threading.Lock()
+
+    @cached_property
+    def fingerprint(self) -> str:
+        return code_fingerprint()
+
+    def _key(self, view: "RecordView", name: str) -> str:
+        ident = [self.fingerprint, name, dataclasses.asdict(view.entry), repr(view.options)]
+        return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
+
+    def _write(self, path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{threading.get_ident()}.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+
+    def memo(self, view: "RecordView", name: str, make: Callable[[], Any]) -> Any:
+        if self.dir is None:
+            return make()
+        path = self.dir / "values" / f"{self._key(view, name)}.json"
+        if path.is_file():
+            with self._lock:
+                self.hits += 1
+            return json.loads(path.read_bytes())
+        value = make()
+        self._write(path, json.dumps(value, sort_keys=True).encode())
+        return value
+
+    def put_blob(self, data: bytes) -> str:
+        sha = hashlib.sha256(data).hexdigest()
+        if self.dir is not None and not (self.dir / "blobs" / sha).is_file():
+            self._write(self.dir / "blobs" / sha, data)
+        return sha
+
+    def get_blob(self, sha: str) -> bytes | None:
+        path = self.dir / "blobs" / sha if self.dir is not None else None
+        return path.read_bytes() if path is not None and path.is_file() else None
+
+    def page(self, view: "RecordView", name: str, make: Callable[[], Page]) -> Page:
+        """A cached Page (its assets in the blob folder); re-rendered if a blob went missing."""
+        made: list[Page] = []
+
+        def encode() -> dict:
+            page = make()
+            made.append(page)
+            return {"path": page.path, "title": page.title, "markdown": page.markdown,
+                    "assets": {p: self.put_blob(b) for p, b in sorted(page.assets.items())}}
+
+        value = self.memo(view, name, encode)
+        if made:
+            return made[0]
+        assets = {p: self.get_blob(sha) for p, sha in value["assets"].items()}
+        if any(b is None for b in assets.values()):
+            page = make()
+            for data in page.assets.values():
+                self.put_blob(data)
+            return page
+        return Page(value["path"], value["title"], value["markdown"], assets)
