@@ -31,6 +31,22 @@ def _at(times: Sequence[float], watts: Sequence[float], t: float) -> float | Non
     return watts[i - 1] + (watts[i] - watts[i - 1]) * (t - t0) / (t1 - t0)
 
 
+def counter_energy_joules(times: Sequence[float], counter_mj: Sequence[float], intervals: Sequence[Interval]) -> float | None:
+    """Energy from the GPU's cumulative energy counter (mJ): the counter's rise over each interval
+    of the union, linearly interpolated between the samples that bracket each boundary (None
+    when a boundary is not bracketed or there are no intervals)."""
+    spans = union(intervals)
+    if not spans:
+        return None
+    total = 0.0
+    for iv in spans:
+        a, b = _at(times, counter_mj, iv.start), _at(times, counter_mj, iv.end)
+        if a is None or b is None:
+            return None
+        total += (b - a) / 1000.0
+    return total
+
+
 def trapezoid_energy(times: Sequence[float], watts: Sequence[float], intervals: Sequence[Interval]) -> dict[str, Any]:
     """Energy over the union of `intervals` from (time, watts) samples sorted by time."""
     spans = union(intervals)

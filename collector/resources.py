@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from collector.energy import trapezoid_energy, unavailable
+from collector.energy import counter_energy_joules, trapezoid_energy, unavailable
 from collector.intervals import Interval, union_seconds
 from collector.statistics import counter_deltas, samples_in, summarize
 from collector.telemetry import GpuInfo, GpuSample, HostSample
@@ -51,6 +51,11 @@ def resources_block(intervals: Sequence[Interval], host: Sequence[HostSample], g
     else:
         powered = [s for s in gpu if s.board_watts is not None]
         energy = trapezoid_energy([s.t for s in powered], [s.board_watts for s in powered], intervals)
+        if energy["available"]:  # which NVML reading each energy figure comes from
+            energy["power_method"] = gpu_info.power_method
+            counted = [s for s in gpu if s.energy_mj is not None]
+            joules = counter_energy_joules([s.t for s in counted], [s.energy_mj for s in counted], intervals) if gpu_info.energy_counter else None
+            energy["energy_counter"] = None if joules is None else {"joules": joules, "method": gpu_info.energy_counter}
     block = {
         "gpu_energy": energy,
         "gpu_sample_count": len(g),

@@ -121,3 +121,14 @@ def test_additive_over_disjoint_pieces_and_linear_in_offset(data, offset):
     whole = trapezoid_energy(times, watts, ivs)
     shifted = trapezoid_energy(times, [w + offset for w in watts], ivs)
     assert math.isclose(shifted["joules"], whole["joules"] + offset * whole["response_union_seconds"], rel_tol=1e-9, abs_tol=1e-6)
+
+
+def test_energy_counter_difference_with_interpolated_boundaries():
+    from collector.energy import counter_energy_joules
+
+    times = [0.0, 1.0, 2.0, 3.0]
+    counter_mj = [0.0, 100_000.0, 300_000.0, 600_000.0]  # 100 J, 200 J, 300 J per second
+    assert counter_energy_joules(times, counter_mj, [Interval(0.5, 2.5)]) == pytest.approx(50 + 200 + 150)
+    assert counter_energy_joules(times, counter_mj, [Interval(0.5, 1.0), Interval(0.8, 1.5)]) == pytest.approx(50 + 100)
+    assert counter_energy_joules(times, counter_mj, [Interval(2.5, 3.5)]) is None
+    assert counter_energy_joules(times, counter_mj, []) is None

@@ -185,7 +185,7 @@ def test_real_workload_through_every_phase_without_gpu(make_plan, tmp_path):
 
 def test_energy_and_gpu_statistics_through_the_nvml_test_double(make_plan, tmp_path):
     watts = [float(100_000 + 7_000 * (i % 13)) for i in range(400)]
-    nvml = FakeNvml(power_mw=watts, sm_clock=[1500, 1600, 1700], reasons=[0, 0x40, 0])
+    nvml = FakeNvml(power_mw=watts, sm_clock=[1500, 1600, 1700], reasons=[0, 0x40, 0], energy_mj=[1000 * i for i in range(1, 2000)])
     runner, _, record = run(make_plan(cases={"one": {"alloc_mib": 8}}, gpu_sample_hz=25.0, pss_mode="every_sample"), tmp_path, nvml=nvml)
     case = record["cases"][0]
     raw = json.loads((runner.run_dir / "logs" / "one" / "telemetry.json").read_bytes())
@@ -193,6 +193,8 @@ def test_energy_and_gpu_statistics_through_the_nvml_test_double(make_plan, tmp_p
     check_case(case, raw, record["hardware"]["logical_cpu_count"])
     e = case["resources_by_phase"]["responses"]["gpu_energy"]
     assert e["available"] is True and e["joules"] > 0 and e["trapezoid_pieces"] >= 2
+    assert e["power_method"] == "nvmlDeviceGetPowerUsage"
+    assert e["energy_counter"]["method"] == "nvmlDeviceGetTotalEnergyConsumption" and e["energy_counter"]["joules"] > 0
     assert case["telemetry"]["thermal_slowdown_states"]["hardware"]["active"] >= 1
     assert record["hardware"]["gpu"] == "Fake RTX 9000" and record["environment"]["nvidia_driver"] == "999.99"
     assert case["resources_by_phase"]["load"]["metrics"]["process_pss_bytes"]["sample_count"] >= 2
