@@ -422,7 +422,10 @@ class LlamaServerModule(MeasuringModule):
         if log.is_file():
             report = parse_load_log(log.read_text("utf-8", "replace"))
             if report.model_layers is not None:
-                out["placement"] = placement_block(report, plan.server)
+                # `placement` means "as requested" (the consistency checks hold it to that); a
+                # server that placed layers otherwise is kept apart, and the reason says so.
+                block = placement_block(report, plan.server)
+                out["placement" if _placement_problem(block, plan.server) is None else "reported_placement"] = block
         return out
 
     # -- the record --

@@ -64,6 +64,11 @@ model = "tiny"
 settings = {{ binary = "/nonexistent/llama-server" }}
 
 [[cases]]
+id = "gpu-all"
+model = "tiny"
+placement = {{ gpu_layers = "all" }}
+
+[[cases]]
 id = "{victim}"
 model = "tiny"
 settings = {{ measured_rounds = 2000 }}
@@ -190,6 +195,18 @@ def test_failed_cases_say_why_and_the_others_still_ran(collected):
     assert "slot" in victim["server_log_tail"]  # the server log tail, kept in the record
     assert victim["placement"]["total_layers"] == 5
     assert not psutil.pid_exists(killed[0]) or psutil.Process(killed[0]).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_placement_the_server_did_not_make_fails_the_case(collected):
+    """gpu_layers = "all" on a build without a GPU backend: the server runs everything on the
+    CPU, so the case fails saying so, and what the server did report is kept apart."""
+    _, _, record, _, _ = collected
+    case = cases(record)["gpu-all"]
+    if case["status"] == "completed":  # a GPU build: the layers really went to the GPU
+        assert case["placement"]["gpu_layers"] == case["placement"]["total_layers"]
+        return
+    assert case["failure_reason"] == "requested gpu_layers=all but the server placed 0/5 layers on the GPU"
+    assert "placement" not in case and case["reported_placement"]["gpu_layers"] == 0
 
 
 def test_site_renders_the_record_with_its_comparison_charts(collected, tmp_path):
