@@ -134,8 +134,8 @@ class GpuSampler(PeriodicSampler[GpuSample]):
         super().stop()
         self._shutdown()
 
-    def sample_now(self) -> GpuSample | None:
-        return super().sample_now() if self.info.available and self._handle is not None else None
+    def sample_now(self, **options) -> GpuSample | None:
+        return super().sample_now(**options) if self.info.available and self._handle is not None else None
 
     def _shutdown(self) -> None:
         if self._initialised:
@@ -164,7 +164,7 @@ class GpuSampler(PeriodicSampler[GpuSample]):
             return None
         return values[0].value.uiVal / 1000.0
 
-    def read(self, t: float) -> GpuSample:
+    def read(self, t: float, **options) -> GpuSample:
         nvml, h = self._nvml, self._handle
         mem = self._call(nvml.nvmlDeviceGetMemoryInfo, h, **({"version": nvml.nvmlMemory_v2} if self._mem_version == "v2" else {}))
         util = self._call(nvml.nvmlDeviceGetUtilizationRates, h)

@@ -8,7 +8,6 @@ third of psutil's cost): MemAvailable, the cgroup's memory (v2 `memory.current` 
 from __future__ import annotations
 
 import os
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,10 +135,8 @@ class HostSampler(PeriodicSampler[HostSample]):
         super().__init__(hz, clock)
         self.pss_every_sample = pss_every_sample
         self.cgroup = cgroup if cgroup is not None else find_cgroup_memory()
-        self._process: tuple[int, int] | None = None  # (pid, start_ticks)
-        self._process_lock = threading.Lock()
+        self._process: tuple[int, int] | None = None  # (pid, start_ticks), replaced atomically
         self.process_error: str | None = None  # why process samples stopped, if they did
-        self._want_pss = False
 
     def track_process(self, pid: int | None) -> None:
         """Sample this process from now on (None: stop tracking)."""
@@ -148,21 +145,16 @@ class HostSampler(PeriodicSampler[HostSample]):
                 start = read_stat(pid).start_ticks
             except OSError:
                 raise ProcessLookupError(f"no process {pid} to track") from None
-        with self._process_lock:
-            self._process = (pid, start) if pid is not None else None
-            self.process_error = None
+        self._process = (pid, start) if pid is not None else None
+        self.process_error = None
 
     @property
     def tracked_pid(self) -> int | None:
         return self._process[0] if self._process is not None else None
 
     def sample_with_pss(self) -> HostSample | None:
-        """An immediate sample that also reads PSS (memory_full_info): for phase boundaries."""
-        self._want_pss = True
-        try:
-            return self.sample_now()
-        finally:
-            self._want_pss = False
+        """An immediate sample that also reads PSS (smaps_rollup): for phase boundaries."""
+        return self.sample_now(pss=True)
 
     def cpu_snapshot(self) -> CpuSnapshot | None:
         """CPU seconds of the tracked process now (None when no live process is tracked)."""
@@ -176,14 +168,13 @@ class HostSampler(PeriodicSampler[HostSample]):
             return None
         return CpuSnapshot(t, stat.cpu_seconds) if stat.start_ticks == proc[1] else None
 
-    def read(self, t: float) -> HostSample:
-        return HostSample(t, _kib_field(_read("/proc/meminfo"), b"MemAvailable"), self.cgroup.read(), self._read_process())
+    def read(self, t: float, pss: bool = False) -> HostSample:
+        return HostSample(t, _kib_field(_read("/proc/meminfo"), b"MemAvailable"), self.cgroup.read(), self._read_process(pss or self.pss_every_sample))
 
-    def _read_process(self) -> ProcessSample | None:
+    def _read_process(self, pss: bool) -> ProcessSample | None:
         """Reads /proc directly (the files psutil reads, at about a third of its cost, which
         keeps 10 Hz sampling under 0.5% of a core; see bench/sampler.py)."""
-        with self._process_lock:
-            proc = self._process
+        proc = self._process
         if proc is None:
             return None
         pid, start_ticks = proc
@@ -193,14 +184,15 @@ class HostSampler(PeriodicSampler[HostSample]):
                 raise ProcessLookupError
             try:
                 io = _read(f"/proc/{pid}/io")
-                counters = [int(io[i + len(k) : io.index(b"\n", i)]) if (i := io.find(k)) >= 0 else None for k in (b"rchar: ", b"read_bytes: ", b"write_bytes: ")]
+                fields = dict(line.split(b": ", 1) for line in io.splitlines())
+                counters = [int(fields[k]) if k in fields else None for k in (b"rchar", b"read_bytes", b"write_bytes")]
             except PermissionError:
                 counters = [None, None, None]
-            pss = _kib_field(_read(f"/proc/{pid}/smaps_rollup"), b"Pss") if self._want_pss or self.pss_every_sample else None
+            pss_bytes = _kib_field(_read(f"/proc/{pid}/smaps_rollup"), b"Pss") if pss else None
         except (FileNotFoundError, ProcessLookupError):
             self.process_error = f"process {pid} exited"
             return None
         except OSError as err:
             self.process_error = f"process {pid}: {err.strerror}"
             return None
-        return ProcessSample(pid, stat.rss_bytes, pss, stat.cpu_seconds, stat.major_faults, *counters)
+        return ProcessSample(pid, stat.rss_bytes, pss_bytes, stat.cpu_seconds, stat.major_faults, *counters)

@@ -28,13 +28,13 @@ class PeriodicSampler(ABC, Generic[S]):
         self._thread: threading.Thread | None = None
 
     @abstractmethod
-    def read(self, t: float) -> S | None:
+    def read(self, t: float, **options) -> S | None:
         """One observation stamped t (the monotonic time just before reading)."""
 
-    def sample_now(self) -> S | None:
-        """Take one sample immediately (from any thread) and keep it."""
+    def sample_now(self, **options) -> S | None:
+        """Take one sample immediately (from any thread) and keep it; options go to read()."""
         with self._lock:
-            sample = self.read(self.clock())
+            sample = self.read(self.clock(), **options)
             if sample is not None:
                 self._samples.append(sample)
             return sample
