@@ -386,6 +386,7 @@ class LlamaServerModule(MeasuringModule):
             "measured_rounds": s.measured_rounds,
             "mode": "completion",
             "prompt_tokens_sha256": prompt_sha,
+            "requests": [c.as_json() for c in done],
             "resources": session.resources(windows),
             "response_outer_span_seconds": outer_span_seconds(w.interval for w in windows),
             "response_seconds": summarize([c.response_seconds for c in done]),

@@ -45,6 +45,17 @@ class Completion:
     predicted_ms: float
     predicted_per_second: float | None
 
+    def as_json(self) -> dict[str, Any]:
+        """The request's own figures as the record keeps them (server timings in ms)."""
+        return {
+            "predicted_ms": self.predicted_ms,
+            "predicted_n": self.predicted_n,
+            "predicted_per_second": self.predicted_per_second,
+            "prompt_ms": self.prompt_ms,
+            "prompt_n": self.prompt_n,
+            "response_seconds": self.response_seconds,
+        }
+
     @property
     def first_token_seconds(self) -> float:
         """The synthetic first-token latency: the server's prompt-processing time up to the

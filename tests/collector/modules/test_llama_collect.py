@@ -163,6 +163,10 @@ def test_placements_complete_in_the_seed_shape(collected):
             assert group["response_seconds"]["median"] > group["synthetic_first_token_seconds"]["median"]
             assert group["aggregate_output_tokens_per_second"] == pytest.approx(48 / group["response_window_union_seconds"])
             assert group["cpu_snapshot_intervals"]["interval_count"] == 3
+            requests = group["requests"]
+            assert sorted((r["predicted_n"] - 1) / r["predicted_ms"] * 1000 for r in requests)[1] == group["server_decode_tokens_per_second"]["median"]
+            assert sorted(r["prompt_ms"] / 1000 for r in requests)[1] == group["synthetic_first_token_seconds"]["median"]
+            assert {(r["prompt_n"], r["predicted_n"]) for r in requests} == {(group["context_tokens"], 16)}
             assert group["warmup_completed_rounds"] == 1
         placement = case["placement"]
         assert placement["gpu_layers"] == 0 and placement["total_layers"] == 5

@@ -129,6 +129,13 @@ def test_a_model_that_does_not_load_fails_with_the_log_tail(info, tmp_path):
     assert not server.alive()
 
 
+def test_a_load_timeout_stops_the_server(info, tiny_model, tmp_path):
+    server = LlamaServer(info, tiny_model, settings(), tmp_path / "server.log", load_timeout_s=0.001)
+    with pytest.raises(ServerError, match=r"not healthy after 0.001 s"):
+        server.start()
+    assert server.pid is not None and wait_gone(server.pid)
+
+
 def test_an_exception_inside_the_with_block_stops_the_server(info, tiny_model, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         with LlamaServer(info, tiny_model, settings(), tmp_path / "server.log") as server:
