@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from benchledger.errors import CollectError
+from benchledger.errors import CollectError, ConsistencyError, SchemaError
 from collector import record as record_io
 from collector.modules.base import CaseFailed
 from collector.modules.registry import get_module
@@ -111,7 +111,7 @@ class Runner:
             module = get_module(self.plan.module)
             session = RunSession(self._plan_view(), self.run_dir, started_at, utc_now(), self._gpu_info())
             data = module.assemble(session.plan, results, session)
-            record_io.validate(data, module.schema, str(self.record_file))
+            record_io.validate(data, module.schema, str(self.record_file))  # before writing anything
             raw = record_io.encode(data)
             record_io.write_atomic(self.record_file, raw)
         raw = self.record_file.read_bytes()
@@ -134,7 +134,14 @@ class Runner:
             data = json.loads(raw)
             target = record_io.store_path(self.records_dir, self.plan.article_key, data.get("tested_at", "undated"), taken)
             record_io.write_atomic(self.target_file, json.dumps({"path": target}).encode())
-        entry = record_io.seal(self.records_dir, raw, get_module(self.plan.module).schema, target)
+        try:
+            entry = record_io.seal(self.records_dir, raw, get_module(self.plan.module).schema, target)
+        except (SchemaError, ConsistencyError):
+            # the assembly is wrong, not the measurements: drop it and keep the case results, so
+            # the next `collect` re-assembles (after a module fix) without measuring again
+            self.record_file.unlink(missing_ok=True)
+            self.target_file.unlink(missing_ok=True)
+            raise
         return RunOutcome(self.run_dir, statuses, entry.path, entry.sha256, already_sealed=False)
 
     def _plan_view(self) -> Plan:

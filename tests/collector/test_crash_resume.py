@@ -65,3 +65,41 @@ def test_kill_9_mid_run_then_resume(make_plan, tmp_path):
     third = subprocess.run(collect(plan, tmp_path), cwd=REPO, capture_output=True, text=True, timeout=60)
     assert third.returncode == 0 and third.stdout.startswith("already sealed ")
     assert snapshot(records) == after
+
+
+def test_an_assembly_the_store_refuses_is_reassembled_next_time_without_measuring(make_plan, tmp_path):
+    """A record that fails the store's checks is not kept as the run's record; the case results
+    are, so a fixed module re-assembles them without measuring again."""
+    import io
+    import json as jsonlib
+
+    import pytest
+
+    from benchledger.errors import ConsistencyError
+    from collector.modules.registry import get_module
+    from collector.plan import load_plan
+    from collector.progress import Progress
+    from collector.runner import Runner
+
+    (tmp_path / "records").mkdir()
+    plan = load_plan(make_plan(cases={"one": {"alloc_mib": 8}}))
+    module = get_module("phase_workload")
+    honest = module.assemble
+
+    def broken(plan, results, session):  # a module bug: a derived figure that does not follow
+        data = honest(plan, results, session)
+        data["cases"][0]["groups"][0]["aggregate_output_tokens_per_second"] *= 2
+        return data
+
+    module.assemble = broken
+    try:
+        runner = Runner(plan, tmp_path / "records", tmp_path / "runs", progress=Progress(1, stream=io.StringIO()))
+        with pytest.raises(ConsistencyError):
+            runner.run()
+    finally:
+        module.assemble = honest
+    assert not runner.record_file.exists() and runner.result_file(plan.cases[0]).exists()
+    kept = runner.result_file(plan.cases[0]).read_bytes()
+    outcome = Runner(plan, tmp_path / "records", tmp_path / "runs", progress=Progress(1, stream=io.StringIO())).run()
+    sealed = jsonlib.loads((tmp_path / "records" / outcome.store_path).read_bytes())
+    assert sealed["cases"][0] == jsonlib.loads(kept)  # the same measurements, not a new run
