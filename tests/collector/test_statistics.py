@@ -102,3 +102,21 @@ def test_summarize_agrees_with_statistics_module(values):
     assert s["minimum"] <= s["median"] <= s["maximum"]
     assert s["median"] == pystats.median(values)
     assert s["mean"] == pytest.approx(pystats.fmean(values), rel=1e-9, abs=1e-6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 50), st.integers(0, 1000)), min_size=0, max_size=30), interval_lists)
+def test_counter_deltas_bounded_by_the_counters_total_rise(points, ivs):
+    points = sorted(points)
+    total = 0
+    samples = []
+    for t, step in points:  # a monotone counter
+        total += step
+        samples.append(host(t, faults=total, rchars=2 * total, rbytes=0, wbytes=total))
+    r = counter_deltas(samples, ivs)
+    assert r["observed_intervals"] <= r["requested_intervals"] == len(ivs)
+    assert r["observed_endpoint_seconds"] <= sum(iv.seconds for iv in ivs) + 1e-9
+    assert (r["deltas"] is None) == (r["observed_intervals"] == 0)
+    if r["deltas"] is not None and len(union(ivs)) == len(ivs):  # disjoint intervals: no double count
+        assert 0 <= r["deltas"]["major_faults"] <= total
+        assert r["deltas"]["read_syscall_bytes"] == 2 * r["deltas"]["major_faults"]
