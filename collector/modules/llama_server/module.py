@@ -161,14 +161,13 @@ def placement_block(report: LoadReport, server: ServerSettings) -> dict[str, Any
     total = report.total_layers
     if gpu_layers is None and report.model_layers is not None:
         gpu_layers, total = 0, report.model_layers + 1
-    block = {
+    return {
         "buffers": [{"device": b.device, "reported_mib": b.reported_mib} for b in report.buffers],
         "gpu_layers": gpu_layers,
         "meaning": PLACEMENT_MEANING,
         "requested_cpu_expert_layers": server.cpu_expert_layers if _int(server.cpu_expert_layers) else total,
         "total_layers": total,
     }
-    return block
 
 
 def _placement_problem(placed: dict[str, Any], server: ServerSettings) -> str | None:

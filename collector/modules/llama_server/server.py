@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+
 HOST = "127.0.0.1"
 LOG_TAIL_LINES = 30
 
@@ -258,18 +260,20 @@ def command_line(info: BinaryInfo, model: Path, settings: ServerSettings, port: 
 
     # Measurement hygiene, each only where the build has the flag (see hygiene_flags): no
     # internal warm-up (ours is a measured phase), no context shift, no prompt cache in RAM, no
-    # web UI; and log verbosity 4, the level at which this build prints its buffer sizes.
+    # web UI; and log verbosity 4 ("trace") where levels are named, the level at which such
+    # builds print their buffer sizes (older builds print them by default).
     hygiene = hygiene_flags(info)
     args += [flag for flag in ("--no-warmup", "--no-context-shift", "--no-webui") if hygiene[flag]]
     if hygiene["--cache-ram"]:
         args += ["--cache-ram", "0"]
-    if info.supports("-lv"):
+    if info.supports("-lv") and "4: trace" in info.help_lines["-lv"]:
         args += ["-lv", "4"]
     if alias and info.supports("--alias"):
         args += ["--alias", alias]
     args += list(settings.extra_args)
     if missing:
-        raise UnsupportedSetting(f"{info.path} ({info.release}) does not support: " + "; ".join(missing))
+        version = info.version_text.splitlines()[0]
+        raise UnsupportedSetting(f"{info.path} ({version}) does not support: " + "; ".join(missing))
     return args
 
 
@@ -432,10 +436,20 @@ class LlamaServer:
             if not self.alive():
                 raise ServerError(f"{self.exit_reason()} before it became healthy", self.tail())
             if self.health() == 200:
+                if not self._listens():  # another process answered on "our" free port
+                    raise ServerError(f"port {self.port} was taken by another process before llama-server bound it", self.tail())
                 return
             if time.perf_counter() > deadline:
                 raise ServerError(f"llama-server not healthy after {self.load_timeout_s:g} s", self.tail())
             time.sleep(0.02)
+
+    def _listens(self) -> bool:
+        """Whether our process is the one listening on the port."""
+        try:
+            connections = psutil.Process(self.process.pid).net_connections(kind="tcp")
+        except psutil.Error:
+            return False
+        return any(c.status == psutil.CONN_LISTEN and c.laddr.port == self.port for c in connections)
 
     def health(self) -> int | None:
         """Status code of ``GET /health`` (None when nothing answers)."""
