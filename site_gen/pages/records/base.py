@@ -82,10 +82,12 @@ class ArticleWriter:
         suffix = f" {{#{anchor}}}" if anchor else ""
         self.add("#" * level + " " + escape.text(text) + suffix)
 
-    def num(self, pointer: str, unit: str = "", text: str | None = None) -> str:
-        """The traced number at `pointer`, with markers for limitations scoped at it."""
+    def num(self, pointer: str, unit: str = "", text: str | None = None, limited_at: str | None = None) -> str:
+        """The traced number at `pointer`, with markers for limitations scoped at it (or at
+        `limited_at`, e.g. the energy block whose `available` flag is shown)."""
         value = resolve(self.view.data, pointer, default=None)
-        return traced(value, unit, self.view.sha256, pointer, limitations=scoped_at(self.view.limitations, pointer), text=text)
+        lims = scoped_at(self.view.limitations, limited_at if limited_at is not None else pointer)
+        return traced(value, unit, self.view.sha256, pointer, limitations=lims, text=text)
 
     def derived(self, value: float | None, unit: str, formula: str, inputs: dict[str, str]) -> str:
         """A number computed here from record values: shows its formula and input pointers."""

@@ -256,6 +256,7 @@ class LlmCoreRenderer(RecordRenderer):
 
     def _groups(self, page: ArticleWriter, base: str, case: dict) -> None:
         page.heading(3, "Per context")
+        page.add('<p class="bl-lede">Medians with the range (minimum–maximum) of the requests below them.</p>')
         rows = []
         for g, group in enumerate(case.get("groups", [])):
             gp = f"{base}/groups/{g}"
@@ -267,8 +268,9 @@ class LlmCoreRenderer(RecordRenderer):
                 sp = f"{gp}/{fld}"
                 if resolve(page.view.data, sp, default=None) is None:
                     continue
-                row[f"{label} median"] = page.num(f"{sp}/median", unit)
-                row[f"{label} min–max"] = page.num(f"{sp}/minimum", unit) + " – " + page.num(f"{sp}/maximum", unit)
+                row[f"{label} median"] = (
+                    page.num(f"{sp}/median", unit) + '<br><small class="bl-range">'
+                    + page.num(f"{sp}/minimum") + "–" + page.num(f"{sp}/maximum") + "</small>")
                 row[f"{label} p95"] = page.percentile(sp, "p95", None, unit)
             row["aggregate"] = page.num(f"{gp}/aggregate_output_tokens_per_second", "tokens/s")
             joules = resolve(page.view.data, f"{gp}/resources/gpu_energy/joules", default=None)
@@ -279,12 +281,13 @@ class LlmCoreRenderer(RecordRenderer):
                     {"joules": f"{gp}/resources/gpu_energy/joules", "completed_output_tokens": f"{gp}/completed_output_tokens"},
                 )
             else:
-                row["GPU energy / token"] = page.num(f"{gp}/resources/gpu_energy/available", text="unavailable")
+                row["GPU energy / token"] = page.num(f"{gp}/resources/gpu_energy/available", text="unavailable",
+                                                     limited_at=f"{gp}/resources/gpu_energy")
             row["CPU (one logical CPU = 100%)"] = page.num(f"{gp}/cpu_snapshot_intervals/one_logical_cpu_percent", "%")
             rows.append(row)
         columns = ["context", "requests"]
         for _, label, _ in GROUP_SUMMARIES:
-            columns += [f"{label} median", f"{label} min–max", f"{label} p95"]
+            columns += [f"{label} median", f"{label} p95"]
         columns += ["aggregate", "GPU energy / token", "CPU (one logical CPU = 100%)"]
         page.add('<div class="bl-scroll">')
         page.table(rows, [c for c in columns if any(c in r for r in rows)])
@@ -321,7 +324,7 @@ class LlmCoreRenderer(RecordRenderer):
             if energy.get("available"):
                 row["GPU energy"] = page.num(f"{pp}/gpu_energy/joules", "J")
             else:
-                row["GPU energy"] = page.num(f"{pp}/gpu_energy/available", text="unavailable")
+                row["GPU energy"] = page.num(f"{pp}/gpu_energy/available", text="unavailable", limited_at=f"{pp}/gpu_energy")
             for metric, stat, label, unit in PHASE_METRICS:
                 if isinstance((phases[name].get("metrics") or {}).get(metric), dict):
                     row[label] = page.num(f"{pp}/metrics/{metric}/{stat}", unit)
@@ -332,10 +335,8 @@ class LlmCoreRenderer(RecordRenderer):
         page.add('<div class="bl-scroll">')
         page.table(rows, columns)
         page.add("</div>")
-        page.notes(under(f"{base}/resources_by_phase"))
-        total = case.get("completed_response_resources")
-        if isinstance(total, dict):
-            page.notes(under(f"{base}/completed_response_resources"))
+        phases_under, total_under = under(f"{base}/resources_by_phase"), under(f"{base}/completed_response_resources")
+        page.notes(lambda lim: phases_under(lim) or total_under(lim))
 
     def _telemetry(self, page: ArticleWriter, base: str) -> None:
         rows = kv_rows(page, f"{base}/telemetry")
