@@ -7,7 +7,10 @@ hardware/environment provenance and file hashing."""
 
 from __future__ import annotations
 
+import ctypes
 import json
+import signal
+import subprocess
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -28,6 +31,15 @@ from collector.statistics import cpu_snapshot_intervals
 from collector.telemetry import GpuInfo, Telemetry, telemetry_summary
 
 RAW_FILE = "telemetry.json"
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: ask Linux for SIGKILL when the parent dies (prctl)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: nothing to ask for
+        pass
 
 
 class WindowHandle:
@@ -61,6 +73,7 @@ class CaseSession:
         self.logical_cpus = psutil.cpu_count(logical=True) or 1
         self._started: float | None = None
         self._stopped: float | None = None
+        self._children: list[subprocess.Popen] = []
 
     # -- lifecycle (the runner calls start/stop; modules normally do not) --
 
@@ -75,6 +88,10 @@ class CaseSession:
             self._stopped = self.clock()
             self.telemetry.stop()
             self.write_raw()
+            for child in self._children:
+                if child.poll() is None:
+                    child.kill()
+                    child.wait()
 
     def write_raw(self) -> None:
         """Every sample, phase and window of the case as JSON (monotonic seconds)."""
@@ -94,6 +111,15 @@ class CaseSession:
     def log_path(self, name: str) -> Path:
         """A file in the case's run directory (e.g. the server log)."""
         return self.run_dir / name
+
+    def popen(self, args: Sequence[str], **kwargs: Any) -> subprocess.Popen:
+        """subprocess.Popen for the case's workload (a server, a child): on Linux the child gets
+        SIGKILL when the collector dies, even by kill -9, so no orphan outlives a killed run;
+        and it is killed when the case ends if the module left it running. Call it from the
+        thread that runs the case (the death signal follows the thread that started it)."""
+        proc = subprocess.Popen(args, preexec_fn=_die_with_parent, **kwargs)
+        self._children.append(proc)
+        return proc
 
     def track_process(self, pid: int | None) -> None:
         """Sample this process (RSS, PSS at boundaries, CPU, faults, I/O) from now on; e.g. the

@@ -42,13 +42,13 @@ LIMITATIONS = [
 class Child:
     """The workload child process, spoken to one command per line."""
 
-    def __init__(self, cwd, log):
-        self.proc = subprocess.Popen(
+    def __init__(self, session, log):
+        self.proc = session.popen(
             [sys.executable, "-u", "-m", "collector.modules.phase_workload"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,
-            cwd=cwd,
+            cwd=session.run_dir,
             text=True,
         )
 
@@ -117,7 +117,7 @@ class PhaseWorkloadModule(MeasuringModule):
                 with session.phase("baseline"):
                     time.sleep(s.baseline_seconds)
                 with session.phase("load"):
-                    child = Child(session.run_dir, log)
+                    child = Child(session, log)
                     session.track_process(child.proc.pid)
                     child.ask(f"alloc {self._option(case, 'alloc_mib')}")
                     child.ask(f"read {case.model.files[0]}")
@@ -150,8 +150,7 @@ class PhaseWorkloadModule(MeasuringModule):
                     child.close()
             finally:
                 if child is not None:
-                    child.proc.kill() if child.proc.poll() is None else None
-                    child.proc.wait()
+                    child.close()
 
         groups = []
         for ctx in s.contexts:

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
+
 from site_gen.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,6 +48,9 @@ def test_kill_9_mid_run_then_resume(make_plan, tmp_path):
     assert proc.returncode == -signal.SIGKILL
 
     assert snapshot(records) == before  # nothing sealed, nothing touched
+    time.sleep(0.2)
+    orphans = [p for p in psutil.process_iter(["cwd"]) if (p.info["cwd"] or "").startswith(str(tmp_path))]
+    assert orphans == []  # the workload child died with the collector (PR_SET_PDEATHSIG)
     assert Store(records).verify().ok
     run_dir = results.parent.parent
     assert not (run_dir / "results" / "third.json").exists() and not (run_dir / "record.json").exists()
@@ -103,3 +108,29 @@ def test_an_assembly_the_store_refuses_is_reassembled_next_time_without_measurin
     outcome = Runner(plan, tmp_path / "records", tmp_path / "runs", progress=Progress(1, stream=io.StringIO())).run()
     sealed = jsonlib.loads((tmp_path / "records" / outcome.store_path).read_bytes())
     assert sealed["cases"][0] == jsonlib.loads(kept)  # the same measurements, not a new run
+
+
+PARENT = r"""
+import subprocess, sys, time
+from collector.session import _die_with_parent
+child = subprocess.Popen(["sleep", "60"], preexec_fn=_die_with_parent if sys.argv[1] == "on" else None)
+print(child.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_session_children_die_with_a_killed_collector():
+    def orphan_after_kill(mode):
+        parent = subprocess.Popen([sys.executable, "-c", PARENT, mode], cwd=REPO, stdout=subprocess.PIPE, text=True)
+        child = psutil.Process(int(parent.stdout.readline()))
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        try:
+            child.wait(timeout=2)
+            return False
+        except psutil.TimeoutExpired:
+            child.kill()
+            return True
+
+    assert orphan_after_kill("off")  # the control: a plain child outlives its killed parent
+    assert not orphan_after_kill("on")  # a session child does not
