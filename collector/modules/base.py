@@ -17,7 +17,8 @@ How a module uses the core
        with session.phase("baseline"):
            time.sleep(case.settings.baseline_seconds)
        with session.phase("load"):
-           proc = subprocess.Popen([...], stdout=session.log_path("server.log").open("wb"))
+           # session.popen: Popen whose child dies with the collector (even on kill -9)
+           proc = session.popen([...], stdout=session.log_path("server.log").open("wb"))
            session.track_process(proc.pid)        # RSS/PSS/CPU/faults/IO of that process
        for ctx in case.settings.contexts:
            with session.phase("warmup"):
