@@ -60,6 +60,11 @@ class Progress:
         self.cases_done += 1
         self.note(f"case {self.case_id}: {status}")
 
+    def case_kept(self, case_id: str, status: str) -> None:
+        """A case finished by an earlier, interrupted run of the same plan."""
+        self.cases_done += 1
+        self.note(f"case {case_id}: {status} (kept from an earlier run)")
+
     def note(self, message: str) -> None:
         """A line that stays (on a terminal, printed above the live line)."""
         with self._lock:

@@ -102,14 +102,13 @@ class Runner:
             done = self.finished()
             for case in self.cases:
                 if case.id in done:
-                    self.progress.note(f"case {case.id}: {done[case.id]['status']} (kept from an earlier run)")
-                    self.progress.cases_done += 1
+                    self.progress.case_kept(case.id, done[case.id]["status"])
                 else:
                     done[case.id] = self.run_case(case)
             self.progress.finish()
             results = [done[c.id] for c in self.cases]
             module = get_module(self.plan.module)
-            session = RunSession(self._plan_view(), self.run_dir, started_at, utc_now(), self._gpu_info())
+            session = RunSession(self.plan_view(), self.run_dir, started_at, utc_now(), self._gpu_info())
             data = module.assemble(session.plan, results, session)
             record_io.validate(data, module.schema, str(self.record_file))  # before writing anything
             raw = record_io.encode(data)
@@ -144,7 +143,7 @@ class Runner:
             raise
         return RunOutcome(self.run_dir, statuses, entry.path, entry.sha256, already_sealed=False)
 
-    def _plan_view(self) -> Plan:
+    def plan_view(self) -> Plan:
         """The plan as the record sees it: only the selected cases, and only the comparisons
         whose cases all ran."""
         if not self.partial:
@@ -195,7 +194,7 @@ def dry_run_lines(plan: Plan, runner: Runner) -> list[str]:
             f"  case {c.id}: {state}; module {c.module}, model {c.model.id if c.model else '-'}, placement {json.dumps(c.placement, sort_keys=True)}, "
             f"contexts {list(s.contexts)}, warmup {s.warmup_rounds}, measured {s.measured_rounds}, sampling host {s.host_sample_hz:g} Hz gpu {s.gpu_sample_hz:g} Hz"
         )
-    for cmp in runner._plan_view().comparisons:
+    for cmp in runner.plan_view().comparisons:
         lines.append(f"  comparison {cmp.axis}: {', '.join(cmp.cases)}")
     lines.append(f"run directory {runner.run_dir}; records {runner.records_dir}")
     return lines
