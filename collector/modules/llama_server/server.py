@@ -470,6 +470,7 @@ class LlamaServer:
             return
         try:
             process.terminate()
+            process.send_signal(signal.SIGCONT)  # a stopped (hung) server must run to handle SIGTERM
             process.wait(timeout=self.stop_timeout_s)
         except subprocess.TimeoutExpired:
             process.kill()

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.llama
 ROOT = Path(__file__).resolve().parents[3]
 SEED = ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json"
 VICTIM = "killed-mid-run"
+HUNG = "hung-mid-run"
 PLAN = """\
 article_key = "llm-tiny-e2e"
 module = "llama_server"
@@ -73,6 +74,11 @@ id = "{victim}"
 model = "tiny"
 settings = {{ measured_rounds = 2000 }}
 
+[[cases]]
+id = "{hung}"
+model = "tiny"
+settings = {{ measured_rounds = 2000, request_timeout_s = 1.0 }}
+
 [[comparisons]]
 axis = "threads"
 cases = ["threads-1", "threads-2"]
@@ -83,24 +89,24 @@ cases = ["ubatch-32", "threads-1"]
 """
 
 
-def kill_victim_mid_run(runs: Path, stop: threading.Event) -> list[int]:
-    """Watch for the victim case's server; once its log shows measured requests, SIGKILL it."""
-    killed: list[int] = []
+def signal_mid_run(runs: Path, stop: threading.Event, case_id: str, signum: int) -> list[int]:
+    """Watch for the case's server; once its log shows measured requests, send it `signum`."""
+    signalled: list[int] = []
 
     def watch():
         while not stop.is_set():
             for proc in psutil.process_iter(["cmdline"]):
                 cmd = proc.info["cmdline"] or []
-                if "--alias" in cmd and VICTIM in cmd:
-                    logs = list(runs.glob(f"*/logs/{VICTIM}/llama-server.log"))
+                if "--alias" in cmd and case_id in cmd:
+                    logs = list(runs.glob(f"*/logs/{case_id}/llama-server.log"))
                     if logs and logs[0].read_text(errors="replace").count("print_timing: id") >= 3 * 5:
-                        os.kill(proc.pid, signal.SIGKILL)
-                        killed.append(proc.pid)
+                        os.kill(proc.pid, signum)
+                        signalled.append(proc.pid)
                         return
             time.sleep(0.01)
 
     threading.Thread(target=watch, daemon=True).start()
-    return killed
+    return signalled
 
 
 @pytest.fixture(scope="module")
@@ -109,10 +115,11 @@ def collected(tmp_path_factory, llama_server_binary, tiny_model):
     records = base / "records"
     shutil.copytree(ROOT / "records", records)  # the site's authored articles cite the seeds
     plan = base / "plan.toml"
-    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM))
+    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM, hung=HUNG))
     before = len(Store(records).entries())
     stop = threading.Event()
-    killed = kill_victim_mid_run(base / "runs", stop)
+    killed = signal_mid_run(base / "runs", stop, VICTIM, signal.SIGKILL)
+    stopped = signal_mid_run(base / "runs", stop, HUNG, signal.SIGSTOP)
     os.environ["LLAMA_SERVER"] = str(llama_server_binary)
     started = time.monotonic()
     try:
@@ -124,6 +131,7 @@ def collected(tmp_path_factory, llama_server_binary, tiny_model):
     entries = Store(records).entries()
     assert len(entries) == before + 1
     entry = entries[-1]
+    assert stopped, "the watcher never saw the hung case's server"
     return records, entry, json.loads((records / entry.path).read_bytes()), seconds, killed
 
 
@@ -201,6 +209,13 @@ def test_failed_cases_say_why_and_the_others_still_ran(collected):
     assert not psutil.pid_exists(killed[0]) or psutil.Process(killed[0]).status() == psutil.STATUS_ZOMBIE
 
 
+def test_a_server_that_stops_answering_fails_its_case_by_timeout(collected):
+    _, _, record, _, _ = collected
+    hung = cases(record)[HUNG]
+    assert hung["status"] == "failed"
+    assert hung["failure_reason"].startswith("request timed out at context 64: POST /completion: no answer within 1 s")
+
+
 def test_a_placement_the_server_did_not_make_fails_the_case(collected):
     """gpu_layers = "all" on a build without a GPU backend: the server runs everything on the
     CPU, so the case fails saying so, and what the server did report is kept apart."""
@@ -244,7 +259,7 @@ def test_plan_problems_are_listed_at_once(tmp_path, tiny_model):
     from collector.plan import load_plan
 
     plan = tmp_path / "plan.toml"
-    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM).replace("threads = 1", 'threads = "many"\nflash = true')
+    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM, hung=HUNG).replace("threads = 1", 'threads = "many"\nflash = true')
                     .replace("output_tokens = 16", "output_tokens = 1"))
     with pytest.raises(PlanError) as err:
         load_plan(plan)
