@@ -163,12 +163,6 @@ class Plan:
     cases: tuple[CaseSpec, ...]
     comparisons: tuple[Comparison, ...]
 
-    def case(self, case_id: str) -> CaseSpec:
-        for c in self.cases:
-            if c.id == case_id:
-                return c
-        raise KeyError(case_id)
-
     def problem(self, path: str, message: str) -> Problem:
         """A Problem located in this plan file (what modules return from validate_case)."""
         return Problem(str(self.path), path, message)

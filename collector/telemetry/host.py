@@ -148,10 +148,6 @@ class HostSampler(PeriodicSampler[HostSample]):
         self._process = (pid, start) if pid is not None else None
         self.process_error = None
 
-    @property
-    def tracked_pid(self) -> int | None:
-        return self._process[0] if self._process is not None else None
-
     def sample_with_pss(self) -> HostSample | None:
         """An immediate sample that also reads PSS (smaps_rollup): for phase boundaries."""
         return self.sample_now(pss=True)
