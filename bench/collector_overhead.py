@@ -26,13 +26,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "collector" / "modules"))
-
-from conftest import find_llama_server  # noqa: E402  (the one place that finds the test binary)
 
 from collector.modules.llama_server.module import case_plan  # noqa: E402
 from collector.modules.llama_server.requests import SYNTHETIC_TEXT, synthetic_prompt  # noqa: E402
-from collector.modules.llama_server.server import HOST, LlamaServer, inspect_binary  # noqa: E402
+from collector.modules.llama_server.server import HOST, LlamaServer, inspect_binary, packaged_binary  # noqa: E402
 from collector.modules.llama_server.tiny_model import write_tiny_model  # noqa: E402
 from collector.plan import load_plan  # noqa: E402
 from collector.progress import Progress  # noqa: E402
@@ -112,7 +109,7 @@ def main() -> int:
     parser.add_argument("--host-hz", type=float, default=10.0, help="the collector's sampling rate (default 10)")
     parser.add_argument("--model", type=Path, help="a GGUF model (default: the tiny random model)")
     args = parser.parse_args()
-    binary = find_llama_server()
+    binary = os.environ.get("LLAMA_SERVER") or packaged_binary()
     if binary is None:
         raise SystemExit("no llama-server: set LLAMA_SERVER or run `make llama-server`")
     with tempfile.TemporaryDirectory(prefix="collector-overhead-") as tmp:

