@@ -114,7 +114,7 @@ class Store:
 
     def entries(self) -> list[LedgerEntry]:
         """The ledger's entries, in order; raises LedgerError when the ledger itself is broken."""
-        return self._intact().entries
+        return list(self._intact().entries)
 
     def head_sha256(self) -> str:
         """SHA-256 of the last ledger line: pins the whole history ("0"*64 when empty)."""
@@ -262,29 +262,24 @@ class Store:
     def verify(self, keep_data: bool = False) -> VerifyReport:
         """Check everything; never raises for what the store contains (only for a missing store)."""
         read = self.read()
-        checked = [self._check_bytes(entry, line) for entry, line in zip(read.entries, read.entry_lines)]
-        # bytes that match the ledger but have no cached pass are validated (in parallel when many)
-        todo = [i for i, (status, _, _) in enumerate(checked)
-                if status == PENDING and not self.cache.passed(read.entries[i].sha256, read.entries[i].schema)]
-        jobs = [(checked[i][2], read.entries[i].schema, self.shown(read.entries[i].path)) for i in todo]
-        parsed: dict[int, Any] = {}
-        for i, (status, problems, value) in zip(todo, _validate_all(jobs, keep_data)):
-            checked[i] = (status, problems, checked[i][2])
-            if status == OK:
-                self.cache.remember(read.entries[i].sha256, read.entries[i].schema)
-                parsed[i] = value
+        jobs = list(zip(read.entries, read.entry_lines))
+        workers = min(os.cpu_count() or 1, 8)
+        if keep_data or workers < 2 or len(jobs) < PARALLEL_MIN_RECORDS:
+            results = [self._check_one(entry, line, keep_data) for entry, line in jobs]
+        else:  # each worker reads, hashes and validates its records: the bytes never cross processes
+            with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(self.root, self.cache.folder)) as pool:
+                results = list(pool.map(_check_in_worker, jobs, chunksize=64))
         rows: list[RecordStatus] = []
         data: dict[str, tuple[bytes, Any]] = {}
-        for i, (entry, line, (status, problems, raw)) in enumerate(zip(read.entries, read.entry_lines, checked)):
-            if status == PENDING:  # a cached pass of exactly these bytes, this schema and this code
-                status = OK
+        for (entry, line), (status, problems, payload, passed_now) in zip(jobs, results):
+            if passed_now:
+                self.cache.remember(entry.sha256, entry.schema)
             line_problems = read.line_problems.get(line, [])
             if line_problems and status == OK:
                 status = LEDGER
             rows.append(RecordStatus(entry.path, entry.schema, entry.sha256, status, tuple(line_problems + problems), entry))
             if keep_data and status == OK:
-                # a cached pass proves the bytes are strict JSON, so the fast parser reads them the same
-                data[entry.path] = (raw, parsed[i] if i in parsed else json.loads(raw))
+                data[entry.path] = payload
         in_rows = [p for line in read.entry_lines for p in read.line_problems.get(line, [])]
         ledger_problems = [p for p in read.problems if p not in in_rows]
         sealed = {e.path for e in read.entries}
@@ -292,6 +287,17 @@ class Store:
             if rel not in sealed:
                 rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(self.shown(rel), "", "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"),)))
         return VerifyReport(self.root.as_posix(), read.head_sha256, len(read.entries), rows, ledger_problems, data)
+
+    def _check_one(self, entry: LedgerEntry, line: int, keep_data: bool) -> tuple[str, list[Problem], tuple[bytes, Any] | None, bool]:
+        """(status, problems, (bytes, parsed) when kept, whether it newly passed) for one entry."""
+        status, problems, raw = self._check_bytes(entry, line)
+        if status != PENDING:
+            return status, problems, None, False
+        if self.cache.passed(entry.sha256, entry.schema):
+            # a cached pass proves these exact bytes are strict JSON: the fast parser reads them the same
+            return OK, [], (raw, json.loads(raw)) if keep_data else None, False
+        status, problems, parsed = validate_record((raw, entry.schema, self.shown(entry.path)))
+        return status, problems, (raw, parsed) if keep_data and status == OK else None, status == OK
 
     def _check_bytes(self, entry: LedgerEntry, line: int) -> tuple[str, list[Problem], bytes | None]:
         """The file's bytes against the ledger: (PENDING, [], bytes) when they match."""
@@ -348,18 +354,17 @@ def validate_record(job: tuple[bytes, str, str]) -> tuple[str, list[Problem], An
     return OK, [], parsed
 
 
-def _validate_all(jobs: list[tuple[bytes, str, str]], keep_data: bool) -> list[tuple[str, list[Problem], Any]]:
-    """Validate many records; on several cores in worker processes (parsed data is not sent back)."""
-    workers = min(os.cpu_count() or 1, 8)
-    if keep_data or workers < 2 or len(jobs) < PARALLEL_MIN_RECORDS:
-        return [validate_record(job) for job in jobs]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return [(status, problems, None) for status, problems, _ in pool.map(_validate_for_pool, jobs, chunksize=32)]
+_worker_store: Store | None = None
 
 
-def _validate_for_pool(job: tuple[bytes, str, str]) -> tuple[str, list[Problem], None]:
-    status, problems, _ = validate_record(job)
-    return status, problems, None
+def _start_worker(root: Path, cache_folder: Path | None) -> None:
+    global _worker_store
+    _worker_store = Store(root, ValidationCache(cache_folder))
+
+
+def _check_in_worker(job: tuple[LedgerEntry, int]) -> tuple[str, list[Problem], None, bool]:
+    status, problems, _, passed_now = _worker_store._check_one(*job, keep_data=False)
+    return status, problems, None, passed_now
 
 
 class _Placed:
