@@ -158,6 +158,7 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
     notes = "".join(f'<p class="bl-chart-note">{note}</p>' for note in chart.notes)
     html = (
         f'<div class="bl-chart" id="chart-{chart.id}">\n'
+        f'<p class="bl-chart-title">{escape.attr(chart.title)}</p>\n'
         f'<div class="bl-chart-view" data-spec="spec-{chart.id}">'
         f'<img src="{url(page_path, svg_path)}" alt="{escape.attr(chart.alt)}" loading="lazy"></div>\n'
         f'<script type="application/json" id="spec-{chart.id}">{_script_json(chart.spec)}</script>\n'

@@ -92,7 +92,8 @@ def test_every_number_names_a_pointer_that_resolves_in_its_record(site):
     tmp, result = site
     records = {e.sha256: json.loads((tmp / "records" / e.path).read_bytes()) for e in Store(tmp / "records").entries()}
     checked = 0
-    for page in result.out_dir.rglob("*.html"):
+    ours = [*result.out_dir.glob("articles/**/*.html"), *result.out_dir.glob("comparisons/*.html"), result.out_dir / "index.html"]
+    for page in ours:
         text = page.read_text(encoding="utf-8")
         for span in re.findall(r'<span class="bl-num[^"]*"[^>]*>', text):
             sha = re.search(r'data-sha256="([0-9a-f]{64})"', span).group(1)

@@ -27,6 +27,7 @@ class Summary:
     hardware: str
     headline_html: str  # one sentence built from the data, with traced numbers
     numbers_html: Sequence[str]  # a few "label: <traced number>" snippets
+    measured: str = ""  # plain text: what was measured, how often, on what
 
 
 @dataclass(frozen=True)

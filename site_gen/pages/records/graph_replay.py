@@ -58,7 +58,14 @@ class GraphReplayRenderer(RecordRenderer):
             datetime.datetime.fromtimestamp(finished, datetime.timezone.utc).strftime("%Y-%m-%d")
             if isinstance(finished, (int, float)) else ""
         )
-        return Summary(title, date, f"{data.get('device', '?')} · torch {data.get('torch_version', '?')}", headline, numbers)
+        reps = sorted({m.get("timing", {}).get("eager", {}).get("repetitions") for m in data.get("measurements", [])} - {None})
+        measured = (
+            f"Scoring time, eager vs CUDA-graph replay, with torch {data.get('torch_version', '?')} "
+            f"on {data.get('device', '?')}: {len(ms)} token length(s), {'/'.join(map(str, reps)) or '?'} repetitions each; "
+            f"timing scope: {data.get('timing_scope', '?')}."
+        )
+        return Summary(title, date, f"{data.get('device', '?')} · torch {data.get('torch_version', '?')}", headline,
+                       numbers, measured)
 
     def case_keys(self, view: "RecordView") -> list[CaseKey]:
         data = view.data

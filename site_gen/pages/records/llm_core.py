@@ -91,7 +91,16 @@ class LlmCoreRenderer(RecordRenderer):
         axis_text = f" across {comps[0][0]}" if comps else ""
         title = f"{model.get('name', '?')} {model.get('quantization', '')} on {runtime.get('name', '?')}{axis_text}"
         headline, numbers = self._headline(view)
-        return Summary(title, str(data.get("tested_at", "")), f"{hw.get('gpu', '?')} · {hw.get('cpu', '?')}", headline, numbers)
+        cases = data.get("cases", [])
+        settings = (cases[0].get("settings") or {}) if cases else {}
+        measured = (
+            f"{runtime.get('name', '?')} {runtime.get('release', '')} serving {model.get('name', '?')} "
+            f"{model.get('quantization', '')} through {settings.get('endpoint', '?')}: {len(cases)} case(s) × "
+            f"{len(_contexts(data))} context length(s), {settings.get('measured_rounds', '?')} measured round(s) of "
+            f"{settings.get('output_tokens', '?')} output tokens each, concurrency {settings.get('concurrency', '?')}."
+        )
+        return Summary(title, str(data.get("tested_at", "")), f"{hw.get('gpu', '?')} · {hw.get('cpu', '?')}",
+                       headline, numbers, measured)
 
     def _headline(self, view: "RecordView") -> tuple[str, list[str]]:
         """One sentence from the data: decode speed at the smallest context along the first axis."""
