@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import re
 
-from site_gen.charts import ChartCache, Series, chart_html, line_chart
+from site_gen.charts import Chart, ChartCache, Series, chart_html, line_chart
 
 
-def chart(label: str = "a</script><b>") -> "Chart":
+def chart(label: str = "a</script><b>") -> Chart:
     return line_chart("c", "Title", [Series(label, [(1, 2.0, "/x/0"), (4, 8.0, "/x/1")])],
                       x_title="tokens", y_title="ms", series_title="path", log_x=True, alt_text="alt text")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING
 
-from site_gen import escape
 from site_gen.charts import Series, line_chart
 from site_gen.pages.records.base import (
     ArticleWriter, CaseKey, RecordRenderer, Summary, at, audit_block, provenance, under,

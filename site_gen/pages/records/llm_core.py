@@ -123,20 +123,23 @@ class LlmCoreRenderer(RecordRenderer):
             if g is None:
                 continue
             ptr = f"/cases/{i}/groups/{g}/server_decode_tokens_per_second/median"
-            label = _axis_phrase(case, axis) if axis else escape.attr(case.get("id", i))
-            points.append((label, num(ptr, "tokens/s")))
+            label = _axis_phrase(case, axis) if axis else str(case.get("id", i))
+            points.append((label, num(ptr, "tokens/s"), resolve(data, ptr, default=None)))
         if not points:
             return "No completed groups in this record.", []
-        first_label, first = points[0]
+        first_label, first, first_value = points[0]
         if len(points) == 1:
             sentence = f"With {escape.attr(first_label)}, server decode runs at {first} (median, context {context} tokens)."
         else:
-            rest = "; ".join(f"{v} with {escape.attr(lbl)}" for lbl, v in points[1:])
+            last_value = points[-1][2]
+            numeric = isinstance(first_value, (int, float)) and isinstance(last_value, (int, float))
+            verb = "changing to" if not numeric or last_value == first_value else "falling to" if last_value < first_value else "rising to"
+            rest = "; ".join(f"{v} with {escape.attr(lbl)}" for lbl, v, _ in points[1:])
             sentence = (
                 f"Median server decode at a {context}-token context: {first} with {escape.attr(first_label)}, "
-                f"falling to {rest}."
+                f"{verb} {rest}."
             )
-        return sentence, [f"{escape.attr(lbl)}: {v}" for lbl, v in points]
+        return sentence, [f"{escape.attr(lbl)}: {v}" for lbl, v, _ in points]
 
     def case_keys(self, view: "RecordView") -> list[CaseKey]:
         data = view.data
@@ -217,7 +220,6 @@ class LlmCoreRenderer(RecordRenderer):
                 return None, ""
             return joules / tokens, f"{base}/resources/gpu_energy/joules / {base}/completed_output_tokens"
 
-        x_title = axis
         charts = [
             ("decode", "Server decode speed (median)", "tokens/s", field("server_decode_tokens_per_second/median")),
             ("first-token", "Synthetic first-token time (median)", "s", field("synthetic_first_token_seconds/median")),
@@ -235,7 +237,7 @@ class LlmCoreRenderer(RecordRenderer):
             )
             page.chart(line_chart(
                 f"{axis}-{chart_id}".replace("_", "-"), title, series,
-                x_title=x_title, y_title=f"{title.split(' (')[0]} ({unit})", series_title="context",
+                x_title=axis, y_title=f"{title.split(' (')[0]} ({unit})", series_title="context",
                 alt_text=f"{title} against {axis}. {described}.",
             ))
         page.notes(lambda lim: lim.rule_id == "energy-unavailable" and "/groups/" in lim.scope)
@@ -314,8 +316,7 @@ class LlmCoreRenderer(RecordRenderer):
              "reported": page.num(f"{base}/placement/buffers/{b}/reported_mib", "MiB")}
             for b in range(len(buffers))
         ]
-        facts = [r for r in kv_rows(page, f"{base}/placement")]
-        page.table(facts, ["field", "value"])
+        page.table(kv_rows(page, f"{base}/placement"), ["field", "value"])
         if rows:
             page.table(rows, ["device", "reported"], caption="Runtime buffers (as reported by the runtime)")
         page.notes(under(f"{base}/placement"))
