@@ -145,3 +145,15 @@ def test_write_tree_rewrites_only_changes_and_removes_stale_files(tmp_path):
     assert write_tree(tmp_path, {"a.md": b"1", "d/b.md": b"2"}) == 0
     assert write_tree(tmp_path, {"a.md": b"3"}) == 1
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["a.md"]
+
+
+def test_cli_build_reports_a_bad_store_in_one_line_per_problem(tmp_path, capsys):
+    from benchledger.cli import main
+
+    records = copy_records(tmp_path)
+    (records / "llm-cpu-offload" / "2026-09-27.json").write_bytes(b"{}")
+    code = main(["build", "--records", str(records), "--out", str(tmp_path / "site"), "--cache", str(tmp_path / "cache")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "benchledger build: error:" in err and "llm-cpu-offload/2026-09-27.json" in err and "Traceback" not in err
+    assert not (tmp_path / "site").exists()
