@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,11 @@ from site_gen.pointer import to_jsonpath
 # A record is a few hundred KiB at most; anything far larger is not a record (and would make
 # verification of a store unbounded in memory).
 MAX_RECORD_BYTES = 16 * 1024 * 1024
+
+
+# Only a number with a 3-digit exponent or 200+ digits can overflow a float (1.8e308); text
+# without one is parsed with the C float parser, text with one through the checking hook.
+_MAY_OVERFLOW = re.compile(r"[eE][+-]?[0-9]{3}|[0-9]{200}")
 
 
 class _DuplicateKeys(dict):
@@ -74,9 +80,11 @@ def read_json_text(text: str, file: str | Path) -> Any:
         return obj
 
     try:
-        data = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant, parse_float=_finite_float)
+        parse_float = _finite_float if _MAY_OVERFLOW.search(text) else None
+        data = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant, parse_float=parse_float)
     except _NonFinite as err:
-        raise InputError(file, "", f"{err.literal} is not a finite JSON number (NaN and infinities are not allowed)") from None
+        literal = err.literal if len(err.literal) <= 40 else f"{err.literal[:16]}...{err.literal[-8:]} ({len(err.literal)} characters)"
+        raise InputError(file, "", f"{literal} is not a finite JSON number (NaN and infinities are not allowed)") from None
     except json.JSONDecodeError as err:
         reason = "trailing data after the JSON document" if err.msg == "Extra data" else err.msg
         raise InputError(file, "", f"not JSON: {reason} (column {err.colno})", err.lineno) from None

@@ -34,6 +34,8 @@ def rejected(raw: bytes, **kw) -> str:
         (b'[Infinity]', "rec.json: Infinity is not a finite JSON number (NaN and infinities are not allowed)"),
         (b'[-Infinity]', "rec.json: -Infinity is not a finite JSON number (NaN and infinities are not allowed)"),
         (b'{"watts": 1e999}', "rec.json: 1e999 is not a finite JSON number (NaN and infinities are not allowed)"),
+        (b"[" + b"9" * 300 + b"e99]", "rec.json: 9999999999999999...99999e99 (303 characters) is not a finite JSON number (NaN and infinities are not allowed)"),
+        (b"[-" + b"9" * 320 + b".5]", "rec.json: -999999999999999...999999.5 (323 characters) is not a finite JSON number (NaN and infinities are not allowed)"),
         (b'{"a": 1}\n{"b": 2}', "rec.json:2: not JSON: trailing data after the JSON document (column 1)"),
         (b'{"a": 1} garbage', "rec.json:1: not JSON: trailing data after the JSON document (column 10)"),
         (b"", "rec.json:1: not JSON: Expecting value (column 1)"),
@@ -85,6 +87,16 @@ def test_a_duplicated_key_is_named_with_its_place(obj, data):
     raw = ("{" + body + ", " + json.dumps(key) + ": 0}").encode()
     wrapped = b'{"outer": [' + raw + b"]}"
     assert rejected(wrapped) == f"rec.json: $.outer[0]: duplicate key {key!r} in one object"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 400), st.integers(-400, 400), st.booleans())
+def test_a_float_literal_is_read_exactly_or_named_when_it_overflows(digits, exponent, negative):
+    literal = ("-" if negative else "") + "7" * (digits + 1) + f"e{exponent}"
+    if math.isinf(float(literal)):
+        assert rejected(f"[{literal}]".encode()).endswith("is not a finite JSON number (NaN and infinities are not allowed)")
+    else:
+        assert read_json_bytes(f"[{literal}]".encode(), "rec.json") == [float(literal)]
 
 
 @settings(max_examples=300, deadline=None)
