@@ -121,6 +121,12 @@ def url(from_page: str, target: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(from_page) or ".")
 
 
+def code_ticks(value: str) -> Markup:
+    """The generator's own prose (rule conditions) with `backticks` as <code>, inside HTML."""
+    parts = str(Markup.escape(value)).split("`")
+    return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
+
+
 def make_jinja_env() -> jinja2.Environment:
     """Jinja over templates/ with autoescape on for every template (they produce HTML inside
     Markdown). `md` marks record text literal Markdown; `attr` escapes for attributes."""
@@ -135,4 +141,5 @@ def make_jinja_env() -> jinja2.Environment:
     env.filters["md"] = lambda value: Markup(escape.text(value))
     env.filters["attr"] = lambda value: Markup(escape.attr(value))
     env.filters["url"] = url
+    env.filters["ticks"] = code_ticks
     return env
