@@ -29,15 +29,19 @@ def _file_name(schema_id: str) -> str:
     return f"{name}-{version}{_SUFFIX}"
 
 
-@cache
 def schema_ids() -> list[str]:
     """Every schema id shipped, sorted."""
+    return list(_shipped_ids())
+
+
+@cache
+def _shipped_ids() -> tuple[str, ...]:
     ids = []
     for entry in resources.files("site_gen.schemas").iterdir():
         if entry.name.endswith(_SUFFIX):
             name, _, version = entry.name[: -len(_SUFFIX)].rpartition("-")
             ids.append(f"{name}/{version}")
-    return sorted(ids)
+    return tuple(sorted(ids))
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,7 @@ def unknown_schema_message() -> str:
 @cache
 def loaded(schema_id: str) -> LoadedSchema:
     """The schema `schema_id`, compiled; raises InputError for an unknown id."""
-    if schema_id not in schema_ids():
+    if schema_id not in _shipped_ids():
         raise InputError(schema_id, "", unknown_schema_message())
     raw = resources.files("site_gen.schemas").joinpath(_file_name(schema_id)).read_bytes()
     document = json.loads(raw)
@@ -80,20 +84,23 @@ def load_schema(schema_id: str) -> dict:
 
 def validate(data: Any, schema_id: str, file: str) -> list[Problem]:
     """Every violation of `schema_id` by `data`, each as `file: $.path: message`; [] when valid."""
-    if schema_id not in schema_ids():
+    if schema_id not in _shipped_ids():
         return [Problem(file, "", f"schema {schema_id!r}: {unknown_schema_message()}")]
     schema = loaded(schema_id)
     if schema.fast.is_valid(data):
         return []
-    errors = sorted(schema.detailed.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    # document order: indexes compare as numbers ([2] before [10])
+    errors = sorted(schema.detailed.iter_errors(data), key=lambda e: ([(isinstance(p, str), p) for p in e.absolute_path], e.message))
     return [Problem(file, to_jsonpath(e.absolute_path), _message(e)) for e in errors]
 
 
 def _message(error: jsonschema.ValidationError) -> str:
     """The validator's message, shortened: a whole sub-document is not repeated back."""
-    if error.validator in ("oneOf", "anyOf") and error.context:
-        best = jsonschema.exceptions.best_match(error.context)
-        return f"{_message(best)} (schema {'/'.join(map(str, error.absolute_schema_path))})"
+    if error.validator in ("oneOf", "anyOf"):
+        # name the alternatives ("statistic, null") rather than echo the whole schema path
+        shapes = [alt.get("$ref", "").rpartition("/")[2] or str(alt.get("type", alt.get("const", "?"))) for alt in error.validator_value]
+        found = repr(error.instance)
+        return f"{found if len(found) <= 60 else found[:57] + '...'} is not any of: {', '.join(shapes)}"
     message = error.message
     if len(message) > 200:
         message = message[:197] + "..."

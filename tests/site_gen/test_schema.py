@@ -51,6 +51,7 @@ def test_every_violation_is_listed_with_its_path():
     record = seed(GSH)
     del record["tested_at"]
     record["cases"][0]["groups"][0]["completed_request_count"] = -1
+    record["cases"][0]["groups"][0]["resources"]["metrics"]["gpu_board_watts"] = "x"
     record["cases"][1]["status"] = "finished"
     record["models"][0]["files"][0]["sha256"] = "ABC"
     record["cases"][2]["resources_by_phase"]["teardown"] = record["cases"][2]["resources_by_phase"]["cleanup"]
@@ -58,6 +59,7 @@ def test_every_violation_is_listed_with_its_path():
     assert lines == [
         "r.json: $: 'tested_at' is a required property",
         "r.json: $.cases[0].groups[0].completed_request_count: -1 is less than the minimum of 0",
+        "r.json: $.cases[0].groups[0].resources.metrics.gpu_board_watts: 'x' is not any of: statistic, null",
         "r.json: $.cases[1]: 'failure_reason' is a required property",
         "r.json: $.cases[1].status: 'finished' is not one of ['completed', 'failed', 'skipped']",
         "r.json: $.cases[2].resources_by_phase: 'teardown' is not one of ['baseline', 'load', 'ready', 'warmup', 'responses', 'cleanup']",
