@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from .conftest import tree_digest
+from tests.benchledger.conftest import tree_digest
 
 TGR = "torch-graph-replay/1"
 

@@ -5,7 +5,7 @@ import pytest
 
 from site_gen.checks import CHECKS, RELATIVE_TOLERANCE, check_record, checks_for
 
-from .store_copies import GSH, TGR, seed
+from tests.site_gen.store_copies import GSH, TGR, seed
 
 
 def test_seeds_hold_together():

@@ -8,7 +8,7 @@ import pytest
 
 from site_gen.schema import load_schema, schema_ids, validate
 
-from .store_copies import GSH, TGR, seed
+from tests.site_gen.store_copies import GSH, TGR, seed
 
 
 def test_shipped_schema_ids_and_their_ids():

@@ -12,7 +12,7 @@ from benchledger.errors import ConsistencyError, InputError, LedgerError, Schema
 from site_gen.ledger import GENESIS_SHA256, new_entry
 from site_gen.store import Store
 from site_gen.validation_cache import ValidationCache
-from .store_copies import shipped_copy, tree_digest
+from tests.site_gen.store_copies import shipped_copy, tree_digest
 
 TGR = "torch-graph-replay/1"
 TGR_PATH = "torch-graph-replay/2026-10-28.json"
