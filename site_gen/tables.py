@@ -1,6 +1,7 @@
 """Tables: pandas DataFrames of already-rendered cells (traced numbers, escaped text) written as
-HTML. `DataFrame.to_html` is deterministic (unlike `Styler`, whose ids change per render), so
-two builds produce the same bytes."""
+HTML. The writer emits the same markup as `DataFrame.to_html(escape=False, index=False)` (which
+is deterministic, unlike `Styler`, whose ids change per render) without its per-cell formatting
+machinery, which cost more than the rest of an article."""
 
 from __future__ import annotations
 
@@ -14,21 +15,28 @@ def frame(rows: Iterable[Mapping[str, str]], columns: list[str]) -> pd.DataFrame
     return pd.DataFrame([{c: row.get(c, "") for c in columns} for row in rows], columns=columns)
 
 
+_ESCAPES = str.maketrans({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _cell(value: object) -> str:
+    """As pandas prints a cell: control characters spelled out, surrounding spaces dropped."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return str(value).translate(_ESCAPES).strip()
+
+
 def html_table(table: pd.DataFrame, caption: str | None = None) -> str:
     """The table as one HTML block. Cells and headers must already be safe HTML (escaped record
     text or markup from site_gen.quantity); nothing is escaped again here."""
-    html = table.to_html(
-        escape=False,
-        index=False,
-        border=0,
-        classes=["bl-table"],
-        na_rep="",
-        justify="left",
-    )
-    # pandas adds a style attribute per header row; the site's stylesheet aligns instead.
-    html = html.replace(' style="text-align: left;"', "")
+    lines = ['<table class="dataframe bl-table">']
     if caption:
-        html = html.replace('<table border="0" class="dataframe bl-table">', f'<table class="dataframe bl-table">\n<caption>{caption}</caption>', 1)
-    else:
-        html = html.replace('<table border="0" class="dataframe bl-table">', '<table class="dataframe bl-table">', 1)
-    return html
+        lines.append(f"<caption>{caption}</caption>")
+    lines += ["  <thead>", "    <tr>"]
+    lines += [f"      <th>{_cell(c)}</th>" for c in table.columns]
+    lines += ["    </tr>", "  </thead>", "  <tbody>"]
+    for row in table.itertuples(index=False, name=None):
+        lines.append("    <tr>")
+        lines += [f"      <td>{_cell(v)}</td>" for v in row]
+        lines.append("    </tr>")
+    lines += ["  </tbody>", "</table>"]
+    return "\n".join(lines)
