@@ -10,7 +10,7 @@ import pytest
 from benchledger.cli import main
 from site_gen.audit import verify_site
 
-from .site_support import build
+from tests.site_gen.site_support import build
 
 
 @pytest.fixture(scope="module")

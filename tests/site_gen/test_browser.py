@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .site_support import ARTIFACTS, GRAPH_PAGE, OFFLOAD_PAGE, build, serve
+from tests.site_gen.site_support import ARTIFACTS, GRAPH_PAGE, OFFLOAD_PAGE, build, serve
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -16,7 +16,7 @@ from benchledger.errors import BuildError, LedgerError
 from site_gen.build import _mkdocs_build, build_site, mkdocs_config, write_tree
 from site_gen.context import BuildOptions
 
-from .site_support import build, copy_records
+from tests.site_gen.site_support import build, copy_records
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from site_gen import escape
 from site_gen.store import Store
 
-from .site_support import ROOT, build, copy_records
+from tests.site_gen.site_support import ROOT, build, copy_records
 
 SCRIPT = "<script>alert(1)</script>"
 MARKDOWN = "**bold** [link](http://example.invalid) `code` # heading | cell |"

@@ -8,7 +8,7 @@ import json
 
 from site_gen.limitations import RULES, find_limitations, limitations_for, scoped_at, withheld_percentile
 
-from .site_support import ROOT
+from tests.site_gen.site_support import ROOT
 
 OFFLOAD = json.loads((ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json").read_bytes())
 GRAPH = json.loads((ROOT / "records" / "torch-graph-replay" / "2026-10-28.json").read_bytes())

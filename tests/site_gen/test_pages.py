@@ -13,7 +13,7 @@ import pytest
 from site_gen.pointer import resolve
 from site_gen.store import Store
 
-from .site_support import ROOT, build, copy_records
+from tests.site_gen.site_support import ROOT, build, copy_records
 
 OFFLOAD = ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json"
 SCHEMA = "gsh-llm-core-article/1"
