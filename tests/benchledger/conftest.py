@@ -1,9 +1,7 @@
-"""Fixtures for the CLI tests: a private copy of the shipped store, the CLI run in-process (the
-real argument parsing and error printing of benchledger.cli.main), and a digest of a tree to
-show that a refused command changed nothing."""
+"""Fixtures for the CLI tests: a private copy of the shipped store, and the CLI run in-process
+(the real argument parsing and error printing of benchledger.cli.main)."""
 
 import hashlib
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,8 +9,7 @@ import pytest
 
 from benchledger.cli import main
 from site_gen.ledger import new_entry, read_ledger
-
-SHIPPED = Path(__file__).resolve().parents[2] / "records"
+from tests.site_gen.store_copies import shipped_copy
 
 
 @dataclass
@@ -25,7 +22,7 @@ class Result:
 @pytest.fixture
 def records(tmp_path) -> Path:
     """A copy of records/ (tests never touch the real one); its cache lands in tmp_path/.cache."""
-    return Path(shutil.copytree(SHIPPED, tmp_path / "records"))
+    return shipped_copy(tmp_path)
 
 
 @pytest.fixture
@@ -39,12 +36,6 @@ def cli(capsys, monkeypatch, tmp_path):
         return Result(code, captured.out, captured.err.splitlines())
 
     return run
-
-
-def tree_digest(root: Path) -> dict[str, str]:
-    """Relative path -> sha256 of every file (and 'dir' for every folder) under root."""
-    return {p.relative_to(root).as_posix(): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*"))}
 
 
 def append_unchecked(records: Path, rel: str, raw: bytes, schema_id: str) -> None:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.benchledger.conftest import tree_digest
+from tests.site_gen.store_copies import tree_digest
 
 TGR = "torch-graph-replay/1"
 
