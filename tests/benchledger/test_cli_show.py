@@ -1,6 +1,9 @@
 """`benchledger show`: a record's ledger entry and the upstream hashes it claims."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 
 def test_show_by_prefix_lists_entry_and_claims(records, cli):
@@ -28,3 +31,10 @@ def test_show_unknown_and_altered(records, cli):
     path.write_bytes(path.read_bytes() + b" ")
     result = cli("show", "torch-graph-replay/2026-10-28.json")
     assert result.code == 1 and "bytes ALTERED (sha256 now " in result.out
+
+
+def test_a_closed_pipe_is_not_a_traceback(records):
+    """`benchledger show X | true`: the reader is gone before anything is written; no traceback."""
+    command = f"'{Path(sys.executable).parent / 'benchledger'}' show 24492206c24d --records '{records}' | true"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
+    assert done.stderr == ""
