@@ -106,8 +106,7 @@ def traced(
     if pointer is not None:
         attrs.append(f'data-pointer="{escape.attr(pointer)}"')
         origin.append(f"pointer {pointer}")
-        if value is not None or text is None:  # a labelled cell ("withheld") has no value to show
-            origin.append(f"raw value {_raw(value)}")
+        origin.append(f"raw value {_raw(value)}")
     if formula:
         input_text = "; ".join(f"{name} = {ptr}" for name, ptr in (inputs or {}).items())
         attrs.append(f'data-formula="{escape.attr(formula)}"')
