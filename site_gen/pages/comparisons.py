@@ -77,8 +77,14 @@ class ComparisonPages(PageKind):
             not_compared.append({
                 "a": site.view(a.record_sha256), "b": site.view(b.record_sha256), "differences": diff,
             })
+        kinds: dict[str, dict[str, set]] = {}
+        for view in site.views:
+            kind = kinds.setdefault(view.schema, {"records": set(), "keys": set()})
+            kind["records"].add(view.sha256)
+            kind["keys"].update(c.key for c in renderer_for(view.schema, view.entry.path).case_keys(view))
+        schemas = [{"schema": k, "record_count": len(v["records"]), "key_count": len(v["keys"])} for k, v in sorted(kinds.items())]
         yield Page(index_path, "Comparisons", site.render(
-            "comparisons.md.j2", links=links, not_compared=not_compared, page_path=index_path))
+            "comparisons.md.j2", links=links, not_compared=not_compared, schemas=schemas, page_path=index_path))
 
     def _group_page(self, site: "SiteContext", group: Group) -> Page:
         key_text = ", ".join(f"{k} {v}" for k, v in group.key[:3])

@@ -17,6 +17,7 @@ PAGES = {
     "articles/torch-graph-replay/2026-10-28.md": "article-torch-graph-replay.md",
     "index.md": "home.md",
     "audit.md": "audit.md",
+    "comparisons/index.md": "comparisons.md",
 }
 
 
