@@ -6,6 +6,8 @@ import functools
 import http.server
 from pathlib import Path
 
+from benchledger.errors import BenchledgerError
+
 HELP = "build the site and preview it on http://127.0.0.1:PORT (loopback only)"
 
 
@@ -19,9 +21,14 @@ def run(args) -> int:
     from site_gen.build import build_site
 
     result = build_site(Path(args.records), Path(args.out))
+    print(f"built {result.pages} pages into {result.out_dir}")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(result.out_dir))
     # Loopback only: a preview is not a publication.
-    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
+    except OSError as err:
+        raise BenchledgerError(f"cannot listen on 127.0.0.1:{args.port}: {err.strerror}; pick another --port") from None
+    with server:
         print(f"serving {result.out_dir} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
         server.serve_forever()
     return 0
