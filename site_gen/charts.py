@@ -78,7 +78,9 @@ def line_chart(
     scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
     scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
     chart = (
-        alt.Chart(frame, title=title, width=CHART_WIDTH, height=CHART_HEIGHT)
+        # No title inside the chart: the page shows it once, above, as text that wraps on a
+        # narrow screen; the alt text repeats it for the static SVG.
+        alt.Chart(frame, width=CHART_WIDTH, height=CHART_HEIGHT)
         .mark_line(point=alt.OverlayMarkDef(size=60, filled=True))
         .encode(
             x=alt.X("x:Q", title=x_title, scale=scale_x),

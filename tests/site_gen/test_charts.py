@@ -21,6 +21,12 @@ def test_spec_names_no_remote_url():
     assert spec["encoding"]["x"]["scale"]["type"] == "log"
 
 
+def test_title_shown_once_above_the_chart_not_inside_it(tmp_path):
+    html, _ = chart_html(chart(), "x.md", ChartCache(tmp_path))
+    assert "title" not in chart().spec
+    assert html.count(">Title<") == 1 and '<p class="bl-chart-title">Title</p>' in html
+
+
 def test_svg_rendered_once_per_spec_across_caches(tmp_path):
     first = ChartCache(tmp_path)
     svg = first.svg(chart())
