@@ -86,6 +86,7 @@ def traced(
     inputs: Mapping[str, str] | None = None,
     limitations: Iterable["Limitation"] = (),
     text: str | None = None,
+    reason: str | None = None,
 ) -> str:
     """Inline HTML for one number shown on a page.
 
@@ -96,17 +97,20 @@ def traced(
       and `inputs` {name: pointer}; the markup then lists every input's pointer.
     - `limitations`: limitations that apply to this very number (e.g. a withheld percentile);
       each is shown as a marker beside the number linking to its note (`#<anchor>`).
-    - `text`: overrides the visible text (e.g. "withheld"), the origin markup stays.
+    - `text`: overrides the visible text (e.g. "withheld"), the origin markup stays; a labelled
+      cell without a value shows no "raw value" (a null there would read as a measured null).
+    - `reason`: why no number is shown (a withheld percentile's rule); it leads the hover text.
 
     Returns `<span class="bl-num" data-sha256=.. data-pointer=.. title=..>25.8 tokens/s</span>`.
     """
     shown = text if text is not None else str(format_value(value, unit))
-    origin = [f"record sha256 {sha256}"]
+    origin = ([reason] if reason else []) + [f"record sha256 {sha256}"]
     attrs = [f'class="bl-num{" bl-derived" if formula else ""}"', f'data-sha256="{sha256}"']
     if pointer is not None:
         attrs.append(f'data-pointer="{escape.attr(pointer)}"')
         origin.append(f"pointer {pointer}")
-        origin.append(f"raw value {_raw(value)}")
+        if value is not None or text is None:
+            origin.append(f"raw value {_raw(value)}")
     if formula:
         input_text = "; ".join(f"{name} = {ptr}" for name, ptr in (inputs or {}).items())
         attrs.append(f'data-formula="{escape.attr(formula)}"')

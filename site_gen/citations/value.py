@@ -27,12 +27,7 @@ class Cite(CitationKind):
         limits = env.applicable(cited)
         withheld = env.withheld(cited)
         if withheld is not None:
-            # Not quantity.traced: its hover shows the raw value, which is what is withheld.
-            title = f"record sha256 {cited.sha256} · pointer {pointer} · withheld"
-            shown = (
-                f'<span class="bl-num" data-sha256="{cited.sha256}" data-pointer="{escape.attr(pointer)}" '
-                f'title="{escape.attr(title)}">withheld</span>'
-            )
+            shown = quantity.traced(None, unit, cited.sha256, pointer, text="withheld", reason=withheld.text)
             return f'{shown} <span class="bl-withheld">({escape.text(withheld.text)})</span>', limits
         if cited.value is None:
             # Only a limitation scoped at the value or the object holding it explains a null.
@@ -40,8 +35,8 @@ class Cite(CitationKind):
             reasons = [lim for lim in limits if lim.scope in (pointer, parent) and lim.source == "generator"]
             if not reasons:
                 raise CitationProblem(f"{pointer} in record {cited.name} is null and no limitation explains why; cite another value")
-            shown = quantity.traced(None, unit, cited.sha256, pointer, text="unavailable")
             reason = "; ".join(lim.text for lim in reasons)
+            shown = quantity.traced(None, unit, cited.sha256, pointer, text="unavailable", reason=reason)
             return f'{shown} <span class="bl-withheld">({escape.text(reason)})</span>', limits
         return quantity.traced(cited.value, unit, cited.sha256, pointer), limits
 

@@ -53,6 +53,15 @@ def test_limitation_marker_links_to_its_note():
     assert f'href="#{lim.anchor}"' in out and "&lt;b&gt;" in out and "<b>" not in out
 
 
+def test_withheld_cell_says_why_and_where_without_a_raw_value():
+    lim = Limitation("percentile-p95-minimum-samples", "/s", "p95 withheld: 5 samples, below 200", "generator", "p95")
+    out = traced(None, "s", SHA, "/s", limitations=[lim], text="withheld", reason=lim.text)
+    title = html.unescape(re.search(r'<span class="bl-num"[^>]* title="([^"]*)">withheld</span>', out).group(1))
+    assert title == f"p95 withheld: 5 samples, below 200 · record sha256 {SHA} · pointer /s"
+    assert "raw value" not in traced(None, "", SHA, "/m", text="not sampled")
+    assert "raw value null" in traced(None, "", SHA, "/m")  # an unlabelled null is shown as such
+
+
 @given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15))
 def test_formatted_numbers_keep_three_significant_digits(value):
     shown = format_number(value)

@@ -99,7 +99,8 @@ class ArticleWriter:
         under `value_key`) or 'withheld' with the reason beside it."""
         lim = withheld_percentile(self.view.limitations, summary_pointer, name)
         if lim is not None:
-            return traced(None, unit, self.view.sha256, summary_pointer, limitations=[lim], text="withheld")
+            return traced(None, unit, self.view.sha256, summary_pointer, limitations=[lim], text="withheld",
+                          reason=lim.text)
         if value_key is None:
             return "n/a"
         return self.num(f"{summary_pointer}/{value_key}", unit)
