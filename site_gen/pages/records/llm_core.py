@@ -6,6 +6,7 @@ their values. Metric names below are the schema's field names."""
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING, Any
 
 from site_gen import escape
@@ -58,10 +59,29 @@ def _axis_phrase(case: dict, axis: str) -> str:
     return f"{axis} {value}"
 
 
+def _completed(data: dict) -> list[int]:
+    """Indexes of the cases that completed: only they count in headlines, charts and comparisons."""
+    return [i for i, c in enumerate(data.get("cases", [])) if c.get("status") == "completed"]
+
+
+def _left_out(data: dict) -> str:
+    """'1 of 3 cases failed: x (left out of these numbers)', or '' when every case completed."""
+    cases = data.get("cases", [])
+    by_status: dict[str, list[str]] = {}
+    for c in cases:
+        if c.get("status") != "completed":
+            by_status.setdefault(str(c.get("status")), []).append(str(c.get("id")))
+    return "; ".join(
+        f"{len(ids)} of {len(cases)} case{'s' if len(cases) != 1 else ''} {status}: {', '.join(ids)} (left out of these numbers)"
+        for status, ids in by_status.items()
+    )
+
+
 def _comparisons(data: dict) -> list[tuple[str, list[int]]]:
-    """(axis, case indexes in declared order) per declared comparison; cases named but missing
-    are skipped (the schema checks catch them)."""
-    index = {c.get("id"): i for i, c in enumerate(data.get("cases", []))}
+    """(axis, indexes of completed cases in declared order) per declared comparison; cases named
+    but missing are skipped (the schema checks catch them)."""
+    done = set(_completed(data))
+    index = {c.get("id"): i for i, c in enumerate(data.get("cases", [])) if i in done}
     return [
         (comp["axis"], [index[c] for c in comp.get("cases", []) if c in index])
         for comp in data.get("comparisons", [])
@@ -69,7 +89,8 @@ def _comparisons(data: dict) -> list[tuple[str, list[int]]]:
 
 
 def _contexts(data: dict) -> list[int]:
-    return sorted({g["context_tokens"] for c in data.get("cases", []) for g in c.get("groups", [])})
+    cases = data.get("cases", [])
+    return sorted({g["context_tokens"] for i in _completed(data) for g in cases[i].get("groups", [])})
 
 
 def _group_index(case: dict, context: int) -> int | None:
@@ -100,7 +121,7 @@ class LlmCoreRenderer(RecordRenderer):
             f"{settings.get('output_tokens', '?')} output tokens each, concurrency {settings.get('concurrency', '?')}."
         )
         return Summary(title, str(data.get("tested_at", "")), f"{hw.get('gpu', '?')} · {hw.get('cpu', '?')}",
-                       headline, numbers, measured)
+                       headline, numbers, measured, _left_out(data))
 
     def _headline(self, view: "RecordView") -> tuple[str, list[str]]:
         """One sentence from the data: decode speed at the smallest context along the first axis."""
@@ -111,10 +132,10 @@ class LlmCoreRenderer(RecordRenderer):
 
         contexts = _contexts(data)
         comps = _comparisons(data)
-        if not contexts or not data.get("cases"):
+        if not contexts:
             return "No completed groups in this record.", []
         context = contexts[0]
-        order = comps[0][1] if comps and comps[0][1] else list(range(len(data["cases"])))
+        order = comps[0][1] if comps and comps[0][1] else _completed(data)
         axis = comps[0][0] if comps else None
         points = []
         for i in order:
@@ -148,7 +169,8 @@ class LlmCoreRenderer(RecordRenderer):
         keys = []
         comps = _comparisons(data)
         axis = comps[0][0] if comps else None
-        for i, case in enumerate(data.get("cases", [])):
+        for i in _completed(data):
+            case = data["cases"][i]
             settings = case.get("settings", {})
             key = [
                 ("model", f"{model.get('name')} {model.get('quantization')}"),
@@ -188,6 +210,9 @@ class LlmCoreRenderer(RecordRenderer):
         contexts = _contexts(data)
         labels = ", ".join(escape.attr(_axis_phrase(data["cases"][i], axis)) for i in order)
         page.add(f'<p class="bl-lede">Cases compared: {labels}. One line per context length.</p>')
+        left_out = _left_out(data)
+        if left_out:
+            page.add(f'<p class="bl-left-out">{escape.attr(left_out)}</p>')
 
         def group_series(value_of) -> list[Series]:
             out = []
@@ -253,8 +278,12 @@ class LlmCoreRenderer(RecordRenderer):
             f'status {page.text(base + "/status")}, wall time {page.num(base + "/case_wall_seconds", "s")}.</p>'
         )
         page.notes(at(base), "Limitations of this case")
-        self._groups(page, base, case)
+        if case.get("status") != "completed":
+            self._failure(page, base, case)
+        if case.get("groups"):
+            self._groups(page, base, case)
         self._placement(page, base, case)
+        self._placement(page, base, case, "reported_placement")
         self._phases(page, base, case)
         self._telemetry(page, base)
         settings = kv_rows(page, f"{base}/settings")
@@ -305,21 +334,42 @@ class LlmCoreRenderer(RecordRenderer):
         page.add("</div>")
         page.notes(lambda lim: lim.scope.startswith(f"{base}/groups/"), "Limitations of these numbers")
 
-    def _placement(self, page: ArticleWriter, base: str, case: dict) -> None:
-        placement = case.get("placement")
+    def _failure(self, page: ArticleWriter, base: str, case: dict) -> None:
+        """Why the case did not complete, and the server log's last lines (escaped, folded)."""
+        parts = [f'<div class="bl-failure"><p><strong>This case {escape.attr(case.get("status"))}:</strong> '
+                 f'{page.text(base + "/failure_reason")}</p>']
+        tail = case.get("server_log_tail")
+        lines = tail.splitlines() if isinstance(tail, str) else [str(line) for line in tail or []]
+        if any(line.strip() for line in lines):
+            log = "\n".join(html.escape(line) for line in lines)
+            parts.append(
+                f'<details class="bl-log"><summary>Server log, last {len(lines)} lines</summary>'
+                f'<pre data-pointer="{escape.attr(base)}/server_log_tail"><code>{log}</code></pre></details>')
+        page.add("".join(parts) + "</div>")
+
+    def _placement(self, page: ArticleWriter, base: str, case: dict, key: str = "placement") -> None:
+        """The placement as requested (`placement`) or, when the server placed layers otherwise,
+        as it reported (`reported_placement`)."""
+        placement = case.get(key)
         if not isinstance(placement, dict):
             return
-        page.heading(3, "Placement")
+        pp = f"{base}/{key}"
+        if key == "placement":
+            page.heading(3, "Placement")
+        else:
+            page.heading(3, "Placement reported by the server")
+            page.add('<p class="bl-lede">As the server reported it. It is kept apart from <code>placement</code>, '
+                     "which holds only a placement as requested.</p>")
         buffers = placement.get("buffers") or []
         rows = [
-            {"device": page.text(f"{base}/placement/buffers/{b}/device"),
-             "reported": page.num(f"{base}/placement/buffers/{b}/reported_mib", "MiB")}
+            {"device": page.text(f"{pp}/buffers/{b}/device"),
+             "reported": page.num(f"{pp}/buffers/{b}/reported_mib", "MiB")}
             for b in range(len(buffers))
         ]
-        page.table(kv_rows(page, f"{base}/placement"), ["field", "value"])
+        page.table(kv_rows(page, pp), ["field", "value"])
         if rows:
             page.table(rows, ["device", "reported"], caption="Runtime buffers (as reported by the runtime)")
-        page.notes(under(f"{base}/placement"))
+        page.notes(under(pp))
 
     def _phases(self, page: ArticleWriter, base: str, case: dict) -> None:
         phases = case.get("resources_by_phase") or {}
