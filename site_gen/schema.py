@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -105,3 +106,52 @@ def _message(error: jsonschema.ValidationError) -> str:
     if len(message) > 200:
         message = message[:197] + "..."
     return message
+
+
+def undescribed_keys(data: Any, schema_id: str) -> list[str]:
+    """JSON paths (array indexes as `[*]`, each path once) of the object keys in `data` that
+    `schema_id` does not describe: keys matching no property with a `description` (directly or
+    through its `$ref`) and no schema for free-named keys (`additionalProperties` or
+    `patternProperties`, i.e. a map such as metric name -> statistic). The methodology glossary
+    is generated from descriptions, so such a key is invisible to readers."""
+    document = loaded(schema_id).document
+    found: list[str] = []
+
+    def resolve(node: Any) -> list[dict]:
+        """`node` and every subschema that applies to the same instance ($ref, combinators, if/then/else)."""
+        if not isinstance(node, dict):
+            return []
+        out = [node]
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/"):
+            target: Any = document
+            for part in ref[2:].split("/"):
+                target = target.get(part, {})
+            out += resolve(target)
+        for combo in ("allOf", "anyOf", "oneOf"):
+            for option in node.get(combo) or []:
+                out += resolve(option)
+        for branch in ("if", "then", "else"):
+            out += resolve(node.get(branch))
+        return out
+
+    def walk(value: Any, schemas: list[dict], parts: list) -> None:
+        if isinstance(value, dict):
+            for key, child in value.items():
+                named = [s["properties"][key] for s in schemas if key in (s.get("properties") or {})]
+                free = [s["additionalProperties"] for s in schemas if isinstance(s.get("additionalProperties"), dict)]
+                free += [sub for s in schemas for pattern, sub in (s.get("patternProperties") or {}).items() if re.search(pattern, key)]
+                children = [c for n in named for c in resolve(n)]
+                if not any("description" in c for c in children) and not free:
+                    path = re.sub(r"\[\d+\]", "[*]", to_jsonpath(parts + [key]))
+                    if path not in found:
+                        found.append(path)
+                walk(child, children + [c for f in free for c in resolve(f)], parts + [key])
+        elif isinstance(value, list):
+            for i, child in enumerate(value):
+                items = [s["items"] for s in schemas if isinstance(s.get("items"), dict)]
+                items += [s["prefixItems"][i] for s in schemas if i < len(s.get("prefixItems") or [])]
+                walk(child, [c for it in items for c in resolve(it)], parts + [i])
+
+    walk(data, resolve(document), [])
+    return found

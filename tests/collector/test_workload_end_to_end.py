@@ -14,6 +14,7 @@ from collector.phases import PHASES
 from collector.plan import load_plan
 from collector.progress import Progress
 from collector.runner import Runner
+from site_gen.schema import undescribed_keys
 from site_gen.store import Store
 
 
@@ -181,6 +182,7 @@ def test_real_workload_through_every_phase_without_gpu(make_plan, tmp_path):
     load = record["cases"][0]["resources_by_phase"]["load"]["sampled_counter_deltas"]
     assert load["deltas"]["read_syscall_bytes"] >= 100_000  # the child read the model file while loading
     assert record["models"][0]["files"][0]["bytes"] == 100_000
+    assert undescribed_keys(record, record["schema"]) == []  # the glossary explains every field
 
 
 def test_energy_and_gpu_statistics_through_the_nvml_test_double(make_plan, tmp_path):
@@ -198,6 +200,7 @@ def test_energy_and_gpu_statistics_through_the_nvml_test_double(make_plan, tmp_p
     assert case["telemetry"]["thermal_slowdown_states"]["hardware"]["active"] >= 1
     assert record["hardware"]["gpu"] == "Fake RTX 9000" and record["environment"]["nvidia_driver"] == "999.99"
     assert case["resources_by_phase"]["load"]["metrics"]["process_pss_bytes"]["sample_count"] >= 2
+    assert undescribed_keys(record, record["schema"]) == []  # the GPU fields too
 
 
 def test_a_failed_case_keeps_its_reason_and_the_others_complete(make_plan, tmp_path):
@@ -208,4 +211,5 @@ def test_a_failed_case_keeps_its_reason_and_the_others_complete(make_plan, tmp_p
     dies = record["cases"][1]
     assert dies["status"] == "failed" and "workload child stopped during 'die'" in dies["failure_reason"]
     assert "responses" in dies["resources_by_phase"]  # what was measured before the failure is kept
+    assert undescribed_keys(record, record["schema"]) == []
     assert Store(tmp_path / "records").verify().ok

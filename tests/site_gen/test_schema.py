@@ -6,7 +6,7 @@ import copy
 import jsonschema
 import pytest
 
-from site_gen.schema import load_schema, schema_ids, validate
+from site_gen.schema import load_schema, schema_ids, undescribed_keys, validate
 
 from tests.site_gen.store_copies import GSH, TGR, seed
 
@@ -45,6 +45,22 @@ def test_every_property_has_a_description(schema_id):
                    if "description" not in prop and not any(k in where for k in ("/if/", "/then/", "/else/"))]
     assert undescribed == []
     assert all(len(prop["description"]) > 10 for where, prop in _properties(schema, "#") if "description" in prop)
+
+
+@pytest.mark.parametrize("schema_id", [GSH, TGR])
+def test_every_key_of_the_seeds_is_described(schema_id):
+    # the collector's own records are walked where they are collected (tests/collector)
+    assert undescribed_keys(seed(schema_id), schema_id) == []
+
+
+def test_undescribed_keys_are_named_once_with_wildcard_indexes():
+    record = seed(GSH)
+    for case in record["cases"]:
+        case["novel_seconds"] = 1.0  # an open schema accepts it, but no reader can learn what it is
+    record["cases"][0]["resources_by_phase"]["load"]["novel_bytes"] = 2  # through a $ref
+    record["cases"][0]["resources_by_phase"]["load"]["metrics"]["novel_metric"] = None  # a map key: the map describes it
+    assert validate(record, GSH, "r.json") == []
+    assert undescribed_keys(record, GSH) == ["$.cases[*].resources_by_phase.load.novel_bytes", "$.cases[*].novel_seconds"]
 
 
 def test_every_violation_is_listed_with_its_path():

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("torch")
 
 from benchledger.cli import main  # noqa: E402
-from site_gen.schema import validate  # noqa: E402
+from site_gen.schema import undescribed_keys, validate  # noqa: E402
 from site_gen.store import Store  # noqa: E402
 
 pytestmark = pytest.mark.torch
@@ -49,6 +49,12 @@ def test_collects_in_under_two_minutes_and_seals_one_valid_record(collected, cap
     assert validate(record, "torch-graph-replay/1", entry.path) == []
     assert main(["verify", "--records", str(records)]) == 0
     assert f"all {len(Store(records).entries())} record(s) hold" in capsys.readouterr().out
+
+
+
+def test_every_key_the_collector_writes_is_described_for_the_glossary(collected):
+    _, _, record, _ = collected
+    assert undescribed_keys(record, "torch-graph-replay/1") == []
 
 
 def test_has_the_seed_record_shape(collected):
@@ -127,4 +133,5 @@ def test_the_gpu_plan_without_cuda_seals_an_incomplete_record_saying_why(tmp_pat
     assert record["complete"] is False and record["measurements"] == []
     assert record["graph_capture_and_replay_executed"] is False
     assert "sees no CUDA device" in record["failure_reason"]
+    assert undescribed_keys(record, "torch-graph-replay/1") == []
     assert main(["verify", "--records", str(records)]) == 0

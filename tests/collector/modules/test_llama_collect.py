@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 from benchledger.cli import main
-from site_gen.schema import validate
+from site_gen.schema import undescribed_keys, validate
 from site_gen.store import Store
 
 pytestmark = pytest.mark.llama
@@ -147,6 +147,12 @@ def test_record_validates_and_verifies(collected, capsys):
     assert main(["verify", "--records", str(records)]) == 0
     assert "consistency checks pass" in capsys.readouterr().out
     assert record["status"] == "partial"
+
+
+
+def test_every_key_the_collector_writes_is_described_for_the_glossary(collected):
+    _, _, record, _, _ = collected
+    assert undescribed_keys(record, "gsh-llm-core-article/1") == []
 
 
 def test_placements_complete_in_the_seed_shape(collected):
