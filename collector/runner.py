@@ -113,10 +113,9 @@ class Runner:
             record_io.validate(data, module.schema, str(self.record_file))  # before writing anything
             raw = record_io.encode(data)
             record_io.write_atomic(self.record_file, raw)
-        raw = self.record_file.read_bytes()
-        data = json.loads(raw)
-        statuses = {c["id"]: c.get("status", "?") for c in data.get("cases", []) if isinstance(c, dict) and "id" in c}
-        return self._seal(raw, statuses)
+        # from the case results, not the record: not every kind of record lists its cases
+        statuses = {case_id: result.get("status", "?") for case_id, result in self.finished().items()}
+        return self._seal(self.record_file.read_bytes(), statuses)
 
     def _seal(self, raw: bytes, statuses: dict[str, str]) -> RunOutcome:
         from site_gen.store import Store

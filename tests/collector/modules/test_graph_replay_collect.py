@@ -3,6 +3,8 @@ the built-in model into a fresh store; the record validates, verifies, is honest
 missing CUDA graph, refuses the over-limit probe without a forward pass, and the site renders it.
 """
 
+import contextlib
+import io
 import json
 import shutil
 import time
@@ -33,8 +35,11 @@ def collected(tmp_path_factory):
     shutil.copytree(ROOT / "records", records)
     before = len(Store(records).entries())
     started = time.monotonic()
-    assert main(["collect", str(PLAN), "--records", str(records), "--runs", str(base / "runs")]) == 0
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        assert main(["collect", str(PLAN), "--records", str(records), "--runs", str(base / "runs")]) == 0
     seconds = time.monotonic() - started
+    # the summary counts the case though this kind of record has no cases list
+    assert "(1 completed, 0 failed); run directory " in out.getvalue()
     entries = Store(records).entries()
     assert len(entries) == before + 1
     entry = entries[-1]
@@ -128,6 +133,7 @@ def test_the_gpu_plan_without_cuda_seals_an_incomplete_record_saying_why(tmp_pat
     plan = ROOT / "examples" / "graph-replay-gpu.toml"
     assert main(["collect", str(plan), "--records", str(records), "--runs", str(tmp_path / "runs")]) == 0
     (entry,) = Store(records).entries()
+    assert f"sealed {entry.path} sha256 {entry.sha256} (0 completed, 1 failed (builtin-fp16)); run directory " in capsys.readouterr().out
     record = json.loads((records / entry.path).read_bytes())
     assert validate(record, "torch-graph-replay/1", entry.path) == []
     assert record["complete"] is False and record["measurements"] == []
