@@ -4,9 +4,10 @@ Everything a run produces lives in a run directory, `RUNS/<article_key>-<plan sh
 `results/<case>.json` (each finished case, written atomically), `logs/<case>/` (module logs),
 `run.json` (first start time), `record*.json` (the assembled bytes) and `target*.json` (the store
 path chosen for them). Killed at any moment (kill -9 included), a run leaves at most finished case
-files and perhaps an assembled record; running the same plan again resumes: finished cases are
-kept, the rest run, and an assembled record is sealed instead of re-assembled. The store only
-changes through `Store.seal_bytes`, which is atomic, so no partial record is ever sealed."""
+files and perhaps an assembled record; running the same plan again resumes: completed cases are
+kept, failed and unfinished ones run (again), and an assembled record whose cases all completed
+is sealed instead of re-assembled, so such a run is sealed once. `--fresh` runs every case again. The store only changes through `Store.seal_bytes`, which is atomic, so no
+partial record is ever sealed."""
 
 from __future__ import annotations
 
@@ -62,7 +63,8 @@ class Runner:
         return self.run_dir / "results" / f"{case.id}.json"
 
     def finished(self) -> dict[str, dict[str, Any]]:
-        """Results of the selected cases that already finished (from an earlier, interrupted run)."""
+        """Results of the selected cases that already finished, completed or failed (from an
+        earlier run of the same plan)."""
         out = {}
         for case in self.cases:
             f = self.result_file(case)
@@ -98,12 +100,20 @@ class Runner:
 
     def _run_locked(self) -> RunOutcome:
         started_at = self._started_at()
+        done = self.finished()
+        # completed cases are kept; failed ones run again (the cause may have been fixed: a
+        # missing binary, a busy GPU), so an assembly that holds them is stale
+        retry = {case_id for case_id, result in done.items() if result.get("status") != "completed"}
+        if retry:
+            self.record_file.unlink(missing_ok=True)
+            self.target_file.unlink(missing_ok=True)
         if not self.record_file.is_file():
-            done = self.finished()
             for case in self.cases:
-                if case.id in done:
+                if case.id in done and case.id not in retry:
                     self.progress.case_kept(case.id, done[case.id]["status"])
                 else:
+                    if case.id in retry:
+                        self.progress.note(f"case {case.id}: failed in an earlier run; running it again")
                     done[case.id] = self.run_case(case)
             self.progress.finish()
             results = [done[c.id] for c in self.cases]
@@ -188,7 +198,8 @@ def dry_run_lines(plan: Plan, runner: Runner) -> list[str]:
     lines = [f"plan {plan.path} (sha256 {plan.sha256[:16]}): article {plan.article_key}, module {plan.module}"]
     for c in runner.cases:
         s = c.settings
-        state = f"done ({done[c.id].get('status')}), kept" if c.id in done else "would run"
+        status = done.get(c.id, {}).get("status")
+        state = "completed, kept" if status == "completed" else "failed earlier, would run again" if status else "would run"
         lines.append(
             f"  case {c.id}: {state}; module {c.module}, model {c.model.id if c.model else '-'}, placement {json.dumps(c.placement, sort_keys=True)}, "
             f"contexts {list(s.contexts)}, warmup {s.warmup_rounds}, measured {s.measured_rounds}, sampling host {s.host_sample_hz:g} Hz gpu {s.gpu_sample_hz:g} Hz"

@@ -13,7 +13,7 @@ def add_arguments(parser):
     parser.add_argument("--dry-run", action="store_true", help="validate the plan and print what would run; run nothing")
     parser.add_argument("--records", type=Path, default=Path("records"), help="the records store (default: ./records)")
     parser.add_argument("--runs", type=Path, default=None, help="where runs keep their case results and logs (default: ./runs or $BENCHLEDGER_RUNS)")
-    parser.add_argument("--fresh", action="store_true", help="ignore finished cases of an earlier, interrupted run of the same plan")
+    parser.add_argument("--fresh", action="store_true", help="run every case again; without it, an earlier run of the same plan is resumed: its completed cases are kept, failed and unfinished ones run")
 
 
 def run(args) -> int:
