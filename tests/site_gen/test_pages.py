@@ -145,3 +145,13 @@ def test_methodology_documents_every_rule_and_schema_field(site):
     for rule in RULES:
         assert f'id="rule-{rule.id}"' in page
     assert "/cases/*/groups/*/server_decode_tokens_per_second" in page
+
+
+def test_provenance_hashes_are_code_that_wraps_and_sentences_one_per_line(site):
+    page = html(site, "articles/llm-cpu-offload/2026-09-27.html")
+    data = json.loads(OFFLOAD.read_bytes())
+    digest = data["sources"][0]["plan_sha256"]
+    assert re.search(rf'<code class="bl-hash"><span class="bl-text" data-pointer="/sources/0/plan_sha256"[^>]*>{digest}</span></code>', page)
+    assert '<span class="bl-text" data-pointer="/limitations/0"' in page
+    assert re.search(r'data-pointer="/limitations/0"[^>]*>[^<]*</span><br><span class="bl-text" data-pointer="/limitations/1"', page)
+    assert "word-break: break-all" in (site[1].out_dir / "assets" / "benchledger.css").read_text(encoding="utf-8")

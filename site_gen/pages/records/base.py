@@ -3,6 +3,7 @@ shares: traced numbers, limitation notes beside what they limit, provenance and 
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence
@@ -163,23 +164,37 @@ def at(*pointers: str) -> Callable[[Limitation], bool]:
 
 def kv_rows(page: ArticleWriter, pointer: str, units: dict[str, str] | None = None) -> list[dict[str, str]]:
     """Rows (field, value) for the scalar fields of the object at `pointer`: numbers traced,
-    strings escaped, nested objects skipped (they get their own table)."""
+    strings escaped (hex digests as code), nested objects skipped (they get their own table)."""
     node = resolve(page.view.data, pointer, default={})
     rows = []
     for key, value in (node.items() if isinstance(node, dict) else []):
         child = f"{pointer}/{escape_token(key)}"
+
         if isinstance(value, bool) or value is None:
             shown = page.text(child)
         elif isinstance(value, (int, float)):
             shown = page.num(child, (units or {}).get(key, unit_for(key)))
         elif isinstance(value, str):
-            shown = page.text(child)
+            shown = _text_or_hash(page, child, value)
         elif isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
-            shown = ", ".join(page.text(f"{child}/{i}") for i in range(len(value)))
+            # Sentences and hashes one per line: ", " between sentences reads as ".,".
+            sep = "<br>" if any(isinstance(v, str) for v in value) else ", "
+            shown = sep.join(_text_or_hash(page, f"{child}/{i}", v) for i, v in enumerate(value))
         else:
             continue
         rows.append({"field": escape.attr(key), "value": shown})
     return rows
+
+
+_HEX_DIGEST = re.compile(r"[0-9a-f]{40,128}")
+
+
+def _text_or_hash(page: ArticleWriter, pointer: str, value: object) -> str:
+    """A record string; a hex digest as code that may wrap anywhere, so that 64 hex digits do
+    not widen the page on a phone."""
+    if isinstance(value, str) and _HEX_DIGEST.fullmatch(value):
+        return f'<code class="bl-hash">{page.text(pointer)}</code>'
+    return page.text(pointer)
 
 
 def escape_token(key: str) -> str:

@@ -42,10 +42,12 @@ KEY_SETTINGS = (
 
 
 def _axis_value(case: dict, axis: str) -> tuple[Any, str | None]:
-    """The case's value of `axis` and where it sits in the case (placement, settings, case)."""
-    for where in ("placement", "settings"):
-        if isinstance(case.get(where), dict) and axis in case[where]:
-            return case[where][axis], f"/{where}/{axis}"
+    """The case's value of `axis` and where it sits in the case (placement, settings, the
+    requested placement in settings, which is all a failed case may have, or the case)."""
+    for where in ("placement", "settings", "settings/placement"):
+        node = resolve(case, f"/{where}", default=None)
+        if isinstance(node, dict) and axis in node:
+            return node[axis], f"/{where}/{axis}"
     if axis in case:
         return case[axis], f"/{axis}"
     return None, None
@@ -53,7 +55,7 @@ def _axis_value(case: dict, axis: str) -> tuple[Any, str | None]:
 
 def _axis_phrase(case: dict, axis: str) -> str:
     value, _ = _axis_value(case, axis)
-    placement = case.get("placement") or {}
+    placement = case.get("placement") or case.get("reported_placement") or {}  # total_layers is the model's
     if axis == "gpu_layers" and isinstance(placement.get("total_layers"), int):
         return f"{value} of {placement['total_layers']} layers on the GPU"
     return f"{axis} {value}"
@@ -272,14 +274,15 @@ class LlmCoreRenderer(RecordRenderer):
         comps = _comparisons(page.view.data)
         axis = comps[0][0] if comps else None
         label = str(case.get("id", i))
-        page.heading(2, f"Case {label}" + (f": {_axis_phrase(case, axis)}" if axis else ""), f"case-{i}")
+        status = "" if case.get("status") == "completed" else f" ({case.get('status')})"
+        page.heading(2, f"Case {label}" + (f": {_axis_phrase(case, axis)}" if axis else "") + status, f"case-{i}")
         page.add(
             f'<p class="bl-lede">Module {page.text(base + "/module")}, model {page.text(base + "/model")}, '
             f'status {page.text(base + "/status")}, wall time {page.num(base + "/case_wall_seconds", "s")}.</p>'
         )
-        page.notes(at(base), "Limitations of this case")
         if case.get("status") != "completed":
             self._failure(page, base, case)
+        page.notes(at(base), "Limitations of this case")
         if case.get("groups"):
             self._groups(page, base, case)
         self._placement(page, base, case)
