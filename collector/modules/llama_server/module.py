@@ -437,7 +437,7 @@ class LlamaServerModule(MeasuringModule):
         if not runtimes:
             reasons = "; ".join(f"{c['id']}: {c.get('failure_reason')}" for c in case_results)
             raise CollectError(f"no case found a runnable llama-server binary, so there is no record ({reasons}); "
-                               "fix the binary and run again with --fresh")
+                               "fix the binary and run the plan again (failed cases are re-run)")
         limitations = list(LIMITATIONS)
         if len({r["binary_sha256"] for r in runtimes}) > 1:
             limitations.append("Cases ran different llama-server binaries; each case names its own in cases[].runtime.")
