@@ -1,9 +1,32 @@
-"""Host and process sampling from /proc and cgroup files (psutil's sources, read directly for a
-third of psutil's cost): MemAvailable, the cgroup's memory (v2 `memory.current` or v1
-`memory.usage_in_bytes`), and for the tracked process RSS, CPU seconds and major faults
-(/proc/PID/stat), I/O counters (/proc/PID/io: rchar, read_bytes, write_bytes) and PSS
-(/proc/PID/smaps_rollup, what psutil's memory_full_info reads: slow on huge mappings, so
-`pss_every_sample=False` reads it only at phase boundaries)."""
+"""Host and process sampling through psutil and the cgroup's memory files.
+
+Each sample holds MemAvailable, the cgroup's memory (v2 `memory.current` or v1
+`memory.usage_in_bytes`: psutil has no cgroup API, so these files are read directly), and for the
+tracked process, read through one `psutil.Process` created when tracking starts, inside one
+`Process.oneshot()`: RSS (`memory_info`), CPU seconds (`cpu_times`), I/O counters (`io_counters`:
+read_chars, read_bytes, write_bytes), and PSS (`memory_full_info`, which reads smaps_rollup: slow
+on huge mappings, so `pss_every_sample=False` reads it only at phase boundaries). Major faults
+come from /proc/PID/stat (see `parse_stat`).
+
+Cost as a percent of one core (bench/sampler.py: 30 s per rate, PSS at boundaries, no GPU; the
+2-core build machine, shared with other jobs: one sampler's 10 Hz figure moved from 0.35 to 0.53
+between runs, so each cell is the range over the runs named):
+
+    sampler                                               runs   1 Hz         10 Hz        100 Hz
+    /proc files opened per read, no psutil (before)        5     0.080-0.122  0.353-0.530  3.33-4.72
+    psutil, virtual_memory(), files opened per read        2     0.090-0.116  0.545-0.606  4.58-5.38
+    psutil, virtual_memory(), files held open              2     0.094-0.105  0.562-0.587  4.15-4.47
+    psutil, MemAvailable, files held open (this module)    3     0.090-0.118  0.384-0.531  3.61-4.80
+
+Run back to back, this module and the /proc one read 0.384/0.451, 0.443/0.462 and 0.531/0.530 at
+10 Hz; alternated in one process (six 5 s windows each at 10 Hz, medians) they read 0.420 and
+0.420, with virtual_memory() 0.499 (files held open) and 0.542 (opened per read). Two choices
+bring psutil to the /proc version's cost: MemAvailable is read from /proc/meminfo (the figure
+`psutil.virtual_memory().available` returns on Linux) instead of through virtual_memory(), which
+parses all of meminfo and computes its other fields on every sample; and the files this module
+reads itself (/proc/meminfo, the cgroup file, /proc/PID/stat) stay open and are re-read with
+pread at offset 0, which saves a path lookup, open and close per file and sample.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +34,8 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 from collector.phases import CpuSnapshot
 from collector.telemetry.sampler import PeriodicSampler
@@ -36,6 +61,40 @@ class HostSample:
     process: ProcessSample | None  # None before a process is tracked or after it exited
 
 
+class ProcFile:
+    """A /proc or cgroup file held open and re-read whole with pread at offset 0: the kernel
+    regenerates its text on every such read. Opened on the first read, again after close(). A
+    /proc/PID file keeps referring to the process it was opened for: once that process is gone
+    reads fail with ESRCH, even if its pid has been reused. Not thread-safe: the sampler calls it
+    under its lock."""
+
+    __slots__ = ("path", "_fd")
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = path
+        self._fd: int | None = None
+
+    def read(self) -> bytes:
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        return os.pread(self._fd, 16384, 0)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    __del__ = close
+
+
+def first_int(raw: bytes) -> int | None:
+    """The first number of a cgroup file such as memory.current (None if there is none)."""
+    try:
+        return int(raw.split()[0])
+    except (ValueError, IndexError):
+        return None
+
+
 @dataclass(frozen=True)
 class CgroupMemory:
     """Where the cgroup memory figure comes from (v2 or v1), or why there is none."""
@@ -45,11 +104,12 @@ class CgroupMemory:
     reason: str | None
 
     def read(self) -> int | None:
+        """The figure now, in bytes (None when unavailable or unreadable); one-off, opens the file."""
         if self.path is None:
             return None
         try:
-            return int(self.path.read_text().split()[0])
-        except (OSError, ValueError, IndexError):
+            return first_int(self.path.read_bytes())
+        except OSError:
             return None
 
 
@@ -86,46 +146,38 @@ def find_cgroup_memory(pid: int | None = None, proc: Path = Path("/proc")) -> Cg
     return CgroupMemory(None, "unavailable", "no readable memory.current (v2) or memory.usage_in_bytes (v1) for this process's cgroup")
 
 
-PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def _kib_field(text: bytes, name: bytes) -> int | None:
-    """`Name:   123 kB` from a /proc key-value file, in bytes."""
-    i = text.find(b"\n" + name + b":")
-    if i < 0 and not text.startswith(name + b":"):
-        return None
-    i = text.find(b":", max(i, 0)) + 1
-    return int(text[i : text.index(b"kB", i)]) * 1024
+def parse_mem_available(meminfo: bytes) -> int:
+    """MemAvailable from the text of /proc/meminfo, in bytes: the figure
+    `psutil.virtual_memory().available` returns on Linux, without parsing the other fifty lines."""
+    i = meminfo.index(b"MemAvailable:")
+    return int(meminfo[i + 13 : meminfo.index(b"kB", i)]) * 1024
 
 
 @dataclass(frozen=True, slots=True)
 class ProcStat:
-    """The fields of one read of /proc/PID/stat (numbered as in proc(5))."""
+    """The two fields the sampler takes from /proc/PID/stat itself (numbered as in proc(5))."""
 
-    rss_bytes: int  # field 24, pages
-    cpu_seconds: float  # fields 14 + 15, utime + stime in clock ticks
-    major_faults: int  # field 12
+    major_faults: int  # field 12, majflt
     start_ticks: int  # field 22: with the pid, identifies the process (pids are reused)
 
 
-def read_stat(pid: int) -> ProcStat:
-    stat = _read(f"/proc/{pid}/stat")
+def parse_stat(stat: bytes) -> ProcStat:
+    """Major faults and start time from the text of /proc/PID/stat. psutil 7 (the newest release)
+    has no major-fault field (psutil 8 adds `Process.page_faults()`), so the sampler reads this
+    file itself in the same oneshot() sample. It would anyway: the start time says whether the
+    pid still belongs to the tracked process, at about half the cost of `Process.is_running()`,
+    which builds a second Process and reads this file again."""
     rest = stat[stat.rfind(b")") + 2 :].split()  # fields after "(comm)": rest[0] is field 3
-    return ProcStat(int(rest[21]) * PAGE_BYTES, (int(rest[11]) + int(rest[12])) / CLOCK_TICKS, int(rest[9]), int(rest[19]))
+    return ProcStat(int(rest[9]), int(rest[19]))
 
 
-def read_major_faults(pid: int) -> int | None:
-    """majflt, field 12 of /proc/PID/stat."""
-    try:
-        return read_stat(pid).major_faults
-    except OSError:
-        return None
+@dataclass(slots=True)
+class TrackedProcess:
+    """One psutil.Process per tracked pid, reused by every sample, with its stat file."""
+
+    process: psutil.Process
+    stat: ProcFile
+    start_ticks: int
 
 
 class HostSampler(PeriodicSampler[HostSample]):
@@ -135,60 +187,89 @@ class HostSampler(PeriodicSampler[HostSample]):
         super().__init__(hz, clock)
         self.pss_every_sample = pss_every_sample
         self.cgroup = cgroup if cgroup is not None else find_cgroup_memory()
-        self._process: tuple[int, int] | None = None  # (pid, start_ticks), replaced atomically
+        self._meminfo = ProcFile("/proc/meminfo")
+        self._cgroup_file = ProcFile(self.cgroup.path) if self.cgroup.path is not None else None
+        self._process: TrackedProcess | None = None  # replaced and read under self._lock
         self.process_error: str | None = None  # why process samples stopped, if they did
 
     def track_process(self, pid: int | None) -> None:
         """Sample this process from now on (None: stop tracking)."""
+        tracked = None
         if pid is not None:
+            stat = ProcFile(f"/proc/{pid}/stat")
             try:
-                start = read_stat(pid).start_ticks
-            except OSError:
+                tracked = TrackedProcess(psutil.Process(pid), stat, parse_stat(stat.read()).start_ticks)
+            except (psutil.NoSuchProcess, OSError):
+                stat.close()
                 raise ProcessLookupError(f"no process {pid} to track") from None
-        self._process = (pid, start) if pid is not None else None
-        self.process_error = None
+        with self._lock:
+            if self._process is not None:
+                self._process.stat.close()
+            self._process = tracked
+            self.process_error = None
+
+    def stop(self) -> None:
+        """Stop sampling (a last sample included) and close the files held open; a later read
+        opens them again."""
+        super().stop()
+        with self._lock:
+            self._meminfo.close()
+            if self._cgroup_file is not None:
+                self._cgroup_file.close()
+            if self._process is not None:
+                self._process.stat.close()
 
     def sample_with_pss(self) -> HostSample | None:
-        """An immediate sample that also reads PSS (smaps_rollup): for phase boundaries."""
+        """An immediate sample that also reads PSS (memory_full_info): for phase boundaries."""
         return self.sample_now(pss=True)
 
     def cpu_snapshot(self) -> CpuSnapshot | None:
         """CPU seconds of the tracked process now (None when no live process is tracked)."""
-        proc = self._process
-        if proc is None:
-            return None
-        try:
-            t = self.clock()
-            stat = read_stat(proc[0])
-        except OSError:
-            return None
-        return CpuSnapshot(t, stat.cpu_seconds) if stat.start_ticks == proc[1] else None
+        with self._lock:
+            tracked = self._process
+            if tracked is None:
+                return None
+            try:
+                t = self.clock()
+                times = tracked.process.cpu_times()
+                if parse_stat(tracked.stat.read()).start_ticks != tracked.start_ticks:
+                    return None
+            except (psutil.Error, OSError):
+                return None
+        return CpuSnapshot(t, times.user + times.system)
 
     def read(self, t: float, pss: bool = False) -> HostSample:
-        return HostSample(t, _kib_field(_read("/proc/meminfo"), b"MemAvailable"), self.cgroup.read(), self._read_process(pss or self.pss_every_sample))
+        cgroup = None
+        if self._cgroup_file is not None:
+            try:
+                cgroup = first_int(self._cgroup_file.read())
+            except OSError:
+                pass
+        return HostSample(t, parse_mem_available(self._meminfo.read()), cgroup, self._read_process(pss or self.pss_every_sample))
 
     def _read_process(self, pss: bool) -> ProcessSample | None:
-        """Reads /proc directly (the files psutil reads, at about a third of its cost, which
-        keeps 10 Hz sampling under 0.5% of a core; see bench/sampler.py)."""
-        proc = self._process
-        if proc is None:
+        tracked = self._process
+        if tracked is None:
             return None
-        pid, start_ticks = proc
+        proc = tracked.process
         try:
-            stat = read_stat(pid)
-            if stat.start_ticks != start_ticks:  # the pid now belongs to another process
-                raise ProcessLookupError
-            try:
-                io = _read(f"/proc/{pid}/io")
-                fields = dict(line.split(b": ", 1) for line in io.splitlines())
-                counters = [int(fields[k]) if k in fields else None for k in (b"rchar", b"read_bytes", b"write_bytes")]
-            except PermissionError:
-                counters = [None, None, None]
-            pss_bytes = _kib_field(_read(f"/proc/{pid}/smaps_rollup"), b"Pss") if pss else None
-        except (FileNotFoundError, ProcessLookupError):
-            self.process_error = f"process {pid} exited"
+            with proc.oneshot():  # psutil caches stat/status reads for the calls inside
+                rss = proc.memory_info().rss
+                times = proc.cpu_times()
+                try:
+                    io = proc.io_counters()
+                    counters = (io.read_chars, io.read_bytes, io.write_bytes)
+                except psutil.AccessDenied:
+                    counters = (None, None, None)
+                pss_bytes = proc.memory_full_info().pss if pss else None
+            # read last: if the pid still belongs to the tracked process, all of the above was its
+            stat = parse_stat(tracked.stat.read())
+            if stat.start_ticks != tracked.start_ticks:
+                raise psutil.NoSuchProcess(proc.pid)
+        except (psutil.NoSuchProcess, FileNotFoundError, ProcessLookupError):  # exited, or pid reused
+            self.process_error = f"process {proc.pid} exited"
             return None
-        except OSError as err:
-            self.process_error = f"process {pid}: {err.strerror}"
+        except (psutil.Error, OSError) as err:
+            self.process_error = f"process {proc.pid}: {err}"
             return None
-        return ProcessSample(pid, stat.rss_bytes, pss_bytes, stat.cpu_seconds, stat.major_faults, *counters)
+        return ProcessSample(proc.pid, rss, pss_bytes, times.user + times.system, stat.major_faults, *counters)

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from collector.telemetry.host import HostSampler, find_cgroup_memory, read_major_faults
+from collector.telemetry.host import HostSampler, find_cgroup_memory
 
 CHILD = r"""
 import os, sys, time
@@ -87,7 +87,9 @@ def test_process_fields_follow_what_the_child_does(tmp_path):
 
 
 def test_major_faults_field_matches_getrusage_for_this_process():
-    assert read_major_faults(os.getpid()) == resource.getrusage(resource.RUSAGE_SELF).ru_majflt
+    s = HostSampler(10)
+    s.track_process(os.getpid())
+    assert s.sample_now().process.major_faults == resource.getrusage(resource.RUSAGE_SELF).ru_majflt
 
 
 def test_cpu_snapshot_and_no_process():
