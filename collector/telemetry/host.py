@@ -9,17 +9,18 @@ on huge mappings, so `pss_every_sample=False` reads it only at phase boundaries)
 come from /proc/PID/stat (see `parse_stat`).
 
 Cost as a percent of one core (bench/sampler.py: 30 s per rate, PSS at boundaries, no GPU; the
-2-core build machine, shared with other jobs: one sampler's 10 Hz figure moved from 0.35 to 0.53
-between runs, so each cell is the range over the runs named):
+2-core build machine, shared with other jobs: one sampler's 10 Hz figure moved from 0.35 to 0.54
+between runs, highest when the machine was idle, so each cell is the range over the runs named):
 
     sampler                                               runs   1 Hz         10 Hz        100 Hz
-    /proc files opened per read, no psutil (before)        5     0.080-0.122  0.353-0.530  3.33-4.72
+    /proc files opened per read, no psutil (before)        6     0.080-0.122  0.353-0.544  3.33-4.80
     psutil, virtual_memory(), files opened per read        2     0.090-0.116  0.545-0.606  4.58-5.38
     psutil, virtual_memory(), files held open              2     0.094-0.105  0.562-0.587  4.15-4.47
-    psutil, MemAvailable, files held open (this module)    3     0.090-0.118  0.384-0.531  3.61-4.80
+    psutil, MemAvailable, files held open (this module)    5     0.090-0.118  0.384-0.544  3.61-5.13
 
-Run back to back, this module and the /proc one read 0.384/0.451, 0.443/0.462 and 0.531/0.530 at
-10 Hz; alternated in one process (six 5 s windows each at 10 Hz, medians) they read 0.420 and
+Run back to back, this module and the /proc one read 0.384/0.451, 0.443/0.462, 0.531/0.530 and,
+on the idle machine, 0.544/0.544 at 10 Hz (there the sampling loop alone, reading nothing, costs
+0.15); alternated in one process (six 5 s windows each at 10 Hz, medians) they read 0.420 and
 0.420, with virtual_memory() 0.499 (files held open) and 0.542 (opened per read). Two choices
 bring psutil to the /proc version's cost: MemAvailable is read from /proc/meminfo (the figure
 `psutil.virtual_memory().available` returns on Linux) instead of through virtual_memory(), which
