@@ -32,14 +32,11 @@ class BuildOptions:
     # Where the served copies of the records live inside the site.
     records_prefix: str = "records"
     articles_prefix: str = "articles"
-    # Where the site will be published (feeds need absolute URLs); "" when unknown.
+    # Where the site will be published, for absolute links in the Atom feed and "cite this
+    # article"; "" when unknown (relative links).
     site_url: str = ""
     # Authored articles (page kind `authored`); None means the project's docs/articles.
     articles_dir: Path | None = None
-    # Authored articles (site_gen/pages/authored.py): their sources, and the site's public URL
-    # for absolute links in the Atom feed and "cite this article" ("" = relative links).
-    articles_dir: Path | None = None
-    site_url: str = ""
 
 
 @dataclass
