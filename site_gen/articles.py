@@ -17,7 +17,6 @@ from benchledger.errors import Problem, ProblemsError
 if TYPE_CHECKING:
     from site_gen.store import SealedRecord
 
-ARTICLES_DIR = Path("docs/articles")
 MIN_PREFIX_HEX = 12
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _HEX = re.compile(r"^[0-9a-f]+$")

@@ -203,8 +203,3 @@ def _mkdocs_build(config_file: Path, epoch: int) -> None:
         raise BuildError(f"mkdocs build failed: {details}") from None
     finally:
         logger.removeHandler(handler)
-
-
-def bare_mkdocs_build(config_file: Path) -> None:
-    """Build exactly the generated docs with MkDocs alone (the floor bench/build.py compares to)."""
-    _mkdocs_build(Path(config_file), 0)

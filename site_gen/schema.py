@@ -21,7 +21,6 @@ import jsonschema_rs
 from benchledger.errors import InputError, Problem
 from site_gen.pointer import to_jsonpath
 
-ID_PREFIX = "urn:benchledger:schema:"
 _SUFFIX = ".schema.json"
 
 

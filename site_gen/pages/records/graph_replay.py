@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from site_gen.context import RecordView
 
 PATHS = ("eager", "graph")
-# Top-level scalars that describe the run rather than measure it.
-RUN_FIELDS = ("profile", "device", "torch_version", "transformers_version", "timing_scope", "physical_rows")
 
 
 def _measurements(data: dict) -> list[tuple[int, dict]]:
