@@ -61,16 +61,19 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
                        ledger_bytes=ledger_path.read_bytes() if ledger_path.exists() else b"",
                        options=options or BuildOptions(), render_cache=RenderCache(cache_dir / "render"))
 
-    # Render: every page of every kind, plus the site's static assets.
-    files: dict[str, bytes] = {VEGA_BUNDLE_PATH: charts.vega_bundle()}
-    files.update({name: (TEMPLATES_DIR / name).read_bytes() for name in STATIC_ASSETS})
-    pages = [page for kind in PAGE_KINDS for page in kind.pages(site)]
-    _collect(pages, files)
-    files["mkdocs.yml"] = mkdocs_config(site.options, out_dir).encode()
+    try:  # an output or cache folder that cannot be written is the user's to fix, not a crash
+        # Render: every page of every kind, plus the site's static assets.
+        files: dict[str, bytes] = {VEGA_BUNDLE_PATH: charts.vega_bundle()}
+        files.update({name: (TEMPLATES_DIR / name).read_bytes() for name in STATIC_ASSETS})
+        pages = [page for kind in PAGE_KINDS for page in kind.pages(site)]
+        _collect(pages, files)
+        files["mkdocs.yml"] = mkdocs_config(site.options, out_dir).encode()
 
-    # Write: only changed files, stale ones removed, then MkDocs builds the site (strict).
-    written = write_tree(work_dir, files)
-    _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site))
+        # Write: only changed files, stale ones removed, then MkDocs builds the site (strict).
+        written = write_tree(work_dir, files)
+        _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site))
+    except OSError as err:
+        raise BuildError(f"{err.filename or out_dir}: cannot write the site or its cache: {err.strerror or err}") from None
     return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,
                        site.render_cache.hits)
 

@@ -162,3 +162,15 @@ def test_cli_build_reports_a_bad_store_in_one_line_per_problem(tmp_path, capsys)
     assert code == 1
     assert "benchledger build: error:" in err and "llm-cpu-offload/2026-09-27.json" in err and "Traceback" not in err
     assert not (tmp_path / "site").exists()
+
+
+def test_cli_build_reports_an_unwritable_cache_in_one_line(tmp_path, capsys):
+    from benchledger.cli import main
+
+    records = copy_records(tmp_path)
+    (tmp_path / "cache").write_bytes(b"a file, not a folder")
+    code = main(["build", "--records", str(records), "--out", str(tmp_path / "site"), "--cache", str(tmp_path / "cache")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1 and "benchledger build: error:" in err and str(tmp_path / "cache") in err
+    assert "Not a directory" in err and "Traceback" not in err
