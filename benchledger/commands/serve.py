@@ -14,7 +14,15 @@ HELP = "build the site and preview it on http://127.0.0.1:PORT (loopback only)"
 def add_arguments(parser):
     parser.add_argument("--records", default="records", help="the records store (default: ./records)")
     parser.add_argument("--out", default="site", help="where the site goes (default: ./site)")
-    parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default: 8000)")
+    parser.add_argument("--port", type=port, default=8000, help="port on 127.0.0.1 (default: 8000)")
+
+
+def port(text: str) -> int:
+    """A TCP port number (0 lets the system pick one); argparse reports anything else."""
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise ValueError(text)
+    return value
 
 
 def run(args) -> int:
