@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -45,13 +46,14 @@ def run(args) -> int:
     except OSError as err:
         raise InputError(shown, "", f"cannot read the sealed file: {err.strerror}") from None
     actual = hashlib.sha256(raw).hexdigest()
-    claims = list(claimed_hashes(read_json_bytes(raw, shown))) if actual == entry.sha256 else []
-    fields = {k: getattr(entry, k) for k in ("position", "path", "sha256", "size_bytes", "schema", "sealed_at", "prev_sha256", "entry_sha256")}
-    bytes_state = "match the ledger" if actual == entry.sha256 else f"ALTERED (sha256 now {actual}); run `benchledger verify`"
+    intact = actual == entry.sha256
+    claims = list(claimed_hashes(read_json_bytes(raw, shown))) if intact else []
+    fields = dataclasses.asdict(entry)
+    bytes_state = "match the ledger" if intact else f"ALTERED (sha256 now {actual}); run `benchledger verify`"
     if args.json:
-        print(json.dumps({"entry": fields, "bytes_match": actual == entry.sha256,
+        print(json.dumps({"entry": fields, "bytes_match": intact,
                           "claimed_hashes": [{"pointer": p, "sha256": h} for p, h in claims]}, indent=2))
-        return 0 if actual == entry.sha256 else 1
+        return 0 if intact else 1
     width = max(map(len, fields))
     for key, value in fields.items():
         print(f"{key.ljust(width)}  {value}")
@@ -59,4 +61,4 @@ def run(args) -> int:
     print(f"\nclaimed upstream hashes ({len(claims)}; as the record states them, not verified here):")
     for pointer, sha in claims:
         print(f"  {sha}  {pointer}")
-    return 0 if actual == entry.sha256 else 1
+    return 0 if intact else 1
