@@ -83,10 +83,9 @@ def _collect(pages: list[Page], files: dict[str, bytes]) -> None:
     twice with different bytes is a bug in a page kind, reported rather than overwritten."""
     for page in pages:
         for path, data in [(page.path, page.markdown.encode())] + sorted(page.assets.items()):
-            key = path
-            if key in files and files[key] != data:
+            if path in files and files[path] != data:
                 raise BuildError(f"two pages produce {path} with different content")
-            files[key] = data
+            files[path] = data
     for key in list(files):
         if key != "mkdocs.yml":
             files[f"docs/{key}"] = files.pop(key)
