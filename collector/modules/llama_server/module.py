@@ -431,8 +431,6 @@ class LlamaServerModule(MeasuringModule):
     # -- the record --
 
     def assemble(self, plan, case_results, session) -> dict[str, Any]:
-        statuses = {c["status"] for c in case_results}
-        status = "completed" if statuses == {"completed"} else ("failed" if "completed" not in statuses else "partial")
         runtimes = [c["runtime"] for c in case_results if "runtime" in c]
         if not runtimes:
             reasons = "; ".join(f"{c['id']}: {c.get('failure_reason')}" for c in case_results)
@@ -445,19 +443,11 @@ class LlamaServerModule(MeasuringModule):
         for m in models:
             m.setdefault("name", m["id"])
         return {
-            "article_key": plan.article_key,
+            **session.article_fields(case_results),
             "cases": case_results,
-            "comparisons": [{"axis": c.axis, "cases": list(c.cases)} for c in plan.comparisons],
-            "environment": session.environment(),
-            "hardware": session.hardware(),
-            "historical_results_pooled": False,
             "limitations": limitations + list(plan.limitations),
             "models": models,
             "protocol": PROTOCOL,
             "runtime": runtimes[0],
             "schema": self.schema,
-            "sources": [session.sources()],
-            "status": status,
-            "test_date_timezone": plan.timezone,
-            "tested_at": session.tested_at,
         }
