@@ -10,7 +10,6 @@ dropped or replaced by something else.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import http.client
 import os
 import re
@@ -23,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+
+from collector.session import _die_with_parent
 
 HOST = "127.0.0.1"
 LOG_TAIL_LINES = 30
@@ -343,15 +344,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((HOST, 0))
         return sock.getsockname()[1]
-
-
-def _die_with_parent() -> None:  # runs in the child between fork and exec
-    # PR_SET_PDEATHSIG = 1: the kernel sends SIGTERM to the server when the thread that started
-    # it ends, even if this Python process is SIGKILLed and no finally/atexit runs.
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 _RUNNING: set["LlamaServer"] = set()
