@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence
 from site_gen import escape
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, scoped_at, withheld_percentile
-from site_gen.pointer import parse_pointer, resolve
+from site_gen.pointer import parse_pointer, resolve, to_pointer
 from site_gen.quantity import traced
 from site_gen.tables import frame, html_table
 
@@ -168,7 +168,7 @@ def kv_rows(page: ArticleWriter, pointer: str, units: dict[str, str] | None = No
     node = resolve(page.view.data, pointer, default={})
     rows = []
     for key, value in (node.items() if isinstance(node, dict) else []):
-        child = f"{pointer}/{escape_token(key)}"
+        child = pointer + to_pointer([key])
 
         if isinstance(value, bool) or value is None:
             shown = page.text(child)
@@ -195,10 +195,6 @@ def _text_or_hash(page: ArticleWriter, pointer: str, value: object) -> str:
     if isinstance(value, str) and _HEX_DIGEST.fullmatch(value):
         return f'<code class="bl-hash">{page.text(pointer)}</code>'
     return page.text(pointer)
-
-
-def escape_token(key: str) -> str:
-    return str(key).replace("~", "~0").replace("/", "~1")
 
 
 def unit_for(key: str) -> str:
