@@ -11,7 +11,7 @@ from pathlib import Path
 
 from benchledger.errors import Problem
 from site_gen.ledger import LEDGER_NAME, read_ledger
-from site_gen.pages.audit import SUMS_NAME
+from site_gen.pages.audit import SUMS_NAME, sha256sums
 
 RECORDS = "records"
 # Hashes a page states about records: traced numbers and audit blocks carry data-sha256.
@@ -46,10 +46,9 @@ def verify_site(site_dir: Path | str) -> list[Problem]:
 
     # SHA256SUMS says the same as the ledger.
     sums_file = site / RECORDS / SUMS_NAME
-    expected = "".join(f"{e.sha256}  {e.path}\n" for e in read.entries)
     if not sums_file.is_file():
         problems.append(Problem(sums_file.as_posix(), "", "missing"))
-    elif sums_file.read_text(encoding="utf-8", errors="replace") != expected:
+    elif sums_file.read_text(encoding="utf-8", errors="replace") != sha256sums(read.entries).decode():
         problems.append(Problem(sums_file.as_posix(), "", "does not list the ledger's records and hashes"))
 
     # Every page's stated hashes are the ledger's; each audit block points at the right bytes.

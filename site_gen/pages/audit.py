@@ -6,18 +6,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from site_gen.context import DOCS_DIR
+from site_gen.ledger import LEDGER_NAME
 from site_gen.pages.base import Page, PageKind
 
 if TYPE_CHECKING:
     from site_gen.context import SiteContext
+    from site_gen.ledger import LedgerEntry
 
 SUMS_NAME = "SHA256SUMS"
-LEDGER_NAME = "ledger.jsonl"
 
 
-def sha256sums(site: "SiteContext") -> bytes:
-    """`sha256sum -c`-compatible lines for every served record, paths relative to records/."""
-    return "".join(f"{v.sha256}  {v.entry.path}\n" for v in site.views).encode()
+def sha256sums(entries: Iterable["LedgerEntry"]) -> bytes:
+    """`sha256sum -c`-compatible lines for these records, paths relative to records/."""
+    return "".join(f"{e.sha256}  {e.path}\n" for e in entries).encode()
 
 
 class AuditPage(PageKind):
@@ -26,11 +27,12 @@ class AuditPage(PageKind):
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         prefix = site.options.records_prefix
         guide = (DOCS_DIR / "auditing.md").read_text(encoding="utf-8")
-        assets = {f"{prefix}/{SUMS_NAME}": sha256sums(site), f"{prefix}/{LEDGER_NAME}": site.ledger_bytes}
+        sums = sha256sums(v.entry for v in site.views)
+        assets = {f"{prefix}/{SUMS_NAME}": sums, f"{prefix}/{LEDGER_NAME}": site.ledger_bytes}
         # The exact sealed bytes of every record, where each article's audit block links.
         assets.update({v.raw_path: v.record.raw for v in site.views})
         markdown = site.render(
-            "audit.md.j2", guide=guide, sums=sha256sums(site).decode(), page_path="audit.md",
+            "audit.md.j2", guide=guide, sums=sums.decode(), page_path="audit.md",
             sums_path=f"{prefix}/{SUMS_NAME}", ledger_path=f"{prefix}/{LEDGER_NAME}",
         )
         yield Page("audit.md", "Audit", markdown, assets)
