@@ -21,9 +21,6 @@ class Derived(CitationKind):
         unit = self.default_unit if unit is None else unit
         if unit is None:
             raise CitationProblem("name the result's unit, e.g. unit=\"J/token\" (see docs/authoring.md)")
-        return self.compute(env, record, a, b, unit)
-
-    def compute(self, env: CitationEnv, record: str, a: str, b: str, unit: str) -> str:
         shown, limits = self.markup(env, record, a, b, unit)
         return shown + env.marker(record, limits)
 
