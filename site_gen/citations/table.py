@@ -15,6 +15,7 @@ with `label`, one of `value`/`ratio`/`per`/`difference` and an optional `unit`."
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from site_gen import escape
@@ -42,14 +43,14 @@ class Table(CitationKind):
         if not row_keys:
             raise CitationProblem(f"rows {rows!r} matches nothing in record {record}")
         lines = [
-            "| " + " | ".join(escape.text(s["label"]) for s in specs) + " |",
+            "| " + " | ".join(escape.text(s.label) for s in specs) + " |",
             "|" + "|".join("---" for _ in specs) + "|",
         ]
         grid: list[list[tuple[str, list[Limitation]]]] = []
         for row_pointer, stars in row_keys:
             row = []
             for spec in specs:
-                kind, pointers, unit = spec["kind"], spec["pointers"], spec["unit"]
+                kind, pointers, unit = spec.kind, spec.pointers, spec.unit
                 resolved = [place(p, row_pointer, stars) for p in pointers]
                 if kind == "value":
                     value = env.value(record, resolved[0]).value
@@ -73,10 +74,20 @@ class Table(CitationKind):
         return table
 
 
-def _column(spec: Any, index: int) -> dict:
+@dataclass(frozen=True)
+class Column:
+    """One column of a table citation, as the article wrote it."""
+
+    label: str
+    kind: str  # "value", or the name of a derived kind: "ratio", "per", "difference"
+    pointers: list[str]  # one for a value, [a, b] for a derived number
+    unit: str | None  # None: the kind's default (or none)
+
+
+def _column(spec: Any, index: int) -> Column:
     where = f"column {index + 1}"
     if isinstance(spec, list) and len(spec) in (2, 3) and all(isinstance(s, str) for s in spec):
-        return {"label": spec[0], "kind": "value", "pointers": [spec[1]], "unit": spec[2] if len(spec) == 3 else None}
+        return Column(spec[0], "value", [spec[1]], spec[2] if len(spec) == 3 else None)
     if isinstance(spec, dict) and isinstance(spec.get("label"), str):
         kinds = [k for k in ("value", "ratio", "per", "difference") if k in spec]
         unknown = set(spec) - {"label", "unit", "value", "ratio", "per", "difference"}
@@ -91,7 +102,7 @@ def _column(spec: Any, index: int) -> dict:
             raise CitationProblem(f"{where}: unit must be text")
         if kind in ("per", "difference") and unit is None:
             raise CitationProblem(f"{where}: {kind} needs a 'unit'")
-        return {"label": spec["label"], "kind": kind, "pointers": pointers, "unit": unit}
+        return Column(spec["label"], kind, pointers, unit)
     raise CitationProblem(f"{where}: write [label, pointer], [label, pointer, unit] or a dict with label and value/ratio/per/difference")
 
 
