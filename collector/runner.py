@@ -82,8 +82,12 @@ class Runner:
     def run(self) -> RunOutcome:
         if not self.records_dir.is_dir():  # checked before hours of measuring, not after
             raise CollectError(f"{self.records_dir}: no such records folder (create it, or pass --records)")
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        with (self.run_dir / "lock").open("w") as lock:
+        try:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            lock = (self.run_dir / "lock").open("w")
+        except OSError as err:
+            raise CollectError(f"{self.run_dir}: cannot create the run directory ({err.strerror or err}); pass --runs a writable folder") from None
+        with lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
