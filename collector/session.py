@@ -256,13 +256,14 @@ class RunSession:
         }
 
     def models(self) -> list[dict[str, Any]]:
-        """The plan's models used by its cases: metadata plus streamed file hashes and sizes."""
+        """The plan's models used by its cases: metadata (its name defaults to the model id)
+        plus streamed file hashes and sizes."""
         used = {c.model.id for c in self.plan.cases if c.model is not None}
         out = []
         for mid in sorted(used):
             spec = self.plan.models[mid]
             files = [self.file_sha256(p) for p in spec.files]
-            out.append({**spec.metadata, "id": mid, "files": [{"bytes": d.size_bytes, "name": d.path.name, "sha256": d.sha256} for d in files]})
+            out.append({"name": mid, **spec.metadata, "id": mid, "files": [{"bytes": d.size_bytes, "name": d.path.name, "sha256": d.sha256} for d in files]})
         return out
 
 

@@ -439,14 +439,11 @@ class LlamaServerModule(MeasuringModule):
         limitations = list(LIMITATIONS)
         if len({r["binary_sha256"] for r in runtimes}) > 1:
             limitations.append("Cases ran different llama-server binaries; each case names its own in cases[].runtime.")
-        models = session.models()
-        for m in models:
-            m.setdefault("name", m["id"])
         return {
             **session.article_fields(case_results),
             "cases": case_results,
             "limitations": limitations + list(plan.limitations),
-            "models": models,
+            "models": session.models(),
             "protocol": PROTOCOL,
             "runtime": runtimes[0],
             "schema": self.schema,
