@@ -126,6 +126,9 @@ def load_articles(directory: Path, display_root: Path | None = None) -> list[Art
         except UnicodeDecodeError as err:
             problems.append(Problem(source, "", f"not UTF-8 ({err.reason} at byte {err.start})"))
             continue
+        except OSError as err:  # e.g. a folder named *.md
+            problems.append(Problem(source, "", f"cannot read: {err.strerror or err}"))
+            continue
         try:
             articles.append(Article.parse(source, text))
         except ProblemsError as err:

@@ -88,6 +88,17 @@ def test_load_articles_newest_first_and_all_files_checked(tmp_path):
     assert [line.split(":")[0] for line in err.value.lines()[:2]] == ["c.md", "d.md"]
 
 
+def test_an_unreadable_article_is_a_problem_not_a_traceback(tmp_path):
+    (tmp_path / "a.md").write_text("nope\n")
+    (tmp_path / "folder.md").mkdir()
+    with pytest.raises(ProblemsError) as err:
+        load_articles(tmp_path, display_root=tmp_path)
+    assert err.value.lines()[:2] == [
+        "a.md:1: an article starts with a '---' front matter line",
+        "folder.md: cannot read: Is a directory",
+    ]
+
+
 @pytest.fixture()
 def pages(tmp_path):
     records, articles = copy_project(tmp_path)
