@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchledger.errors import InputError
+
 HELP = "verify every record, then build the site (refuses to build on any failure)"
 
 
@@ -19,6 +21,8 @@ def run(args) -> int:
     from site_gen.build import build_site
     from site_gen.context import BuildOptions
 
+    if args.articles and not Path(args.articles).is_dir():  # a mistyped folder must not publish no articles
+        raise InputError(args.articles, "", "no such articles folder")
     options = BuildOptions(articles_dir=Path(args.articles) if args.articles else None, site_url=args.site_url)
     result = build_site(Path(args.records), Path(args.out), cache_dir=args.cache, options=options)
     print(f"built {result.pages} pages into {result.out_dir} ({result.files_written} generated files changed, "

@@ -174,3 +174,12 @@ def test_cli_build_reports_an_unwritable_cache_in_one_line(tmp_path, capsys):
     assert code == 1
     assert err.count("\n") == 1 and "benchledger build: error:" in err and str(tmp_path / "cache") in err
     assert "Not a directory" in err and "Traceback" not in err
+
+
+def test_cli_build_refuses_an_articles_folder_that_does_not_exist(tmp_path, capsys):
+    from benchledger.cli import main
+
+    code = main(["build", "--records", str(tmp_path / "records"), "--out", str(tmp_path / "site"),
+                 "--articles", str(tmp_path / "typo")])
+    assert code == 1
+    assert capsys.readouterr().err == f"benchledger build: error: {tmp_path / 'typo'}: no such articles folder\n"
