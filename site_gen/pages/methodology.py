@@ -64,11 +64,10 @@ class MethodologyPage(PageKind):
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         intro = (DOCS_DIR / "methodology.md").read_text(encoding="utf-8")
+        documents = {sid: schemas.load_schema(sid) for sid in schemas.schema_ids()}
         sections = [
-            {"id": sid, "title": schemas.load_schema(sid).get("title", sid),
-             "description": schemas.load_schema(sid).get("description", ""),
-             "terms": glossary(schemas.load_schema(sid))}
-            for sid in schemas.schema_ids()
+            {"id": sid, "title": doc.get("title", sid), "description": doc.get("description", ""), "terms": glossary(doc)}
+            for sid, doc in documents.items()
         ]
         yield Page(
             "methodology.md",
