@@ -127,9 +127,11 @@ class Runner:
             record_io.validate(data, module.schema, str(self.record_file))  # before writing anything
             raw = record_io.encode(data)
             record_io.write_atomic(self.record_file, raw)
+        else:  # assembled by an earlier run that ended before sealing
+            raw = self.record_file.read_bytes()
         # from the case results, not the record: not every kind of record lists its cases
-        statuses = {case_id: result.get("status", "?") for case_id, result in self.finished().items()}
-        return self._seal(self.record_file.read_bytes(), statuses)
+        statuses = {c.id: done[c.id].get("status", "?") for c in self.cases if c.id in done}
+        return self._seal(raw, statuses)
 
     def _seal(self, raw: bytes, statuses: dict[str, str]) -> RunOutcome:
         from site_gen.store import Store
