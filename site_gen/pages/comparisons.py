@@ -18,7 +18,7 @@ from site_gen.quantity import traced
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
-    from site_gen.context import SiteContext
+    from site_gen.context import RecordView, SiteContext
 
 
 @dataclass(frozen=True)
@@ -43,13 +43,14 @@ def _differences(a: CaseKey, b: CaseKey) -> list[str]:
 class ComparisonPages(PageKind):
     name = "comparisons"
 
-    def groups(self, site: "SiteContext") -> tuple[list[Group], list[tuple[CaseKey, CaseKey, list[str]]]]:
-        """Comparable groups (cases of at least two records sharing a key), and, per schema,
-        how each further key differs from the first one seen (one row per distinct key, so the
-        list grows with the number of distinct setups, not with pairs of records)."""
+    def groups(self, keyed: list[tuple["RecordView", list[CaseKey]]]) -> tuple[list[Group], list[tuple[CaseKey, CaseKey, list[str]]]]:
+        """From each record's case keys: comparable groups (cases of at least two records
+        sharing a key), and, per schema, how each further key differs from the first one seen
+        (one row per distinct key, so the list grows with the number of distinct setups, not
+        with pairs of records)."""
         by_key: dict[tuple, list[CaseKey]] = {}
-        for view in site.views:
-            for case in renderer_for(view.schema, view.entry.path).case_keys(view):
+        for view, cases in keyed:
+            for case in cases:
                 by_key.setdefault((view.schema, case.key), []).append(case)
         groups = [
             Group(schema, key, tuple(cases))
@@ -65,7 +66,8 @@ class ComparisonPages(PageKind):
         return groups, differing
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
-        groups, differing = self.groups(site)
+        keyed = [(view, renderer_for(view.schema, view.entry.path).case_keys(view)) for view in site.views]
+        groups, differing = self.groups(keyed)
         index_path = "comparisons/index.md"
         links = []
         for group in groups:
@@ -78,10 +80,10 @@ class ComparisonPages(PageKind):
                 "a": site.view(a.record_sha256), "b": site.view(b.record_sha256), "differences": diff,
             })
         kinds: dict[str, dict[str, set]] = {}
-        for view in site.views:
+        for view, cases in keyed:
             kind = kinds.setdefault(view.schema, {"records": set(), "keys": set()})
             kind["records"].add(view.sha256)
-            kind["keys"].update(c.key for c in renderer_for(view.schema, view.entry.path).case_keys(view))
+            kind["keys"].update(c.key for c in cases)
         schemas = [{"schema": k, "record_count": len(v["records"]), "key_count": len(v["keys"])} for k, v in sorted(kinds.items())]
         yield Page(index_path, "Comparisons", site.render(
             "comparisons.md.j2", links=links, not_compared=not_compared, schemas=schemas, page_path=index_path))
