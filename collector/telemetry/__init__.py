@@ -20,7 +20,6 @@ class Telemetry:
     """Both samplers together. `nvml` is the pynvml module or a test double (see gpu.py)."""
 
     def __init__(self, host_hz: float = 10.0, gpu_hz: float = 10.0, gpu_index: int = 0, gpu_power: str = "power_usage", nvml: Any = None, clock=time.monotonic, pss_every_sample: bool = True):
-        self.clock = clock
         self.host = HostSampler(host_hz, clock, pss_every_sample=pss_every_sample)
         self.gpu = GpuSampler(gpu_hz, gpu_index, gpu_power, nvml=nvml, clock=clock)
         self.gpu_info: GpuInfo = self.gpu.info
