@@ -10,6 +10,7 @@ import hashlib
 import json
 import threading
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -46,7 +47,7 @@ class Chart:
     table: pd.DataFrame  # the data behind it, with units in the column names
     notes: Sequence[str] = field(default_factory=tuple)  # already-rendered HTML shown under it
 
-    @property
+    @cached_property  # the spec is serialised and hashed once, for the cache key and the file name
     def spec_sha256(self) -> str:
         return hashlib.sha256(canonical_json(self.spec).encode()).hexdigest()
 
