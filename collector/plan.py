@@ -61,12 +61,12 @@ CORE_SETTINGS = {
     "output_tokens": (None, lambda v: _pos_int(v), "a positive integer"),
     "warmup_rounds": (1, lambda v: _nonneg_int(v), "an integer >= 0"),
     "measured_rounds": (5, lambda v: _pos_int(v), "a positive integer"),
-    "seed": (0, lambda v: _int(v), "an integer"),
+    "seed": (0, lambda v: is_int(v), "an integer"),
     "p95_minimum_requests": (200, lambda v: _pos_int(v), "a positive integer"),
-    "host_sample_hz": (10.0, lambda v: _number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
-    "gpu_sample_hz": (10.0, lambda v: _number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
+    "host_sample_hz": (10.0, lambda v: is_number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
+    "gpu_sample_hz": (10.0, lambda v: is_number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
     "gpu_index": (0, lambda v: _nonneg_int(v), "an integer >= 0"),
-    "baseline_seconds": (1.0, lambda v: _number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
+    "baseline_seconds": (1.0, lambda v: is_number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
     "pss_mode": ("boundaries", lambda v: v in ("every_sample", "boundaries"), "'every_sample' or 'boundaries'"),
     "gpu_power_method": ("power_usage", lambda v: v in ("power_usage", "instant", "average"), "one of 'power_usage', 'instant', 'average'"),
 }
@@ -74,19 +74,21 @@ TOP_KEYS = {"article_key", "module", "timezone", "limitations", "settings", "mod
 CASE_KEYS = {"id", "module", "model", "placement", "settings", "options"}
 
 
-def _int(v: Any) -> bool:
+def is_int(v: Any) -> bool:
+    """A TOML integer (not a boolean, which Python counts as an int); modules check theirs with it."""
     return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _pos_int(v: Any) -> bool:
-    return _int(v) and v > 0
+    return is_int(v) and v > 0
 
 
 def _nonneg_int(v: Any) -> bool:
-    return _int(v) and v >= 0
+    return is_int(v) and v >= 0
 
 
-def _number(v: Any) -> bool:
+def is_number(v: Any) -> bool:
+    """A TOML integer or float (not a boolean)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 

@@ -23,12 +23,13 @@ from benchledger.errors import Problem
 from collector.intervals import outer_span_seconds, union_seconds
 from collector.modules.base import CaseFailed, MeasuringModule
 from collector.phases import PHASES
+from collector.plan import is_int, is_number
 from collector.statistics import summarize
 
 OPTIONS = {
-    "alloc_mib": (16, lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 4096, "an integer 0..4096"),
-    "write_bytes": (65536, lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1 << 26, "an integer 0..67108864"),
-    "ready_seconds": (0.2, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 60, "a number of seconds 0..60"),
+    "alloc_mib": (16, lambda v: is_int(v) and 0 <= v <= 4096, "an integer 0..4096"),
+    "write_bytes": (65536, lambda v: is_int(v) and 0 <= v <= 1 << 26, "an integer 0..67108864"),
+    "ready_seconds": (0.2, lambda v: is_number(v) and 0 <= v <= 60, "a number of seconds 0..60"),
     "fail_phase": (None, lambda v: v in PHASES, f"one of {', '.join(PHASES)}"),
 }
 PLACEMENT_MEANING = "Runtime buffer allocation is not measured resident process RAM."

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from collector.modules.graph_replay.workload import BUILTIN_WORKLOAD
+from collector.plan import is_int
 
 DEVICES = ("auto", "cuda", "cpu")
 PROFILES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
@@ -62,7 +63,7 @@ class GraphReplaySettings:
 
 
 def _positive_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+    return is_int(value) and value > 0
 
 
 # key -> (check, expectation)

@@ -47,6 +47,7 @@ from collector.modules.llama_server.server import (
     log_tail,
     parse_load_log,
 )
+from collector.plan import is_int, is_number
 from collector.provenance import sha256_file
 from collector.statistics import summarize
 
@@ -63,35 +64,27 @@ LIMITATIONS = [
 ]
 
 
-def _int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 # key: (default, check, expectation). Defaults follow llama-server's own where it has one.
 SETTINGS = {
     "binary": (None, lambda v: isinstance(v, str) and v != "", "a path to a llama-server binary"),
-    "threads": (None, lambda v: _int(v) and v > 0, "a positive integer"),
-    "batch": (2048, lambda v: _int(v) and v > 0, "a positive integer"),
-    "ubatch": (512, lambda v: _int(v) and v > 0, "a positive integer"),
+    "threads": (None, lambda v: is_int(v) and v > 0, "a positive integer"),
+    "batch": (2048, lambda v: is_int(v) and v > 0, "a positive integer"),
+    "ubatch": (512, lambda v: is_int(v) and v > 0, "a positive integer"),
     "flash_attention": (False, lambda v: isinstance(v, bool), "true or false"),
     "load_mode": ("mmap", lambda v: v in LOAD_MODES, f"one of {', '.join(LOAD_MODES)}"),
     "mlock": (False, lambda v: isinstance(v, bool), "true or false"),
     "kv_cache": ("f16", lambda v: isinstance(v, str) and v.isalnum(), "a KV cache type such as 'f16' or 'q8_0'"),
     "fit": ("off", lambda v: v in ("on", "off"), "'on' or 'off'"),
     "lazy_mode": ("off", lambda v: v in ("on", "off", "auto"), "'on', 'off' or 'auto'"),
-    "total_context_tokens": (None, lambda v: _int(v) and v > 0, "a positive integer"),
-    "ready_seconds": (1.0, lambda v: _number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
-    "load_timeout_s": (300.0, lambda v: _number(v) and v > 0, "a positive number of seconds"),
-    "request_timeout_s": (600.0, lambda v: _number(v) and v > 0, "a positive number of seconds"),
+    "total_context_tokens": (None, lambda v: is_int(v) and v > 0, "a positive integer"),
+    "ready_seconds": (1.0, lambda v: is_number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
+    "load_timeout_s": (300.0, lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+    "request_timeout_s": (600.0, lambda v: is_number(v) and v > 0, "a positive number of seconds"),
     "extra_args": ((), lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
 }
 PLACEMENT = {
-    "gpu_layers": (0, lambda v: (_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
-    "cpu_expert_layers": (0, lambda v: (_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
+    "gpu_layers": (0, lambda v: (is_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
+    "cpu_expert_layers": (0, lambda v: (is_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
     "tensor_overrides": ((), lambda v: isinstance(v, list) and all(isinstance(x, str) and "=" in x for x in v), "a list of 'PATTERN=BUFFER' strings"),
 }
 
@@ -165,7 +158,7 @@ def placement_block(report: LoadReport, server: ServerSettings) -> dict[str, Any
         "buffers": [{"device": b.device, "reported_mib": b.reported_mib} for b in report.buffers],
         "gpu_layers": gpu_layers,
         "meaning": PLACEMENT_MEANING,
-        "requested_cpu_expert_layers": server.cpu_expert_layers if _int(server.cpu_expert_layers) else total,
+        "requested_cpu_expert_layers": server.cpu_expert_layers if is_int(server.cpu_expert_layers) else total,
         "total_layers": total,
     }
 
@@ -202,7 +195,7 @@ class LlamaServerModule(MeasuringModule):
         if case.model is None:
             problems.append(case.problem("model", "expected the id of a [models.ID] table naming a GGUF file"))
         total = case.settings.extra.get("total_context_tokens")
-        if _int(total) and case.settings.contexts and _int(case.settings.output_tokens) and total < max(case.settings.contexts) + case.settings.output_tokens:
+        if is_int(total) and case.settings.contexts and is_int(case.settings.output_tokens) and total < max(case.settings.contexts) + case.settings.output_tokens:
             problems.append(case.problem("settings.total_context_tokens", f"expected at least the longest context plus output_tokens ({max(case.settings.contexts) + case.settings.output_tokens})"))
         return problems
 
