@@ -62,7 +62,6 @@ class CaseSession:
     def __init__(self, plan: Plan, case: CaseSpec, run_dir: Path, progress: Progress, nvml: Any = None, clock=time.monotonic):
         self.plan = plan
         self.case = case
-        self.settings = case.settings
         self.run_dir = run_dir  # per-case directory for logs and artifacts; created here
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.progress = progress
