@@ -191,10 +191,12 @@ class LlmCoreRenderer(RecordRenderer):
     def body(self, page: ArticleWriter) -> None:
         data = page.view.data
         page.notes(at(""), "Limitations of the whole record")
-        for axis, order in _comparisons(data):
+        comps = _comparisons(data)
+        for axis, order in comps:
             self._comparison(page, axis, order)
+        first_axis = comps[0][0] if comps else None  # what each case's heading names
         for i, case in enumerate(data.get("cases", [])):
-            self._case(page, i, case)
+            self._case(page, i, case, first_axis)
         provenance(page, [
             ("Environment", "/environment"), ("Operating system", "/environment/os"),
             ("Hardware", "/hardware"), ("Runtime", "/runtime"),
@@ -269,10 +271,8 @@ class LlmCoreRenderer(RecordRenderer):
             ))
         page.notes(lambda lim: lim.rule_id == "energy-unavailable" and "/groups/" in lim.scope)
 
-    def _case(self, page: ArticleWriter, i: int, case: dict) -> None:
+    def _case(self, page: ArticleWriter, i: int, case: dict, axis: str | None) -> None:
         base = f"/cases/{i}"
-        comps = _comparisons(page.view.data)
-        axis = comps[0][0] if comps else None
         label = str(case.get("id", i))
         status = "" if case.get("status") == "completed" else f" ({case.get('status')})"
         page.heading(2, f"Case {label}" + (f": {_axis_phrase(case, axis)}" if axis else "") + status, f"case-{i}")
