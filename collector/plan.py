@@ -50,25 +50,35 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from benchledger.errors import InputError, PlanError, Problem
 
+
+@dataclass(frozen=True)
+class PlanKey:
+    """One settings or options key: its default, the check a written value must pass, and what
+    the check expects (the end of the problem message, e.g. "a positive integer")."""
+
+    default: Any
+    check: Callable[[Any], bool]
+    expected: str
+
+
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 CORE_SETTINGS = {
-    # key: (default, checker, expectation text)
-    "contexts": ((), lambda v: isinstance(v, list) and all(_pos_int(x) for x in v) and len(set(v)) == len(v), "a list of distinct positive integers"),
-    "output_tokens": (None, lambda v: _pos_int(v), "a positive integer"),
-    "warmup_rounds": (1, lambda v: _nonneg_int(v), "an integer >= 0"),
-    "measured_rounds": (5, lambda v: _pos_int(v), "a positive integer"),
-    "seed": (0, lambda v: is_int(v), "an integer"),
-    "p95_minimum_requests": (200, lambda v: _pos_int(v), "a positive integer"),
-    "host_sample_hz": (10.0, lambda v: is_number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
-    "gpu_sample_hz": (10.0, lambda v: is_number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
-    "gpu_index": (0, lambda v: _nonneg_int(v), "an integer >= 0"),
-    "baseline_seconds": (1.0, lambda v: is_number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
-    "pss_mode": ("boundaries", lambda v: v in ("every_sample", "boundaries"), "'every_sample' or 'boundaries'"),
-    "gpu_power_method": ("power_usage", lambda v: v in ("power_usage", "instant", "average"), "one of 'power_usage', 'instant', 'average'"),
+    "contexts": PlanKey((), lambda v: isinstance(v, list) and all(_pos_int(x) for x in v) and len(set(v)) == len(v), "a list of distinct positive integers"),
+    "output_tokens": PlanKey(None, lambda v: _pos_int(v), "a positive integer"),
+    "warmup_rounds": PlanKey(1, lambda v: _nonneg_int(v), "an integer >= 0"),
+    "measured_rounds": PlanKey(5, lambda v: _pos_int(v), "a positive integer"),
+    "seed": PlanKey(0, lambda v: is_int(v), "an integer"),
+    "p95_minimum_requests": PlanKey(200, lambda v: _pos_int(v), "a positive integer"),
+    "host_sample_hz": PlanKey(10.0, lambda v: is_number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
+    "gpu_sample_hz": PlanKey(10.0, lambda v: is_number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
+    "gpu_index": PlanKey(0, lambda v: _nonneg_int(v), "an integer >= 0"),
+    "baseline_seconds": PlanKey(1.0, lambda v: is_number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
+    "pss_mode": PlanKey("boundaries", lambda v: v in ("every_sample", "boundaries"), "'every_sample' or 'boundaries'"),
+    "gpu_power_method": PlanKey("power_usage", lambda v: v in ("power_usage", "instant", "average"), "one of 'power_usage', 'instant', 'average'"),
 }
 TOP_KEYS = {"article_key", "module", "timezone", "limitations", "settings", "models", "cases", "comparisons", "schema"}
 CASE_KEYS = {"id", "module", "model", "placement", "settings", "options"}
@@ -371,15 +381,15 @@ def _settings(table: dict[str, Any], where: str, bad, only: set[str] | None = No
     """Typed Settings from a table; problems reported for core keys (only those in `only`, when
     given, so a case does not repeat the plan's problems)."""
     values: dict[str, Any] = {}
-    for key, (default, ok, expected) in CORE_SETTINGS.items():
+    for key, spec in CORE_SETTINGS.items():
         if key in table:
             v = table[key]
-            if ok(v):
+            if spec.check(v):
                 values[key] = v
                 continue
             if only is None or key in only:
-                bad(f"{where}.{key}", f"expected {expected}, got {v!r}")
-        values[key] = default
+                bad(f"{where}.{key}", f"expected {spec.expected}, got {v!r}")
+        values[key] = spec.default
     values["contexts"] = tuple(values["contexts"])
     for key in ("host_sample_hz", "gpu_sample_hz", "baseline_seconds"):
         values[key] = float(values[key])

@@ -23,14 +23,14 @@ from benchledger.errors import Problem
 from collector.intervals import outer_span_seconds, union_seconds
 from collector.modules.base import CaseFailed, MeasuringModule
 from collector.phases import PHASES
-from collector.plan import is_int, is_number
+from collector.plan import PlanKey, is_int, is_number
 from collector.statistics import summarize
 
 OPTIONS = {
-    "alloc_mib": (16, lambda v: is_int(v) and 0 <= v <= 4096, "an integer 0..4096"),
-    "write_bytes": (65536, lambda v: is_int(v) and 0 <= v <= 1 << 26, "an integer 0..67108864"),
-    "ready_seconds": (0.2, lambda v: is_number(v) and 0 <= v <= 60, "a number of seconds 0..60"),
-    "fail_phase": (None, lambda v: v in PHASES, f"one of {', '.join(PHASES)}"),
+    "alloc_mib": PlanKey(16, lambda v: is_int(v) and 0 <= v <= 4096, "an integer 0..4096"),
+    "write_bytes": PlanKey(65536, lambda v: is_int(v) and 0 <= v <= 1 << 26, "an integer 0..67108864"),
+    "ready_seconds": PlanKey(0.2, lambda v: is_number(v) and 0 <= v <= 60, "a number of seconds 0..60"),
+    "fail_phase": PlanKey(None, lambda v: v in PHASES, f"one of {', '.join(PHASES)}"),
 }
 PLACEMENT_MEANING = "Runtime buffer allocation is not measured resident process RAM."
 LIMITATIONS = [
@@ -87,9 +87,9 @@ class PhaseWorkloadModule(MeasuringModule):
         problems = []
         for key in sorted(set(case.options) - set(OPTIONS)):
             problems.append(case.problem(f"options.{key}", f"unknown option; expected one of {', '.join(OPTIONS)}"))
-        for key, (_, ok, expected) in OPTIONS.items():
-            if key in case.options and not ok(case.options[key]):
-                problems.append(case.problem(f"options.{key}", f"expected {expected}, got {case.options[key]!r}"))
+        for key, spec in OPTIONS.items():
+            if key in case.options and not spec.check(case.options[key]):
+                problems.append(case.problem(f"options.{key}", f"expected {spec.expected}, got {case.options[key]!r}"))
         if not case.settings.contexts:
             problems.append(case.problem("settings.contexts", "expected at least one work size (milliseconds of CPU per request)"))
         if case.settings.output_tokens is None:
@@ -99,7 +99,7 @@ class PhaseWorkloadModule(MeasuringModule):
         return problems
 
     def _option(self, case, key):
-        return case.options.get(key, OPTIONS[key][0])
+        return case.options.get(key, OPTIONS[key].default)
 
     def _case_settings(self, case) -> dict[str, Any]:
         return {**case.settings.as_dict(), "concurrency": 1, "endpoint": "stdin-pipe", "placement": {"gpu_layers": 0}}

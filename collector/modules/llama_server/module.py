@@ -47,7 +47,7 @@ from collector.modules.llama_server.server import (
     log_tail,
     parse_load_log,
 )
-from collector.plan import is_int, is_number
+from collector.plan import PlanKey, is_int, is_number
 from collector.provenance import sha256_file
 from collector.statistics import summarize
 
@@ -64,28 +64,28 @@ LIMITATIONS = [
 ]
 
 
-# key: (default, check, expectation). Defaults follow llama-server's own where it has one.
+# Defaults follow llama-server's own where it has one.
 SETTINGS = {
-    "binary": (None, lambda v: isinstance(v, str) and v != "", "a path to a llama-server binary"),
-    "threads": (None, lambda v: is_int(v) and v > 0, "a positive integer"),
-    "batch": (2048, lambda v: is_int(v) and v > 0, "a positive integer"),
-    "ubatch": (512, lambda v: is_int(v) and v > 0, "a positive integer"),
-    "flash_attention": (False, lambda v: isinstance(v, bool), "true or false"),
-    "load_mode": ("mmap", lambda v: v in LOAD_MODES, f"one of {', '.join(LOAD_MODES)}"),
-    "mlock": (False, lambda v: isinstance(v, bool), "true or false"),
-    "kv_cache": ("f16", lambda v: isinstance(v, str) and v.isalnum(), "a KV cache type such as 'f16' or 'q8_0'"),
-    "fit": ("off", lambda v: v in ("on", "off"), "'on' or 'off'"),
-    "lazy_mode": ("off", lambda v: v in ("on", "off", "auto"), "'on', 'off' or 'auto'"),
-    "total_context_tokens": (None, lambda v: is_int(v) and v > 0, "a positive integer"),
-    "ready_seconds": (1.0, lambda v: is_number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
-    "load_timeout_s": (300.0, lambda v: is_number(v) and v > 0, "a positive number of seconds"),
-    "request_timeout_s": (600.0, lambda v: is_number(v) and v > 0, "a positive number of seconds"),
-    "extra_args": ((), lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
+    "binary": PlanKey(None, lambda v: isinstance(v, str) and v != "", "a path to a llama-server binary"),
+    "threads": PlanKey(None, lambda v: is_int(v) and v > 0, "a positive integer"),
+    "batch": PlanKey(2048, lambda v: is_int(v) and v > 0, "a positive integer"),
+    "ubatch": PlanKey(512, lambda v: is_int(v) and v > 0, "a positive integer"),
+    "flash_attention": PlanKey(False, lambda v: isinstance(v, bool), "true or false"),
+    "load_mode": PlanKey("mmap", lambda v: v in LOAD_MODES, f"one of {', '.join(LOAD_MODES)}"),
+    "mlock": PlanKey(False, lambda v: isinstance(v, bool), "true or false"),
+    "kv_cache": PlanKey("f16", lambda v: isinstance(v, str) and v.isalnum(), "a KV cache type such as 'f16' or 'q8_0'"),
+    "fit": PlanKey("off", lambda v: v in ("on", "off"), "'on' or 'off'"),
+    "lazy_mode": PlanKey("off", lambda v: v in ("on", "off", "auto"), "'on', 'off' or 'auto'"),
+    "total_context_tokens": PlanKey(None, lambda v: is_int(v) and v > 0, "a positive integer"),
+    "ready_seconds": PlanKey(1.0, lambda v: is_number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
+    "load_timeout_s": PlanKey(300.0, lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+    "request_timeout_s": PlanKey(600.0, lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+    "extra_args": PlanKey((), lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
 }
 PLACEMENT = {
-    "gpu_layers": (0, lambda v: (is_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
-    "cpu_expert_layers": (0, lambda v: (is_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
-    "tensor_overrides": ((), lambda v: isinstance(v, list) and all(isinstance(x, str) and "=" in x for x in v), "a list of 'PATTERN=BUFFER' strings"),
+    "gpu_layers": PlanKey(0, lambda v: (is_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
+    "cpu_expert_layers": PlanKey(0, lambda v: (is_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
+    "tensor_overrides": PlanKey((), lambda v: isinstance(v, list) and all(isinstance(x, str) and "=" in x for x in v), "a list of 'PATTERN=BUFFER' strings"),
 }
 
 
@@ -100,8 +100,8 @@ class CasePlan:
     request_timeout_s: float
 
 
-def _value(table: dict[str, Any], spec: dict, key: str) -> Any:
-    return table.get(key, spec[key][0])
+def _value(table: dict[str, Any], keys: dict[str, PlanKey], key: str) -> Any:
+    return table.get(key, keys[key].default)
 
 
 def case_plan(case) -> CasePlan:
@@ -183,9 +183,9 @@ class LlamaServerModule(MeasuringModule):
         for where, table, spec in (("settings", case.settings.extra, SETTINGS), ("placement", case.placement, PLACEMENT)):
             for key in sorted(set(table) - set(spec)):
                 problems.append(case.problem(f"{where}.{key}", f"unknown key for llama_server; expected one of {', '.join(spec)}"))
-            for key, (_, ok, expected) in spec.items():
-                if key in table and not ok(table[key]):
-                    problems.append(case.problem(f"{where}.{key}", f"expected {expected}, got {table[key]!r}"))
+            for key, key_spec in spec.items():
+                if key in table and not key_spec.check(table[key]):
+                    problems.append(case.problem(f"{where}.{key}", f"expected {key_spec.expected}, got {table[key]!r}"))
         if case.options:
             problems.append(case.problem("options", "llama_server takes no [cases.options]; put settings in [cases.settings] or placement"))
         if not case.settings.contexts:
