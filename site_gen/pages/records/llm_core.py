@@ -102,6 +102,14 @@ def _group_index(case: dict, context: int) -> int | None:
     return None
 
 
+def _energy_per_token(data: dict, group_pointer: str) -> float | None:
+    """GPU energy per output token of the group at `group_pointer` (joules / completed output
+    tokens), or None when energy is unavailable or no token completed."""
+    joules = resolve(data, f"{group_pointer}/resources/gpu_energy/joules", default=None)
+    tokens = resolve(data, f"{group_pointer}/completed_output_tokens", default=None)
+    return joules / tokens if isinstance(joules, (int, float)) and tokens else None
+
+
 class LlmCoreRenderer(RecordRenderer):
     schema = "gsh-llm-core-article/1"
 
@@ -243,11 +251,10 @@ class LlmCoreRenderer(RecordRenderer):
 
         def energy_per_token(i: int, g: int):
             base = f"/cases/{i}/groups/{g}"
-            joules = resolve(data, f"{base}/resources/gpu_energy/joules", default=None)
-            tokens = resolve(data, f"{base}/completed_output_tokens", default=None)
-            if not isinstance(joules, (int, float)) or not tokens:
+            value = _energy_per_token(data, base)
+            if value is None:
                 return None, ""
-            return joules / tokens, f"{base}/resources/gpu_energy/joules / {base}/completed_output_tokens"
+            return value, f"{base}/resources/gpu_energy/joules / {base}/completed_output_tokens"
 
         charts = [
             ("decode", "Server decode speed (median)", "tokens/s", field("server_decode_tokens_per_second/median")),
@@ -316,11 +323,10 @@ class LlmCoreRenderer(RecordRenderer):
                     + page.num(f"{sp}/minimum") + "–" + page.num(f"{sp}/maximum") + "</small>")
                 row[f"{label} p95"] = page.percentile(sp, "p95", None, unit)
             row["aggregate"] = page.num(f"{gp}/aggregate_output_tokens_per_second", "tokens/s")
-            joules = resolve(page.view.data, f"{gp}/resources/gpu_energy/joules", default=None)
-            tokens = resolve(page.view.data, f"{gp}/completed_output_tokens", default=None)
-            if isinstance(joules, (int, float)) and tokens:
+            per_token = _energy_per_token(page.view.data, gp)
+            if per_token is not None:
                 row["GPU energy / token"] = page.derived(
-                    joules / tokens, "J", "joules / completed_output_tokens",
+                    per_token, "J", "joules / completed_output_tokens",
                     {"joules": f"{gp}/resources/gpu_energy/joules", "completed_output_tokens": f"{gp}/completed_output_tokens"},
                 )
             else:
