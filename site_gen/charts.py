@@ -20,6 +20,7 @@ import vl_convert
 
 from site_gen import escape
 from site_gen.context import url
+from site_gen.quantity import format_value
 from site_gen.tables import html_table
 
 VEGA_BUNDLE_PATH = "assets/vendor/vega-bundle.js"
@@ -50,6 +51,11 @@ class Chart:
     @cached_property  # the spec is serialised and hashed once, for the cache key and the file name
     def spec_sha256(self) -> str:
         return hashlib.sha256(canonical_json(self.spec).encode()).hexdigest()
+
+
+def points_text(series: Sequence[Series], unit: str) -> str:
+    """Every point of every series as text (`label: x → y; ...`), for a chart's alt text."""
+    return "; ".join(f"{s.label}: " + ", ".join(f"{x:g} → {format_value(y, unit)}" for x, y, _ in s.points) for s in series)
 
 
 def canonical_json(value: Any) -> str:

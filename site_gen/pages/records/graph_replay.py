@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING
 
-from site_gen.charts import Series, line_chart
+from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
     ArticleWriter, CaseKey, RecordRenderer, Summary, at, audit_block, provenance, under,
 )
@@ -108,19 +108,16 @@ class GraphReplayRenderer(RecordRenderer):
             for kind in ("allocated", "reserved")
         ]
 
-        def describe(series: list[Series], unit: str) -> str:
-            return "; ".join(f"{s.label}: " + ", ".join(f"{x:g} → {format_value(y, unit)}" for x, y, _ in s.points) for s in series)
-
         page.chart(line_chart("timing", "Mean scoring time, eager vs graph (log axes)", timing,
                               x_title="tokens", y_title="mean time (ms)", series_title="path", log_x=True, log_y=True,
-                              alt_text=f"Mean milliseconds against tokens on log axes. {describe(timing, 'ms')}."))
+                              alt_text=f"Mean milliseconds against tokens on log axes. {points_text(timing, 'ms')}."))
         page.chart(line_chart("speedup", "Speedup of graph replay (eager mean / graph mean)", speed,
                               x_title="tokens", y_title="speedup (×)", series_title="ratio", log_x=True,
-                              alt_text=f"Speedup against tokens. {describe(speed, '×')}."))
+                              alt_text=f"Speedup against tokens. {points_text(speed, '×')}."))
         if any(s.points for s in memory):
             page.chart(line_chart("capture-memory", "Memory added by graph capture", memory,
                                   x_title="tokens", y_title="increase (MiB)", series_title="CUDA memory", log_x=True,
-                                  alt_text=f"Capture memory increase against tokens. {describe(memory, 'MiB')}."))
+                                  alt_text=f"Capture memory increase against tokens. {points_text(memory, 'MiB')}."))
 
     def _table(self, page: ArticleWriter) -> None:
         page.heading(2, "Per token length", "per-token-length")

@@ -10,12 +10,12 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from site_gen import escape
-from site_gen.charts import Series, line_chart
+from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
     ArticleWriter, CaseKey, RecordRenderer, Summary, at, audit_block, kv_rows, provenance, under,
 )
 from site_gen.pointer import resolve
-from site_gen.quantity import format_value, traced
+from site_gen.quantity import traced
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -268,13 +268,10 @@ class LlmCoreRenderer(RecordRenderer):
             series = group_series(value_of)
             if not any(s.points for s in series):
                 continue
-            described = "; ".join(
-                f"{s.label}: " + ", ".join(f"{x:g} → {format_value(y, unit)}" for x, y, _ in s.points) for s in series
-            )
             page.chart(line_chart(
                 f"{axis}-{chart_id}".replace("_", "-"), title, series,
                 x_title=axis, y_title=f"{title.split(' (')[0]} ({unit})", series_title="context",
-                alt_text=f"{title} against {axis}. {described}.",
+                alt_text=f"{title} against {axis}. {points_text(series, unit)}.",
             ))
         page.notes(lambda lim: lim.rule_id == "energy-unavailable" and "/groups/" in lim.scope)
 
