@@ -66,7 +66,7 @@ def test_failed_case_shows_reason_log_tail_and_reported_placement(site):
     failed = case_section(page, 2)
     # The heading names the requested placement (all a failed case has) and the outcome.
     assert re.search(r'id="case-2">Case offload-72b-20: 20 of 81 layers on the GPU \(failed\)', failed)
-    assert f"This case failed:</strong> " in failed and REASON in failed
+    assert "This case failed:</strong> " in failed and REASON in failed
     assert failed.index("bl-failure") < failed.index("Limitations of this case")
     log = re.search(r'<details class="bl-log"><summary>Server log, last 3 lines</summary>'
                     r'<pre data-pointer="/cases/2/server_log_tail"><code>(.*?)</code></pre></details>', failed, re.S)

@@ -3,7 +3,6 @@ when a site URL is configured and relative ones otherwise, text escaped."""
 
 from __future__ import annotations
 
-import datetime as dt
 import xml.etree.ElementTree as ET
 
 from site_gen.articles import Article
