@@ -84,12 +84,7 @@ class PhaseWorkloadModule(MeasuringModule):
     schema = "gsh-llm-core-article/1"
 
     def validate_case(self, case) -> list[Problem]:
-        problems = []
-        for key in sorted(set(case.options) - set(OPTIONS)):
-            problems.append(case.problem(f"options.{key}", f"unknown option; expected one of {', '.join(OPTIONS)}"))
-        for key, spec in OPTIONS.items():
-            if key in case.options and not spec.check(case.options[key]):
-                problems.append(case.problem(f"options.{key}", f"expected {spec.expected}, got {case.options[key]!r}"))
+        problems = case.key_problems("options", case.options, OPTIONS, "unknown option")
         if not case.settings.contexts:
             problems.append(case.problem("settings.contexts", "expected at least one work size (milliseconds of CPU per request)"))
         if case.settings.output_tokens is None:

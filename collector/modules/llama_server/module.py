@@ -180,12 +180,8 @@ class LlamaServerModule(MeasuringModule):
 
     def validate_case(self, case) -> list[Problem]:
         problems = []
-        for where, table, spec in (("settings", case.settings.extra, SETTINGS), ("placement", case.placement, PLACEMENT)):
-            for key in sorted(set(table) - set(spec)):
-                problems.append(case.problem(f"{where}.{key}", f"unknown key for llama_server; expected one of {', '.join(spec)}"))
-            for key, key_spec in spec.items():
-                if key in table and not key_spec.check(table[key]):
-                    problems.append(case.problem(f"{where}.{key}", f"expected {key_spec.expected}, got {table[key]!r}"))
+        for where, table, keys in (("settings", case.settings.extra, SETTINGS), ("placement", case.placement, PLACEMENT)):
+            problems += case.key_problems(where, table, keys, "unknown key for llama_server")
         if case.options:
             problems.append(case.problem("options", "llama_server takes no [cases.options]; put settings in [cases.settings] or placement"))
         if not case.settings.contexts:
