@@ -49,7 +49,8 @@ How a module uses the core
    `benchledger collect` resumes from there. When every case has a result, the runner calls
    `assemble(plan, case_results, run_session)` with the case JSON in plan order and a
    `collector.session.RunSession` (times, tested_at, hardware(), environment(), models(),
-   sources(), file_sha256()). It returns the whole record; the core validates it against
+   sources(), file_sha256(), and article_fields(case_results): the article-level fields of a
+   gsh-llm-core-article record). It returns the whole record; the core validates it against
    `schema`, writes it once and seals it in the store.
 """
 
