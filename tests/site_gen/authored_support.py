@@ -13,6 +13,7 @@ from site_gen.context import BuildOptions, SiteContext
 from site_gen.pages.authored import AuthoredArticles
 from site_gen.pages.base import Page
 from site_gen.store import Store
+from tests.site_gen.store_copies import shipped_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden_authored"
@@ -22,8 +23,7 @@ GRAPH = "24492206c24d2b9ed84f821d36e701636564c8365cc09ba52fb35703b9c4e2fe"
 
 def copy_project(tmp: Path) -> tuple[Path, Path]:
     """A temp copy of records/ and docs/articles/: (records dir, articles dir)."""
-    records = tmp / "records"
-    shutil.copytree(ROOT / "records", records)
+    records = shipped_copy(tmp)
     articles = tmp / "docs" / "articles"
     shutil.copytree(ROOT / "docs" / "articles", articles)
     return records, articles

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import functools
 import http.server
-import shutil
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from site_gen.build import BuildResult, build_site
+from tests.site_gen.store_copies import shipped_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -19,16 +19,9 @@ OFFLOAD_PAGE = "articles/llm-cpu-offload/2026-09-27.html"
 GRAPH_PAGE = "articles/torch-graph-replay/2026-10-28.html"
 
 
-def copy_records(tmp: Path) -> Path:
-    """A temp copy of the shipped records store."""
-    records = tmp / "records"
-    shutil.copytree(ROOT / "records", records, ignore=shutil.ignore_patterns(".cache"))
-    return records
-
-
 def build(tmp: Path, records: Path | None = None, name: str = "site") -> BuildResult:
     """Build the site from `records` (default: a copy of the shipped store) into tmp/name."""
-    records = records or copy_records(tmp)
+    records = records or shipped_copy(tmp)
     return build_site(records, tmp / name, cache_dir=tmp / "cache")
 
 

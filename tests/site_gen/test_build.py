@@ -19,7 +19,8 @@ from benchledger.errors import BuildError, LedgerError
 from site_gen.build import _mkdocs_build, build_site, mkdocs_config, write_tree
 from site_gen.context import BuildOptions
 
-from tests.site_gen.site_support import build, copy_records
+from tests.site_gen.site_support import build
+from tests.site_gen.store_copies import shipped_copy
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +118,7 @@ def test_served_records_are_the_exact_sealed_bytes(built):
 
 
 def test_an_altered_record_stops_the_build_naming_the_file(tmp_path):
-    records = copy_records(tmp_path)
+    records = shipped_copy(tmp_path)
     target = records / "torch-graph-replay" / "2026-10-28.json"
     target.write_bytes(target.read_bytes().replace(b'"complete": true', b'"complete": false'))
     with pytest.raises(LedgerError) as err:
@@ -128,7 +129,7 @@ def test_an_altered_record_stops_the_build_naming_the_file(tmp_path):
 
 
 def test_an_unsealed_record_stops_the_build(tmp_path):
-    records = copy_records(tmp_path)
+    records = shipped_copy(tmp_path)
     (records / "stray.json").write_bytes(b"{}")
     with pytest.raises(LedgerError) as err:
         build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
@@ -155,7 +156,7 @@ def test_write_tree_rewrites_only_changes_and_removes_stale_files(tmp_path):
 def test_cli_build_reports_a_bad_store_in_one_line_per_problem(tmp_path, capsys):
     from benchledger.cli import main
 
-    records = copy_records(tmp_path)
+    records = shipped_copy(tmp_path)
     (records / "llm-cpu-offload" / "2026-09-27.json").write_bytes(b"{}")
     code = main(["build", "--records", str(records), "--out", str(tmp_path / "site"), "--cache", str(tmp_path / "cache")])
     err = capsys.readouterr().err
@@ -167,7 +168,7 @@ def test_cli_build_reports_a_bad_store_in_one_line_per_problem(tmp_path, capsys)
 def test_cli_build_reports_an_unwritable_cache_in_one_line(tmp_path, capsys):
     from benchledger.cli import main
 
-    records = copy_records(tmp_path)
+    records = shipped_copy(tmp_path)
     (tmp_path / "cache").write_bytes(b"a file, not a folder")
     code = main(["build", "--records", str(records), "--out", str(tmp_path / "site"), "--cache", str(tmp_path / "cache")])
     err = capsys.readouterr().err

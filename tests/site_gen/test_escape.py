@@ -10,7 +10,8 @@ import pytest
 from site_gen import escape
 from site_gen.store import Store
 
-from tests.site_gen.site_support import ROOT, build, copy_records
+from tests.site_gen.site_support import ROOT, build
+from tests.site_gen.store_copies import shipped_copy
 
 SCRIPT = "<script>alert(1)</script>"
 MARKDOWN = "**bold** [link](http://example.invalid) `code` # heading | cell |"
@@ -21,7 +22,7 @@ HOSTILE = f"{SCRIPT} {MARKDOWN} {JINJA}"
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hostile")
-    records = copy_records(tmp)
+    records = shipped_copy(tmp)
     data = json.loads((ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json").read_bytes())
     data["limitations"].append(HOSTILE)
     data["hardware"]["gpu"] = SCRIPT

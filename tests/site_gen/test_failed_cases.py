@@ -15,7 +15,8 @@ from site_gen.pointer import resolve
 from site_gen.schema import validate
 from site_gen.store import Store
 
-from tests.site_gen.site_support import ROOT, build, copy_records
+from tests.site_gen.site_support import ROOT, build
+from tests.site_gen.store_copies import shipped_copy
 
 OFFLOAD = ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json"
 SCHEMA = "gsh-llm-core-article/1"
@@ -50,7 +51,7 @@ def test_the_partial_record_is_valid_and_consistent():
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("failed")
-    records = copy_records(tmp)
+    records = shipped_copy(tmp)
     Store(records).seal_bytes(json.dumps(partial_record(), indent=1).encode(), SCHEMA, "partial/2026-10-05.json")
     return build(tmp, records).out_dir
 
@@ -108,7 +109,7 @@ def test_home_card_and_comparisons_leave_the_failed_case_out(site):
 
 
 def test_an_empty_log_tail_shows_no_log_block(tmp_path):
-    records = copy_records(tmp_path)
+    records = shipped_copy(tmp_path)
     Store(records).seal_bytes(json.dumps(partial_record("")).encode(), SCHEMA, "partial/2026-10-05.json")
     page = (build(tmp_path, records).out_dir / PAGE).read_text(encoding="utf-8")
     assert REASON in case_section(page, 2) and "bl-log" not in page

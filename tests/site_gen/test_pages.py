@@ -13,7 +13,8 @@ import pytest
 from site_gen.pointer import resolve
 from site_gen.store import Store
 
-from tests.site_gen.site_support import ROOT, build, copy_records
+from tests.site_gen.site_support import ROOT, build
+from tests.site_gen.store_copies import shipped_copy
 
 OFFLOAD = ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json"
 SCHEMA = "gsh-llm-core-article/1"
@@ -44,7 +45,7 @@ def five_cases() -> dict:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pages")
-    records = copy_records(tmp)
+    records = shipped_copy(tmp)
     store = Store(records)
     store.seal_bytes(json.dumps(five_cases(), indent=1).encode(), SCHEMA, "five/2026-12-01.json")
     same = json.loads(OFFLOAD.read_bytes())
