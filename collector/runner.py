@@ -82,6 +82,7 @@ class Runner:
     def run(self) -> RunOutcome:
         if not self.records_dir.is_dir():  # checked before hours of measuring, not after
             raise CollectError(f"{self.records_dir}: no such records folder (create it, or pass --records)")
+        self._ledger_entries()  # a broken ledger too: reported now, not after the measuring
         try:
             self.run_dir.mkdir(parents=True, exist_ok=True)
             lock = (self.run_dir / "lock").open("w")
@@ -133,12 +134,15 @@ class Runner:
         statuses = {c.id: done[c.id].get("status", "?") for c in self.cases if c.id in done}
         return self._seal(raw, statuses)
 
-    def _seal(self, raw: bytes, statuses: dict[str, str]) -> RunOutcome:
+    def _ledger_entries(self) -> list:
+        """The store's ledger entries ([] before the first seal); raises for a broken ledger."""
         from site_gen.store import Store
 
+        return Store(self.records_dir).entries() if (self.records_dir / "ledger.jsonl").exists() else []
+
+    def _seal(self, raw: bytes, statuses: dict[str, str]) -> RunOutcome:
         sha = hashlib.sha256(raw).hexdigest()
-        store = Store(self.records_dir)
-        entries = store.entries() if (self.records_dir / "ledger.jsonl").exists() else []
+        entries = self._ledger_entries()
         for e in entries:
             if e.sha256 == sha:
                 return RunOutcome(self.run_dir, statuses, e.path, sha, already_sealed=True)

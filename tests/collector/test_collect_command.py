@@ -42,6 +42,11 @@ def test_bad_plan_and_missing_store_are_one_line_errors(make_plan, tmp_path, cap
     err = capsys.readouterr().err
     assert err.startswith(f"benchledger collect: error: {tmp_path / 'a-file'}/") and "cannot create the run directory (Not a directory)" in err
     assert len(err.splitlines()) == 1 and not list(tmp_path.glob("ledger*"))
+    (tmp_path / "ledger.jsonl").write_text("not a ledger\n")
+    assert main(["collect", str(plan), "--records", str(tmp_path), "--runs", str(tmp_path / "runs")]) == 1
+    assert capsys.readouterr().err.strip() == f"benchledger collect: error: {tmp_path / 'ledger.jsonl'}:1: not JSON: Expecting value (column 1)"
+    assert not (tmp_path / "runs").exists()  # refused before measuring anything
+    (tmp_path / "ledger.jsonl").unlink()
     plan.write_text(plan.read_text().replace("measured_rounds = 3", "measured_rounds = 0"))
     assert main(["collect", str(plan), "--records", str(tmp_path)]) == 1
     assert capsys.readouterr().err.strip() == f"benchledger collect: error: {plan}: $.settings.measured_rounds: expected a positive integer, got 0"
