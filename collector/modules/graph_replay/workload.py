@@ -46,8 +46,8 @@ class ScoringWorkload:
     frozen_inputs: list["torch.Tensor"]  # short inputs: 1-D int64 token ids, already encoded
     token_limit: int  # the longest sequence the scoring path accepts
     vocab_size: int
-    # tokens, seed -> 1-D int64 ids of exactly `tokens` ids; default: seeded ids over the vocabulary
     frozen_longest: "torch.Tensor | None" = None  # the longest frozen input, measured on its own
+    # tokens, seed -> 1-D int64 ids of exactly `tokens` ids; default: seeded ids over the vocabulary
     synthetic_input: Callable[[int, int], "torch.Tensor"] | None = None
 
     def problems(self) -> list[str]:
