@@ -56,9 +56,12 @@ class CitationEnv:
     _found: dict[str, list[Limitation]] = field(default_factory=dict)
 
     def found(self, name: str) -> list[Limitation]:
-        """Every limitation of record `name` (computed once per article)."""
+        """Every limitation of record `name`: the site's (computed once per build) when there is
+        a site, else computed once per article."""
         if name not in self._found:
-            self._found[name] = find_limitations(self.records[name].data)
+            record = self.records[name]
+            self._found[name] = (self.site.view(record.entry.sha256).limitations if self.site is not None
+                                 else find_limitations(record.data))
         return self._found[name]
 
     def applicable(self, cited: "Cited") -> list[Limitation]:
