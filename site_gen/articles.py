@@ -139,7 +139,8 @@ def load_articles(directory: Path, display_root: Path | None = None) -> list[Art
 
 
 def _front_matter(source: str, text: str, problems: list[Problem]) -> dict[str, tuple[Any, int]] | None:
-    """Top-level keys -> (value, 1-based line in the file); None after a YAML error."""
+    """Top-level keys -> (value, 1-based line in the file); None after a YAML error or a value
+    YAML cannot construct (each such key is reported)."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as err:
@@ -151,18 +152,24 @@ def _front_matter(source: str, text: str, problems: list[Problem]) -> dict[str, 
         problems.append(Problem(source, "", "front matter must be a mapping of keys to values", 2))
         return None
     out: dict[str, tuple[Any, int]] = {}
+    unreadable = False
     for key_node, value_node in node.value:
         # +2: the front matter starts on line 2 of the file and marks are 0-based.
         line = key_node.start_mark.line + 2
-        if isinstance(value_node, yaml.MappingNode):
-            # Keep each entry's own line (the `records:` map): {name: (value, line)}.
-            value: Any = {
-                str(_construct(k)): (_construct(v), k.start_mark.line + 2) for k, v in value_node.value
-            }
-        else:
-            value = _construct(value_node)
+        try:
+            if isinstance(value_node, yaml.MappingNode):
+                # Keep each entry's own line (the `records:` map): {name: (value, line)}.
+                value: Any = {
+                    str(_construct(k)): (_construct(v), k.start_mark.line + 2) for k, v in value_node.value
+                }
+            else:
+                value = _construct(value_node)
+        except (yaml.YAMLError, ValueError) as err:  # an unknown tag, an impossible date (2026-13-45)
+            problems.append(Problem(source, "", f"{key_node.value}: cannot be read: {getattr(err, 'problem', None) or err}", line))
+            unreadable = True
+            continue
         out[str(key_node.value)] = (value, line)
-    return out
+    return None if unreadable else out
 
 
 def _construct(node: yaml.Node) -> Any:

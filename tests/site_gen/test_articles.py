@@ -70,6 +70,8 @@ records:
     ("no front matter\n", "docs/articles/x.md:1: an article starts with a '---' front matter line"),
     ("---\ntitle: x\n", "docs/articles/x.md:1: front matter is not closed by a '---' line"),
     ("---\ntitle: [x\n---\n", "docs/articles/x.md:2: front matter is not valid YAML"),
+    ("---\ntitle: x\ndate: 2026-13-45\n---\n", "docs/articles/x.md:3: date: cannot be read: month must be in 1..12"),
+    ("---\ntitle: !!python/object:os.system x\n---\n", "docs/articles/x.md:2: title: cannot be read: could not determine a constructor"),
 ])
 def test_malformed_files(text, message):
     with pytest.raises(ProblemsError) as err:
