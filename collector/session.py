@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 import psutil
 
 from collector import provenance
-from collector.intervals import Interval
+from collector.intervals import Interval, outer_span_seconds, union_seconds
 from collector.phases import Timeline, Window
 from collector.plan import CaseSpec, Plan
 from collector.progress import Progress
@@ -55,8 +55,8 @@ class WindowHandle:
 
 class CaseSession:
     """One case's measuring context. Sampling runs from construction + start() until stop();
-    the summary helpers (resources, resources_by_phase, telemetry, cpu_snapshot_intervals,
-    case_wall_seconds) stop it on first use, so call them after the last phase: entering a phase
+    the summary helpers (resources, resources_by_phase, response_group, telemetry,
+    cpu_snapshot_intervals, case_wall_seconds) stop it on first use, so call them after the last phase: entering a phase
     or window afterwards raises RuntimeError rather than silently measuring nothing."""
 
     def __init__(self, plan: Plan, case: CaseSpec, run_dir: Path, progress: Progress, nvml: Any = None, clock=time.monotonic):
@@ -189,6 +189,20 @@ class CaseSession:
     def cpu_snapshot_intervals(self, windows: Sequence[Window]) -> dict[str, Any]:
         """The seed's cpu_snapshot_intervals block over these windows."""
         return cpu_snapshot_intervals(windows, self.logical_cpus)
+
+    def response_group(self, windows: Sequence[Window], output_tokens: int) -> dict[str, Any]:
+        """The parts of a seed `groups[]` entry that come from its completed measured windows and
+        the tokens they produced: resources, CPU snapshots, union and outer span of the windows,
+        and aggregate output tokens/s over that union (null when the union is empty)."""
+        union_s = union_seconds(w.interval for w in windows)
+        return {
+            "aggregate_output_tokens_per_second": output_tokens / union_s if union_s > 0 else None,
+            "completed_output_tokens": output_tokens,
+            "cpu_snapshot_intervals": self.cpu_snapshot_intervals(windows),
+            "resources": self.resources(windows),
+            "response_outer_span_seconds": outer_span_seconds(w.interval for w in windows),
+            "response_window_union_seconds": union_s,
+        }
 
     def telemetry_summary(self) -> dict[str, Any]:
         """The seed's case `telemetry` block (with GPU availability and reason)."""

@@ -32,8 +32,7 @@ How a module uses the core
            stop_server()
        # after the last phase (these stop the samplers):
        measured = session.windows("measured", group=ctx)
-       group["resources"] = session.resources(measured)
-       group["cpu_snapshot_intervals"] = session.cpu_snapshot_intervals(measured)
+       group = session.response_group(measured, output_tokens)  # resources, CPU, union, tokens/s
        case_json["resources_by_phase"] = session.resources_by_phase()
        case_json["completed_response_resources"] = session.resources(session.windows("measured"))
        case_json["telemetry"] = session.telemetry_summary()

@@ -20,7 +20,6 @@ import time
 from typing import Any
 
 from benchledger.errors import Problem
-from collector.intervals import outer_span_seconds, union_seconds
 from collector.modules.base import CaseFailed, MeasuringModule
 from collector.phases import PHASES
 from collector.plan import PlanKey, is_int, is_number
@@ -152,22 +151,15 @@ class PhaseWorkloadModule(MeasuringModule):
         for ctx in s.contexts:
             done = session.windows("measured", group=ctx)
             failed = session.windows("measured", group=ctx, completed=False)
-            union_s = union_seconds(w.interval for w in done)
-            tokens = s.output_tokens * len(done)
             groups.append(
                 {
-                    "aggregate_output_tokens_per_second": tokens / union_s if union_s > 0 else None,
-                    "completed_output_tokens": tokens,
+                    **session.response_group(done, s.output_tokens * len(done)),
                     "completed_request_count": len(done),
                     "context_tokens": ctx,
-                    "cpu_snapshot_intervals": session.cpu_snapshot_intervals(done),
                     "failed_request_count": len(failed),
                     "measured_rounds": s.measured_rounds,
                     "mode": "synthetic-cpu-burn",
-                    "resources": session.resources(done),
-                    "response_outer_span_seconds": outer_span_seconds(w.interval for w in done),
                     "response_seconds": summarize([w.interval.seconds for w in done]),
-                    "response_window_union_seconds": union_s,
                     "server_decode_tokens_per_second": summarize(decode[ctx]),
                     "warmup_completed_rounds": warm_done[ctx],
                     "warmup_requests_per_round": 1,

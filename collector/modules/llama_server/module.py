@@ -30,7 +30,6 @@ from typing import Any
 import psutil
 
 from benchledger.errors import CollectError, Problem
-from collector.intervals import outer_span_seconds, union_seconds
 from collector.modules.base import CaseFailed, MeasuringModule
 from collector.modules.llama_server.requests import SYNTHETIC_TEXT, TOKENIZATION, Client, Completion, RequestError, synthetic_prompt, text_sha256
 from collector.modules.llama_server.server import (
@@ -361,24 +360,16 @@ class LlamaServerModule(MeasuringModule):
 
     @staticmethod
     def _group(session, ctx, s, done: list[Completion], failures, warm_done, prompt_sha) -> dict[str, Any]:
-        windows = session.windows("measured", group=ctx)
-        union_s = union_seconds(w.interval for w in windows)
-        tokens = sum(c.predicted_n for c in done)
         group = {
-            "aggregate_output_tokens_per_second": tokens / union_s if union_s > 0 else None,
-            "completed_output_tokens": tokens,
+            **session.response_group(session.windows("measured", group=ctx), sum(c.predicted_n for c in done)),
             "completed_request_count": len(done),
             "context_tokens": ctx,
-            "cpu_snapshot_intervals": session.cpu_snapshot_intervals(windows),
             "failed_request_count": len(failures),
             "measured_rounds": s.measured_rounds,
             "mode": "completion",
             "prompt_tokens_sha256": prompt_sha,
             "requests": [c.as_json() for c in done],
-            "resources": session.resources(windows),
-            "response_outer_span_seconds": outer_span_seconds(w.interval for w in windows),
             "response_seconds": summarize([c.response_seconds for c in done]),
-            "response_window_union_seconds": union_s,
             "server_decode_tokens_per_second": summarize([c.decode_tokens_per_second for c in done]),
             "synthetic_first_token_seconds": summarize([c.first_token_seconds for c in done]),
             "warmup_completed_rounds": warm_done,
