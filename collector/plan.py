@@ -154,7 +154,7 @@ class CaseSpec:
         """A Problem at `$.cases[i].<subpath>` of the plan, e.g. case.problem("options.port", "expected ...")."""
         return Problem(self.file, f"{self.json_path}.{subpath}" if subpath else self.json_path, message)
 
-    def key_problems(self, where: str, table: dict[str, Any], keys: dict[str, "PlanKey"], unknown: str) -> list[Problem]:
+    def key_problems(self, where: str, table: dict[str, Any], keys: dict[str, PlanKey], unknown: str) -> list[Problem]:
         """Problems of a module's table (e.g. "options", `case.options`, its PlanKeys): every
         unknown key (`unknown`, then the keys expected), then every value failing its check."""
         problems = [self.problem(f"{where}.{key}", f"{unknown}; expected one of {', '.join(keys)}") for key in sorted(set(table) - set(keys))]
