@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo
 
 import psutil
 
+from benchledger.errors import CollectError
 from collector import provenance
 from collector.intervals import Interval, outer_span_seconds, union_seconds
 from collector.phases import Timeline, Window
@@ -237,8 +238,12 @@ class RunSession:
         return provenance.environment(self.gpu_info)
 
     def file_sha256(self, path: str | Path) -> provenance.FileDigest:
-        """Streamed sha256 and size of a file (model, binary...)."""
-        return provenance.sha256_file(path)
+        """Streamed sha256 and size of a file (model, binary...). A file gone or unreadable
+        since the plan was checked is a CollectError; the case results stay for a re-run."""
+        try:
+            return provenance.sha256_file(path)
+        except OSError as err:
+            raise CollectError(f"{path}: cannot read it for its sha256 ({err.strerror or err}); restore it and run the plan again (finished cases are kept)") from None
 
     def sources(self) -> dict[str, Any]:
         """The core's part of a `sources` entry: plan hash and id, collector hash, times."""

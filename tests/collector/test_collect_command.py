@@ -3,8 +3,13 @@
 import io
 import json
 
+import pytest
+
 from benchledger.cli import main
+from benchledger.errors import CollectError
+from collector.plan import load_plan
 from collector.progress import Progress
+from collector.runner import Runner
 from site_gen.store import Store
 
 
@@ -88,3 +93,14 @@ def test_progress_plain_lines_and_live_line():
     assert "\n" not in text.replace("kept\n", "")  # the live line is rewritten in place
     assert "round 1/2" not in text and "\r\x1b[Kcase 1/1 b phase - round 2/2 elapsed 0m00s eta 0m00s" in text
     assert text.endswith("\r\x1b[Kkept\n\r\x1b[K")
+
+
+def test_a_model_file_gone_before_assembly_is_a_collect_error(make_plan, tmp_path):
+    (tmp_path / "records").mkdir()
+    plan = load_plan(make_plan(cases={"only": {"alloc_mib": 1}}, contexts=[5], measured_rounds=1, warmup_rounds=0, baseline_seconds=0.0))
+    (tmp_path / "model.bin").unlink()  # after the plan was checked, before the run hashes it
+    runner = Runner(plan, tmp_path / "records", tmp_path / "runs", progress=Progress(1, stream=io.StringIO()))
+    with pytest.raises(CollectError) as err:
+        runner.run()
+    assert str(err.value) == f"{tmp_path / 'model.bin'}: cannot read it for its sha256 (No such file or directory); restore it and run the plan again (finished cases are kept)"
+    assert list((tmp_path / "records").iterdir()) == []
