@@ -243,7 +243,7 @@ class RunSession:
         try:
             return provenance.sha256_file(path)
         except OSError as err:
-            raise CollectError(f"{path}: cannot read it for its sha256 ({err.strerror or err}); restore it and run the plan again (finished cases are kept)") from None
+            raise CollectError(f"{path}: cannot read it for its sha256 ({err.strerror or err}); restore it and run the plan again (completed cases are kept)") from None
 
     def sources(self) -> dict[str, Any]:
         """The core's part of a `sources` entry: plan hash and id, collector hash, times."""

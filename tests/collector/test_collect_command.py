@@ -102,5 +102,5 @@ def test_a_model_file_gone_before_assembly_is_a_collect_error(make_plan, tmp_pat
     runner = Runner(plan, tmp_path / "records", tmp_path / "runs", progress=Progress(1, stream=io.StringIO()))
     with pytest.raises(CollectError) as err:
         runner.run()
-    assert str(err.value) == f"{tmp_path / 'model.bin'}: cannot read it for its sha256 (No such file or directory); restore it and run the plan again (finished cases are kept)"
+    assert str(err.value) == f"{tmp_path / 'model.bin'}: cannot read it for its sha256 (No such file or directory); restore it and run the plan again (completed cases are kept)"
     assert list((tmp_path / "records").iterdir()) == []
