@@ -61,7 +61,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
                        ledger_bytes=ledger_path.read_bytes() if ledger_path.exists() else b"",
                        options=options or BuildOptions(), render_cache=RenderCache(cache_dir / "render"))
 
-    try:  # an output or cache folder that cannot be written is the user's to fix, not a crash
+    try:  # e.g. an output or cache folder that cannot be written: the user's to fix, not a crash
         # Render: every page of every kind, plus the site's static assets.
         files: dict[str, bytes] = {VEGA_BUNDLE_PATH: charts.vega_bundle()}
         files.update({name: (TEMPLATES_DIR / name).read_bytes() for name in STATIC_ASSETS})
@@ -73,7 +73,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         written = write_tree(work_dir, files)
         _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site))
     except OSError as err:
-        raise BuildError(f"{err.filename or out_dir}: cannot write the site or its cache: {err.strerror or err}") from None
+        raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site)") from None
     return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,
                        site.render_cache.hits)
 
