@@ -22,10 +22,14 @@ class Telemetry:
     def __init__(self, host_hz: float = 10.0, gpu_hz: float = 10.0, gpu_index: int = 0, gpu_power: str = "power_usage", nvml: Any = None, clock=time.monotonic, pss_every_sample: bool = True):
         self.host = HostSampler(host_hz, clock, pss_every_sample=pss_every_sample)
         self.gpu = GpuSampler(gpu_hz, gpu_index, gpu_power, nvml=nvml, clock=clock)
-        self.gpu_info: GpuInfo = self.gpu.info
+
+    @property
+    def gpu_info(self) -> GpuInfo:
+        """What the GPU sampler found when it opened NVML (or why there is no GPU)."""
+        return self.gpu.info
 
     def start(self) -> None:
-        self.gpu_info = self.gpu.open()
+        self.gpu.open()
         self.gpu.start()
         self.host.start()
 
