@@ -15,6 +15,7 @@ from typing import Iterator
 from benchledger.errors import BuildError
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
 from site_gen.context import TEMPLATES_DIR, BuildOptions, SiteContext
+from site_gen.ledger import GENESIS_SHA256, encode_ledger
 from site_gen.pages.base import Page
 from site_gen.pages.registry import NAV, PAGE_KINDS
 from site_gen.render_cache import RenderCache
@@ -55,10 +56,12 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
     records = store.load_verified()
 
     # Contexts: what every page kind renders from.
+    # The ledger, its head and its served bytes come from the verified records themselves, not
+    # from another read of ledger.jsonl, which a concurrent seal could have grown meanwhile.
     charts = ChartCache(cache_dir / "charts")
-    ledger_path = store.ledger_path
-    site = SiteContext(records, store.entries(), store.head_sha256(), charts,
-                       ledger_bytes=ledger_path.read_bytes() if ledger_path.exists() else b"",
+    entries = [record.entry for record in records]
+    head = entries[-1].entry_sha256 if entries else GENESIS_SHA256
+    site = SiteContext(records, entries, head, charts, ledger_bytes=encode_ledger(entries),
                        options=options or BuildOptions(), render_cache=RenderCache(cache_dir / "render"))
 
     try:  # e.g. an output or cache folder that cannot be written: the user's to fix, not a crash

@@ -45,6 +45,15 @@ def encode_line(position: int, path: str, sha256: str, size_bytes: int, schema: 
     return json.dumps(fields, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
+def encode_ledger(entries: list[LedgerEntry]) -> bytes:
+    """The exact bytes of a ledger holding `entries`: lines are canonical, so a verified
+    ledger re-encodes to the bytes it was read from."""
+    return b"".join(
+        encode_line(e.position, e.path, e.sha256, e.size_bytes, e.schema, e.sealed_at, e.prev_sha256) + b"\n"
+        for e in entries
+    )
+
+
 def new_entry(after: list[LedgerEntry], path: str, sha256: str, size_bytes: int, schema: str, sealed_at: str | None = None) -> tuple[LedgerEntry, bytes]:
     """The entry that appends a record after `after`, and its line bytes (no newline)."""
     sealed_at = sealed_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -6,7 +6,9 @@ import hashlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from site_gen.ledger import GENESIS_SHA256, encode_line, new_entry, read_ledger, store_path_problem
+from pathlib import Path
+
+from site_gen.ledger import GENESIS_SHA256, encode_ledger, encode_line, new_entry, read_ledger, store_path_problem
 
 FILE = "records/ledger.jsonl"
 
@@ -29,6 +31,15 @@ def test_a_built_ledger_reads_back_with_its_chain():
     assert read.entries[0].prev_sha256 == GENESIS_SHA256
     assert read.entries[1].prev_sha256 == read.entries[0].entry_sha256
     assert read.head_sha256 == read.entries[2].entry_sha256 == hashlib.sha256(raw.splitlines()[2]).hexdigest()
+
+
+def test_a_verified_ledger_re_encodes_to_its_exact_bytes():
+    # The site serves the ledger re-encoded from the verified entries (not a second read).
+    shipped = (Path(__file__).resolve().parents[2] / "records" / "ledger.jsonl").read_bytes()
+    for raw in (build(0), build(5), shipped):
+        read = read_ledger(raw, FILE)
+        assert read.problems == []
+        assert encode_ledger(read.entries) == raw
 
 
 def test_empty_ledger_has_the_genesis_head():
