@@ -20,6 +20,7 @@ from site_gen.pages.base import Page
 from site_gen.pages.registry import NAV, PAGE_KINDS
 from site_gen.render_cache import RenderCache
 from site_gen.store import Store
+from site_gen.validation_cache import ValidationCache, default_cache_dir
 
 STATIC_ASSETS = ("assets/benchledger.css", "assets/benchledger.js")
 
@@ -37,11 +38,6 @@ class BuildResult:
     renderings_reused: int  # per-record renderings taken from the render cache
 
 
-def default_cache_dir(records_dir: Path) -> Path:
-    """`.cache/benchledger` beside the records folder (git-ignored)."""
-    return Path(records_dir).resolve().parent / ".cache" / "benchledger"
-
-
 def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path | str | None = None,
                options: BuildOptions | None = None) -> BuildResult:
     """Verify the store at `records_dir`, render every page kind, and build the site into
@@ -52,7 +48,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
     work_dir = cache_dir / "mkdocs"
 
     # Load and verify: every byte, the chain, the schemas and the consistency checks, or nothing.
-    store = Store(records_dir)
+    store = Store(records_dir, ValidationCache(cache_dir))
     records = store.load_verified()
 
     # Contexts: what every page kind renders from.

@@ -3,9 +3,8 @@
 A key is the SHA-256 of (record sha256, schema file sha256, fingerprint of the validating code:
 the strict JSON reader, the schema module and the checks). Only passes are stored, and a key can
 only match the exact bytes, the exact schema and the exact code that passed: a cache entry can
-never turn a failing record into a passing one. The cache lives outside the store (by default
-`.cache/benchledger/` beside the records folder; BENCHLEDGER_CACHE_DIR overrides it) and losing
-it only costs time."""
+never turn a failing record into a passing one. The cache lives outside the store, in the
+folder `default_cache_dir` names, and losing it only costs time."""
 
 from __future__ import annotations
 
@@ -17,6 +16,16 @@ from pathlib import Path
 from site_gen import checks, jsonread, ledger, schema
 
 _FILE = "validation-passes.txt"
+
+
+def default_cache_dir(records_dir: Path) -> Path:
+    """The one cache folder of a records folder, shared by validation passes, charts, renderings
+    and MkDocs' work tree: $BENCHLEDGER_CACHE_DIR when set, else `.cache/benchledger` beside the
+    (symlink-resolved) records folder, which .gitignore leaves out."""
+    env = os.environ.get("BENCHLEDGER_CACHE_DIR")
+    if env:
+        return Path(env).resolve()
+    return Path(records_dir).resolve().parent / ".cache" / "benchledger"
 
 
 @cache
@@ -37,10 +46,8 @@ class ValidationCache:
 
     @classmethod
     def default_for(cls, records_root: Path) -> "ValidationCache":
-        env = os.environ.get("BENCHLEDGER_CACHE_DIR")
-        if env == "":
-            return cls(None)
-        return cls(Path(env) if env else records_root.absolute().parent / ".cache" / "benchledger")
+        """The cache in the default folder for this records folder."""
+        return cls(default_cache_dir(records_root))
 
     @staticmethod
     def key(record_sha256: str, schema_id: str) -> str:

@@ -14,7 +14,7 @@ def add_arguments(parser):
     parser.add_argument("--out", default="site", help="where the site goes (default: ./site)")
     parser.add_argument("--articles", default=None, help="authored articles to publish (default: docs/articles of the project)")
     parser.add_argument("--site-url", default="", help="the site's public URL, for absolute links in the feed and citations")
-    parser.add_argument("--cache", default=None, help="chart and generated-docs cache (default: .cache/benchledger beside the records)")
+    parser.add_argument("--cache", default=None, help="cache of validation passes, charts, renderings and generated docs (default: $BENCHLEDGER_CACHE_DIR, else .cache/benchledger beside the records)")
 
 
 def run(args) -> int:

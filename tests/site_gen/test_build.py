@@ -44,6 +44,8 @@ def test_two_builds_are_byte_identical_and_a_warm_build_does_no_work(built, tmp_
     # ...and a rebuild over the same cache rewrites no generated file and renders no chart.
     warm = build_site(tmp / "records", tmp_path / "site", cache_dir=tmp_path / "cache")
     assert (warm.files_written, warm.charts_rendered) == (0, 0)
+    # The build's cache folder holds its validation passes too (one cache folder, not two).
+    assert len((tmp_path / "cache" / "validation-passes.txt").read_text().split()) == 2
     assert warm.renderings_reused >= 4  # each record's article and home card
     assert tree(first.out_dir) == tree(warm.out_dir)
 

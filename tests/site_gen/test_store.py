@@ -11,7 +11,7 @@ import pytest
 from benchledger.errors import ConsistencyError, InputError, LedgerError, SchemaError, SealError
 from site_gen.ledger import GENESIS_SHA256, new_entry
 from site_gen.store import Store
-from site_gen.validation_cache import ValidationCache
+from site_gen.validation_cache import ValidationCache, default_cache_dir
 from tests.site_gen.store_copies import shipped_copy, tree_digest
 
 TGR = "torch-graph-replay/1"
@@ -161,6 +161,24 @@ def test_failures_are_never_cached(store, tmp_path):
         assert rows[-1].status == "inconsistent"
     assert not cache.passed(entry.sha256, TGR)
     assert cache.passed(store.entries()[1].sha256, TGR)
+
+
+def test_default_cache_folder_is_beside_the_resolved_records_or_the_environments(store, tmp_path, monkeypatch):
+    """verify and build share one cache folder: through a symlinked records folder it is the
+    target's sibling, and BENCHLEDGER_CACHE_DIR moves it for both."""
+    monkeypatch.delenv("BENCHLEDGER_CACHE_DIR", raising=False)
+    link = tmp_path / "elsewhere" / "records"
+    link.parent.mkdir()
+    link.symlink_to(store.root)
+    Store(link).verify()
+    passes = store.root.parent / ".cache" / "benchledger" / "validation-passes.txt"
+    assert default_cache_dir(link) == passes.parent
+    assert len(passes.read_text().split()) == 2
+    assert not (link.parent / ".cache").exists()
+    monkeypatch.setenv("BENCHLEDGER_CACHE_DIR", str(tmp_path / "env-cache"))
+    Store(link).verify()
+    assert default_cache_dir(link) == tmp_path / "env-cache"
+    assert len((tmp_path / "env-cache" / "validation-passes.txt").read_text().split()) == 2
 
 
 def test_find_by_prefix_path_and_typed_path(store, monkeypatch):
