@@ -6,6 +6,7 @@ article_key = "llm-cpu-offload"      # records/<article_key>/<date>.json
 module = "llama_server"              # the module that runs cases and assembles the record
 timezone = "Europe/Warsaw"           # optional, IANA name for tested_at (default "UTC")
 limitations = ["..."]                # optional, appended to the module's own limitations
+schema = "gsh-llm-core-article/1"    # optional: run only if the module writes records of this schema
 
 [settings]                           # defaults for every case; a case's [cases.settings] overrides
 contexts = [2048, 8192]              # context lengths in tokens (module decides if needed)
@@ -183,16 +184,19 @@ class Plan:
     models: dict[str, ModelSpec]
     cases: tuple[CaseSpec, ...]
     comparisons: tuple[Comparison, ...]
+    schema: str | None = None  # the record schema the author expects the module to write
 
     def problem(self, path: str, message: str) -> Problem:
         """A Problem located in this plan file (what modules return from validate_case)."""
         return Problem(str(self.path), path, message)
 
 
-def load_plan(path: str | Path, *, check_modules: bool = True) -> Plan:
+def load_plan(path: str | Path) -> Plan:
     """Read, parse and validate a plan; raise PlanError listing every problem, or InputError when
-    the file cannot be read or is not TOML. With check_modules, each case is also checked by its
-    module's validate_case (this imports the module classes)."""
+    the file cannot be read or is not TOML. Each case is also checked by its module's
+    validate_case (this imports the module classes), in the same round: the modules see the plan
+    with defaults in place of broken values, and what they find about a place already reported
+    is left out."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -206,12 +210,22 @@ def load_plan(path: str | Path, *, check_modules: bool = True) -> Plan:
         m = re.search(r"\(at line (\d+), column \d+\)", str(err))
         raise InputError(path, "", f"not valid TOML: {err}", int(m.group(1)) if m else None) from None
     plan, problems = _build(path, raw, doc)
-    if plan is not None and check_modules:
-        problems += check_plan_modules(plan)
+    problems += [p for p in check_plan_modules(plan) if not _follows_from(p, problems)]
     if problems:
         raise PlanError(problems, f"{path}: {len(problems)} problem(s) in plan; nothing was run")
-    assert plan is not None
     return plan
+
+
+def _follows_from(found: Problem, reported: list[Problem]) -> bool:
+    """Whether a module's problem is about a place already reported (it saw a default there):
+    the same place or inside it, or a case setting whose plan-wide value was reported."""
+    case_setting = re.match(r"^\$\.cases\[\d+\]\.settings\.(\w+)$", found.path)
+    for earlier in reported:
+        if found.path == earlier.path or found.path.startswith((earlier.path + ".", earlier.path + "[")):
+            return True
+        if case_setting and earlier.path == f"$.settings.{case_setting.group(1)}":
+            return True
+    return False
 
 
 def check_plan_modules(plan: Plan) -> list[Problem]:
@@ -229,6 +243,9 @@ def check_plan_modules(plan: Plan) -> list[Problem]:
             continue
         schemas[name] = module.schema
         problems += module.validate_plan(plan)
+    if plan.schema is not None and plan.module in schemas and plan.schema != schemas[plan.module]:
+        problems.append(plan.problem("$.schema", f"module {plan.module!r} writes {schemas[plan.module]!r} records, "
+                                                 f"not {plan.schema!r}; change the schema or the module"))
     if plan.module in schemas:
         for c in plan.cases:
             if c.module in schemas and schemas[c.module] != schemas[plan.module]:
@@ -239,7 +256,9 @@ def check_plan_modules(plan: Plan) -> list[Problem]:
     return problems
 
 
-def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan | None, list[Problem]]:
+def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Problem]]:
+    """The plan with every general problem; a broken value is replaced by its default, so the
+    modules can still check the rest."""
     problems: list[Problem] = []
 
     def bad(where: str, message: str) -> None:
@@ -253,9 +272,11 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan | None, li
     module = doc.get("module")
     if not (isinstance(module, str) and module):
         bad("$.module", "expected the name of a measuring module, e.g. 'llama_server'")
+        module = ""
     timezone = doc.get("timezone", "UTC")
     if not isinstance(timezone, str):
         bad("$.timezone", "expected an IANA time zone name such as 'Europe/Warsaw'")
+        timezone = "UTC"
     else:
         try:
             from zoneinfo import ZoneInfo
@@ -263,12 +284,15 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan | None, li
             ZoneInfo(timezone)
         except Exception:
             bad("$.timezone", f"unknown time zone {timezone!r}; expected an IANA name such as 'Europe/Warsaw'")
+            timezone = "UTC"
     limitations = doc.get("limitations", [])
     if not (isinstance(limitations, list) and all(isinstance(x, str) and x for x in limitations)):
         bad("$.limitations", "expected a list of non-empty strings")
         limitations = []
-    if "schema" in doc and not isinstance(doc["schema"], str):
+    schema = doc.get("schema")
+    if schema is not None and not isinstance(schema, str):
         bad("$.schema", "expected a schema id such as 'gsh-llm-core-article/1'")
+        schema = None
 
     base_settings = doc.get("settings", {})
     if not isinstance(base_settings, dict):
@@ -368,13 +392,11 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan | None, li
                 bad(f"{where}.cases[{j}]", f"no case has id {x!r}")
         comparisons.append(Comparison(axis if isinstance(axis, str) else "", tuple(ccases)))
 
-    if problems:
-        return None, problems
     plan = Plan(
         path=path,
         raw=raw,
         sha256=hashlib.sha256(raw).hexdigest(),
-        article_key=article_key,
+        article_key=article_key if isinstance(article_key, str) else "",
         module=module,
         timezone=timezone,
         limitations=tuple(limitations),
@@ -382,6 +404,7 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan | None, li
         models=models,
         cases=tuple(cases),
         comparisons=tuple(comparisons),
+        schema=schema,
     )
     return plan, problems
 

@@ -96,10 +96,17 @@ cases = ["a", "zzz"]
         f"{f}: $.cases[1].id: duplicate case id 'a'",
         f"{f}: $.cases[1].settings.measured_rounds: expected a positive integer, got 'five'",
         f"{f}: $.comparisons[0].cases[1]: no case has id 'zzz'",
+        # the module's own problems come in the same round...
+        f"{f}: $.cases[0].settings.output_tokens: expected a positive integer",
+        f"{f}: $.cases[1].settings.output_tokens: expected a positive integer",
+        f"{f}: $.cases[1].model: expected a model id",
     ]
     for want in expected:
         assert any(line.startswith(want) for line in lines), (want, lines)
-    assert lines[-1].endswith("12 problem(s) in plan; nothing was run")
+    # ...without repeating places already reported (case 0's model, the plan-wide contexts).
+    assert sum("$.cases[0].model:" in line for line in lines) == 1
+    assert not any("$.cases[0].settings.contexts" in line for line in lines)
+    assert lines[-1].endswith("15 problem(s) in plan; nothing was run")
 
 
 def test_module_problems_come_from_the_module(tmp_path):
@@ -115,6 +122,18 @@ def test_unknown_module(tmp_path):
     with pytest.raises(PlanError) as err:
         load_plan(write(tmp_path, GOOD.replace('module = "phase_workload"', 'module = "no_such"')))
     assert "$.module: unknown module 'no_such'; expected one of" in str(err.value)
+
+
+def test_schema_pins_the_record_format_the_module_writes(tmp_path):
+    plan = load_plan(write(tmp_path, 'schema = "gsh-llm-core-article/1"\n' + GOOD))
+    assert plan.schema == "gsh-llm-core-article/1"
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, 'schema = "torch-graph-replay/1"\n' + GOOD))
+    assert err.value.lines()[0].endswith(
+        "$.schema: module 'phase_workload' writes 'gsh-llm-core-article/1' records, not "
+        "'torch-graph-replay/1'; change the schema or the module")
+    with pytest.raises(PlanError, match=r"\$\.schema: expected a schema id"):
+        load_plan(write(tmp_path, "schema = 1\n" + GOOD))
 
 
 def test_toml_syntax_error_names_the_line(tmp_path):
