@@ -346,13 +346,22 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# Servers this process started and has not stopped, stopped at interpreter exit (a kill -9 of
+# the collector is covered by _die_with_parent instead).
 _RUNNING: set["LlamaServer"] = set()
 
 
-@atexit.register
 def _stop_all() -> None:
     for server in list(_RUNNING):
         server.stop()
+
+
+def _track(server: "LlamaServer") -> None:
+    """Remember a started server; the exit handler is registered when one starts, not at import
+    (unregister first, so it is registered once however many start)."""
+    atexit.unregister(_stop_all)
+    atexit.register(_stop_all)
+    _RUNNING.add(server)
 
 
 def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
@@ -426,7 +435,7 @@ class LlamaServer:
             started = time.perf_counter()
             self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=log,
                                             stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
-        _RUNNING.add(self)
+        _track(self)
         try:
             if on_spawn is not None:
                 on_spawn(self.process.pid)
