@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import time
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -26,12 +27,14 @@ from collector.modules.graph_replay.timing import (
     P95_MINIMUM_SAMPLES, Clock, CudaEventClock, PathTiming, PerfCounterClock, mean_speedup,
 )
 from collector.modules.graph_replay.workload import ScoringWorkload, inputs_sha256, load_workload, tensor_bytes, weights_sha256
-from collector.provenance import cpu_model
 
 if TYPE_CHECKING:
     import torch
 
 SCHEMA = "torch-graph-replay/1"
+# The values torch accepts for deterministic cuBLAS (torch.use_deterministic_algorithms docs);
+# torch reads the variable once, at the first cuBLAS call, and raises there without it.
+CUBLAS_DETERMINISTIC_CONFIGS = (":4096:8", ":16:8")
 PHYSICAL_ROWS = 1  # every input is scored alone: one row per forward pass
 TIMING_SCOPE = ("preencoded complete tokens through H2D, scoring, finite validation and D2H; "
                 "no tokenization or HTTP")
@@ -167,6 +170,18 @@ def choose_runtime(settings: GraphReplaySettings) -> Runtime:
     return Runtime(torch.device("cpu"), dtype, PerfCounterClock(), reason)
 
 
+def cublas_workspace_problem(settings: GraphReplaySettings, device_type: str,
+                             workspace_config: str | None) -> str | None:
+    """Why deterministic algorithms cannot run on this device (None when they can or are off)."""
+    if not settings.deterministic_algorithms or device_type != "cuda":
+        return None
+    if workspace_config in CUBLAS_DETERMINISTIC_CONFIGS:
+        return None
+    return (f"deterministic_algorithms = true on CUDA needs CUBLAS_WORKSPACE_CONFIG set to "
+            f"{' or '.join(CUBLAS_DETERMINISTIC_CONFIGS)} before the run starts "
+            f"(it is {workspace_config!r}); torch would raise at the first matrix multiply")
+
+
 def input_kinds(workload: ScoringWorkload, settings: GraphReplaySettings) -> list[InputKind]:
     """Frozen short inputs grouped by exact length, synthetic exact-length inputs, the longest."""
     by_length: dict[int, list] = {}
@@ -238,6 +253,9 @@ class Experiment:
 
         settings = self.settings
         runtime = choose_runtime(settings)
+        problem = cublas_workspace_problem(settings, runtime.device.type, os.environ.get("CUBLAS_WORKSPACE_CONFIG"))
+        if problem:
+            raise ExperimentError(problem)
         with self.phase("load"):
             try:
                 workload = load_workload(settings.workload, settings.workload_options,
@@ -329,6 +347,7 @@ class Experiment:
         for tokens, out in zip(host_inputs, first_out):
             checked = prepared.buffer()
             reference.run(tokens, checked)
+            _require_finite(checked, reference.name, kind)
             expanded.append(compare(out.scores, checked.scores))
         if graph:
             self.graph_replays += graph.replays
@@ -460,6 +479,9 @@ def device_name(device: "torch.device") -> str:
 
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)
+    # imported here: collector.provenance needs psutil, which a GPU check's python may lack
+    from collector.provenance import cpu_model
+
     return "CPU: " + cpu_model()
 
 

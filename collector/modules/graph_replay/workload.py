@@ -141,10 +141,18 @@ def inputs_sha256(inputs: list["torch.Tensor"]) -> str:
 
 
 def tensor_bytes(tensor: "torch.Tensor") -> bytes:
-    """A contiguous CPU tensor's raw bytes (any dtype, bfloat16 included; no numpy detour)."""
-    import torch
+    """A CPU tensor's raw bytes in element order (any dtype, bfloat16 included).
 
-    return bytes(tensor.reshape(-1).view(torch.uint8).numpy())
+    Read through the data pointer rather than `.numpy()`: torch does not depend on numpy, and a
+    GPU machine's python may have torch without it ("Numpy is not available").
+    """
+    import ctypes
+
+    flat = tensor.detach().contiguous()
+    if flat.device.type != "cpu":
+        raise ValueError(f"tensor_bytes needs a CPU tensor, got one on {flat.device}")
+    size = flat.numel() * flat.element_size()
+    return ctypes.string_at(flat.data_ptr(), size) if size else b""
 
 
 # --- the built-in model -------------------------------------------------------------------

@@ -22,12 +22,13 @@ def test_signed_zeros_are_a_bitwise_mismatch_with_zero_error(dtype):
     assert result == Comparison(identical=False, max_absolute_error=0.0, decision_equal=True)
 
 
-def test_identical_nans_are_identical_and_differing_payloads_are_not():
-    nan = torch.tensor([[float("nan"), 2.0]])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_identical_nans_are_identical_and_differing_payloads_are_not(dtype):
+    nan = torch.tensor([[float("nan"), 2.0]], dtype=dtype)
     assert not torch.equal(nan, nan.clone())  # NaN != NaN by value
     assert compare(nan, nan.clone()) == Comparison(True, 0.0, True)
     other_payload = nan.clone()
-    other_payload.view(torch.int32)[0, 0] ^= 1  # still a NaN, different bits
+    bit_view(other_payload)[0] ^= 1  # still a NaN, different bits (int16 view for 2-byte floats)
     assert math.isnan(other_payload[0, 0].item())
     assert compare(nan, other_payload) == Comparison(False, 0.0, True)
 

@@ -1,5 +1,6 @@
 """The graph-replay workload interface and plan settings: the built-in model is deterministic
-and exact-length; user factories load from an import path; bad plans list every problem."""
+and exact-length; user factories load from an import path; bad plans list every problem;
+numerics settings are applied, recorded and restored."""
 
 import textwrap
 from pathlib import Path
@@ -9,10 +10,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from benchledger.errors import PlanError  # noqa: E402
-from collector.modules.graph_replay.experiment import Experiment, ExperimentError  # noqa: E402
+from collector.modules.graph_replay.experiment import Experiment, ExperimentError, cublas_workspace_problem  # noqa: E402
 from collector.modules.graph_replay.settings import GraphReplaySettings  # noqa: E402
 from collector.modules.graph_replay.workload import (  # noqa: E402
-    builtin_classifier, builtin_text, inputs_sha256, load_workload, weights_sha256,
+    builtin_classifier, builtin_text, inputs_sha256, load_workload, tensor_bytes, weights_sha256,
 )
 from collector.plan import load_plan  # noqa: E402
 
@@ -151,3 +152,45 @@ def test_loading_the_module_and_checking_a_plan_does_not_import_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[3])
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.int64, torch.bool])
+def test_tensor_bytes_are_the_elements_bytes_in_order_without_numpy(dtype):
+    base = (torch.arange(24) % 5).to(dtype)
+    view = base[3:15:2]  # an offset, strided view: its own elements only
+    expected = view.contiguous().view(torch.uint8).numpy().tobytes()
+    assert tensor_bytes(view) == expected and len(expected) == 6 * base.element_size()
+    assert tensor_bytes(base[:0]) == b""
+    with pytest.raises(ValueError, match="needs a CPU tensor"):  # never a device pointer read as host memory
+        tensor_bytes(torch.empty(2, device="meta"))
+
+
+def test_deterministic_cublas_needs_its_workspace_config_on_cuda_only():
+    on = GraphReplaySettings(deterministic_algorithms=True)
+    assert cublas_workspace_problem(on, "cuda", ":4096:8") is None
+    assert cublas_workspace_problem(on, "cuda", ":16:8") is None
+    assert cublas_workspace_problem(on, "cpu", None) is None
+    assert cublas_workspace_problem(GraphReplaySettings(), "cuda", None) is None
+    problem = cublas_workspace_problem(on, "cuda", ":4096:2")  # the cuDNN RNN value, not cuBLAS's
+    assert problem.startswith("deterministic_algorithms = true on CUDA needs CUBLAS_WORKSPACE_CONFIG "
+                              "set to :4096:8 or :16:8 before the run starts (it is ':4096:2')")
+
+
+def test_numerics_settings_are_applied_recorded_and_restored():
+    def current():
+        return (torch.backends.cuda.matmul.allow_tf32, torch.are_deterministic_algorithms_enabled(),
+                torch.get_num_threads(), torch.backends.cuda.flash_sdp_enabled(), torch.backends.cuda.math_sdp_enabled())
+
+    before = current()
+    assert before[:2] == (False, False) and before[3:] == (True, True)  # torch's defaults
+    settings = GraphReplaySettings(workload_options=SMALL, device="cpu", profile="bf16", short_repetitions=2,
+                                   long_repetitions=1, warmup_repetitions=1, allow_tf32=True,
+                                   deterministic_algorithms=True, sdpa_backend="flash", threads=1)
+    record = Experiment(settings).run()
+    assert record["determinism"] | {"CUBLAS_WORKSPACE_CONFIG": None} == {
+        "cuda_matmul_allow_tf32": True, "cudnn_allow_tf32": True, "float32_matmul_precision": "high",
+        "deterministic_algorithms": True, "cudnn_deterministic": False, "cudnn_benchmark": False,
+        "sdpa_flash_enabled": True, "sdpa_mem_efficient_enabled": False, "sdpa_math_enabled": False,
+        "sdpa_cudnn_enabled": False, "CUBLAS_WORKSPACE_CONFIG": None, "torch_threads": 1}
+    assert set(record["original_artifact_hashes"]) == {"BF16_weight", "source_weight", "BF16_scores", "inputs"}
+    assert current() == before
