@@ -1,10 +1,12 @@
 """The built site in Debian's chromium (Playwright, headless) served on 127.0.0.1: navigation
 from home to the articles, every chart drawn, the hash check saying match and then mismatch
-once the served copy is altered, no console errors, no request leaving 127.0.0.1.
-Screenshots go to tests/artifacts/ for a person to look at."""
+once the served copy is altered, search finding a record by model name and by hash prefix, no
+console errors, no request leaving 127.0.0.1. Screenshots go to tests/artifacts/ for a person
+to look at."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -113,4 +115,30 @@ def test_hash_check_from_file_url_with_picked_file(site: Path, browser):
     page.locator(".bl-verify-result.bl-error").wait_for()
     page.locator(".bl-file").set_input_files(str(site / "records" / "torch-graph-replay" / "2026-10-28.json"))
     page.locator(".bl-verify-result.bl-match").wait_for()
+    # Search needs http (no offline plugin: it would load a CDN script); Material hides it here.
+    assert not page.locator("input.md-search__input").is_visible()
     page.close()
+
+
+def test_search_finds_a_record_by_model_name_and_by_hash_prefix(site: Path, browser):
+    """Typed into the search box over http: a model name only one record has, then the 12-hex
+    prefix the home page shows for the other record; the top result is that record's article."""
+    from playwright.sync_api import expect
+
+    graph_record = site / "records" / "torch-graph-replay" / "2026-10-28.json"
+    graph_prefix = hashlib.sha256(graph_record.read_bytes()).hexdigest()[:12]
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        watch = Watch(page, base)
+        page.goto(base + "index.html")
+        for query, target in (("qwen25-72b-q4", OFFLOAD_PAGE), (graph_prefix, GRAPH_PAGE)):
+            box = page.locator("input.md-search__input")
+            box.click()
+            box.press_sequentially(query)
+            top = page.locator(".md-search-result__item > a").first
+            expect(top).to_have_attribute("href", base + target)
+            top.click()
+            page.wait_for_url(base + target)
+        assert watch.errors == []
+        assert watch.outside == []
+        page.close()
