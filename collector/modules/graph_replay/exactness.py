@@ -101,6 +101,12 @@ class Tally:
         return self.comparisons > 0 and not self.bitwise_mismatches and not self.decision_mismatches
 
 
+def _flag(holder: Any, name: str) -> bool | None:
+    """A boolean switch as it is now; None where this torch has no such switch."""
+    value = getattr(holder, name, None)
+    return None if value is None else bool(value)
+
+
 def determinism_settings() -> dict[str, Any]:
     """The process-wide settings that change numerics (and the CPU thread count), as they are now."""
     import torch
@@ -113,6 +119,11 @@ def determinism_settings() -> dict[str, Any]:
 
     return {
         "cuda_matmul_allow_tf32": bool(cuda.matmul.allow_tf32),
+        # On by default: fp16/bf16 matrix multiplies may reduce in reduced precision (split-K).
+        "cuda_matmul_allow_fp16_reduced_precision_reduction":
+            _flag(cuda.matmul, "allow_fp16_reduced_precision_reduction"),
+        "cuda_matmul_allow_bf16_reduced_precision_reduction":
+            _flag(cuda.matmul, "allow_bf16_reduced_precision_reduction"),
         "cudnn_allow_tf32": bool(torch.backends.cudnn.allow_tf32),
         "float32_matmul_precision": torch.get_float32_matmul_precision(),
         "deterministic_algorithms": bool(torch.are_deterministic_algorithms_enabled()),

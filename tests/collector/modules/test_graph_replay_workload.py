@@ -189,6 +189,8 @@ def test_numerics_settings_are_applied_recorded_and_restored():
     record = Experiment(settings).run()
     assert record["determinism"] | {"CUBLAS_WORKSPACE_CONFIG": None} == {
         "cuda_matmul_allow_tf32": True, "cudnn_allow_tf32": True, "float32_matmul_precision": "high",
+        "cuda_matmul_allow_fp16_reduced_precision_reduction": True,  # torch's default, left alone
+        "cuda_matmul_allow_bf16_reduced_precision_reduction": True,
         "deterministic_algorithms": True, "cudnn_deterministic": False, "cudnn_benchmark": False,
         "sdpa_flash_enabled": True, "sdpa_mem_efficient_enabled": False, "sdpa_math_enabled": False,
         "sdpa_cudnn_enabled": False, "CUBLAS_WORKSPACE_CONFIG": None, "torch_threads": 1}
