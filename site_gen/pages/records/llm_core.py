@@ -315,8 +315,9 @@ class LlmCoreRenderer(RecordRenderer):
                 sp = f"{gp}/{fld}"
                 if resolve(page.view.data, sp, default=None) is None:
                     continue
+                # The space keeps median and range apart in the search index's text.
                 row[f"{label} median"] = (
-                    page.num(f"{sp}/median", unit) + '<br><small class="bl-range">'
+                    page.num(f"{sp}/median", unit) + ' <br><small class="bl-range">'
                     + page.num(f"{sp}/minimum") + "–" + page.num(f"{sp}/maximum") + "</small>")
                 row[f"{label} p95"] = page.percentile(sp, "p95", None, unit)
             row["aggregate"] = page.num(f"{gp}/aggregate_output_tokens_per_second", "tokens/s")
