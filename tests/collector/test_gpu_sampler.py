@@ -13,7 +13,7 @@ import pytest
 from collector.intervals import Interval
 from collector.resources import resources_block
 from collector.telemetry import telemetry_summary
-from collector.telemetry.gpu import FIELD_VALUE_MEMBERS, GpuSampler
+from collector.telemetry.gpu import FIELD_VALUE_MEMBERS, HW_THERMAL, SW_THERMAL, GpuSampler
 from fake_pynvml import FakeNvml, nvml_error
 
 GPU_LOST, UNKNOWN, NOT_SUPPORTED = pynvml.NVML_ERROR_GPU_IS_LOST, pynvml.NVML_ERROR_UNKNOWN, pynvml.NVML_ERROR_NOT_SUPPORTED
@@ -37,6 +37,7 @@ def test_the_double_has_the_real_bindings_calls_signatures_and_errors():
         pynvml.NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: "ullVal", pynvml.NVML_VALUE_TYPE_SIGNED_LONG_LONG: "sllVal",
         pynvml.NVML_VALUE_TYPE_SIGNED_INT: "siVal", pynvml.NVML_VALUE_TYPE_UNSIGNED_SHORT: "usVal"}
     assert [f for f, _ in pynvml.c_nvmlValue_t._fields_] == list(FIELD_VALUE_MEMBERS.values())
+    assert (HW_THERMAL, SW_THERMAL) == (pynvml.nvmlClocksEventReasonHwThermalSlowdown, pynvml.nvmlClocksEventReasonSwThermalSlowdown)
 
 
 def test_samples_fields_in_units_with_methods_recorded():
