@@ -297,6 +297,10 @@ class LlamaServerModule(MeasuringModule):
                             done = self._request(server, client, prompt.tokens, case, ctx, handle, failures[ctx], r)
                         if done is not None:
                             completions[ctx].append(done)
+                if not completions[ctx]:  # a context with no measurement has no statistics
+                    raise CaseFailed(f"every measured request at context {ctx} failed "
+                                     f"({len(failures[ctx])} of {s.measured_rounds}); the first: "
+                                     f"{failures[ctx][0]['error']}")
             with session.phase("cleanup"):
                 client.close()
                 server.stop()

@@ -1,6 +1,6 @@
 """End to end with a real llama-server on this CPU: `benchledger collect` runs three placements
-of the tiny model, a case whose binary does not exist and a case whose server is killed
-mid-run; the sealed record validates, verifies, keeps the seed's case shape, says which cases
+of the tiny model, a case whose binary does not exist, one whose longer context the model
+refuses, and cases whose server is killed or stopped mid-run; the sealed record validates, verifies, keeps the seed's case shape, says which cases
 failed and why, and the site renders it with its comparison charts."""
 
 import json
@@ -63,6 +63,11 @@ settings = {{ ubatch = 32, batch = 32 }}
 id = "missing-binary"
 model = "tiny"
 settings = {{ binary = "/nonexistent/llama-server" }}
+
+[[cases]]
+id = "past-the-model-context"
+model = "tiny"
+settings = {{ contexts = [64, 4096] }}
 
 [[cases]]
 id = "gpu-all"
@@ -213,6 +218,18 @@ def test_failed_cases_say_why_and_the_others_still_ran(collected):
     assert "slot" in victim["server_log_tail"]  # the server log tail, kept in the record
     assert victim["placement"]["total_layers"] == 5
     assert not psutil.pid_exists(killed[0]) or psutil.Process(killed[0]).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_context_where_every_request_fails_fails_its_case(collected):
+    """The tiny model's slots hold 2048 tokens: every request at 4096 is refused, so that context
+    has no statistics; the case fails with the server's reason instead of the record failing
+    its schema and sealing nothing."""
+    _, _, record, _, _ = collected
+    case = cases(record)["past-the-model-context"]
+    assert case["status"] == "failed" and case["groups"] == []
+    assert case["failure_reason"].startswith("every measured request at context 4096 failed (3 of 3); the first: "
+                                             "POST /completion: HTTP 400: ")
+    assert "exceeds the available context size" in case["failure_reason"]
 
 
 def test_a_server_that_stops_answering_fails_its_case_by_timeout(collected):
