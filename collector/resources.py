@@ -48,6 +48,8 @@ def resources_block(intervals: Sequence[Interval], host: Sequence[HostSample], g
         metrics[key] = stat(getattr(s, attr) for s in g)
     if not gpu_info.available:
         energy = unavailable(gpu_info.reason_code or "no_gpu")
+    elif "board_watts" in gpu_info.unavailable_metrics:  # the GPU is there but gives no power
+        energy = unavailable("power_not_supported")
     else:
         powered = [s for s in gpu if s.board_watts is not None]
         energy = trapezoid_energy([s.t for s in powered], [s.board_watts for s in powered], intervals)

@@ -181,6 +181,14 @@ def _gpu_idle(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
                 yield parts, {"util": f"{util:.0f}"}
 
 
+def _gpu_metrics_unavailable(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in nodes:
+        if parts[-2:] == ["gpu", "unavailable_metrics"] and isinstance(node, dict):
+            owner = parts[:-3] if parts[-3:-2] == ["telemetry"] else parts[:-2]  # the case
+            for metric, reason in sorted(node.items()):
+                yield owner, {"metric": metric, "reason": reason}
+
+
 def _setting_rule(key: str, value: Any) -> Callable[[Any, list], Iterator[tuple[list, dict]]]:
     def find(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
         for parts, node in nodes:
@@ -217,6 +225,12 @@ RULES: tuple[Rule, ...] = (
         "an energy figure has `available: false`",
         "Energy unavailable here: {reason}.",
         _energy_unavailable,
+    ),
+    Rule(
+        "gpu-metric-unavailable",
+        "the GPU telemetry lists a metric under `unavailable_metrics` (NVML never gave it)",
+        "The GPU never gave {metric} here ({reason}): its figures are missing, not zero.",
+        _gpu_metrics_unavailable,
     ),
     Rule(
         "thermal-slowdown-observed",

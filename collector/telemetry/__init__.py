@@ -93,6 +93,12 @@ def telemetry_summary(host: list[HostSample], gpu: list[GpuSample], gpu_info: Gp
             "power_method": gpu_info.power_method,
             "memory_info_version": gpu_info.memory_info_version,
             "energy_counter": gpu_info.energy_counter,
+            "thermal_method": gpu_info.thermal_method,
+            "uuid": gpu_info.uuid,
+            "pci_bus_id": gpu_info.pci_bus_id,
+            "mig_mode": gpu_info.mig_mode,
+            "cuda_visible_devices": gpu_info.cuda_visible_devices,
+            "unavailable_metrics": dict(sorted(gpu_info.unavailable_metrics.items())),
         },
         "cgroup_memory_source": cgroup_source,
     }

@@ -113,7 +113,10 @@ def test_not_supported_for_one_metric_keeps_the_gpu_sampled():
     assert g.read_errors == 0 and nvml.calls.count("nvmlDeviceGetPowerUsage") == 1
     block = resources_block([Interval(samples[0].t, samples[1].t)], [], samples, info)
     assert block["metrics"]["gpu_board_watts"] is None and block["metrics"]["gpu_sm_clock_mhz"]["sample_count"] == 2
-    assert block["gpu_energy"]["available"] is False and block["gpu_energy"]["joules"] is None
+    assert block["gpu_energy"] == {"available": False, "joules": None, "reason": "power_not_supported"}
+    # the sealed record's telemetry names each missing metric with its reason
+    gpu = telemetry_summary([], samples, info, "unavailable")["gpu"]
+    assert gpu["available"] is True and gpu["unavailable_metrics"] == dict(sorted(info.unavailable_metrics.items()))
 
 
 def test_a_transient_failing_call_leaves_only_that_field_of_that_sample_unknown():

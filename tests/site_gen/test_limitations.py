@@ -56,8 +56,16 @@ def test_rules_fire_on_changed_data():
     data["cases"][0]["telemetry"]["thermal_slowdown_observed_samples"] = 3
     data["cases"][0]["telemetry"]["sampling_interval_s"] = 0.5
     data["cases"][0]["settings"]["p95_minimum_requests"] = 5
+    data["cases"][1]["telemetry"]["gpu"] = {"available": True, "unavailable_metrics": {
+        "board_watts": "nvmlDeviceGetPowerUsage: Not Supported", "utilization_percent": "MIG enabled"}}
     found = by_rule(data)
     assert found["thermal-slowdown-observed"] == ["/cases/0/telemetry"]
+    assert found["gpu-metric-unavailable"] == ["/cases/1", "/cases/1"]
+    texts = [lim.text for lim in limitations_for(data, "/cases/1/resources_by_phase/responses/metrics")
+             if lim.rule_id == "gpu-metric-unavailable"]
+    assert texts == ["The GPU never gave board_watts here (nvmlDeviceGetPowerUsage: Not Supported): its figures "
+                     "are missing, not zero.", "The GPU never gave utilization_percent here (MIG enabled): its "
+                     "figures are missing, not zero."]
     # With a declared 0.5 s interval, the 1.006 s GPU gap now counts.
     assert "/cases/0/telemetry/maximum_gpu_gap_seconds" in found["sampling-gap"]
     # Five requests meet a minimum of five: case 0's percentiles are no longer withheld.
