@@ -49,7 +49,7 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -146,6 +146,7 @@ class CaseSpec:
     placement: dict[str, Any]
     settings: Settings
     options: dict[str, Any]
+    own_settings: frozenset[str] = frozenset()  # keys set in the case's [cases.settings]
 
     @property
     def json_path(self) -> str:
@@ -210,22 +211,30 @@ def load_plan(path: str | Path) -> Plan:
         m = re.search(r"\(at line (\d+), column \d+\)", str(err))
         raise InputError(path, "", f"not valid TOML: {err}", int(m.group(1)) if m else None) from None
     plan, problems = _build(path, raw, doc)
-    problems += [p for p in check_plan_modules(plan) if not _follows_from(p, problems)]
+    for found in dict.fromkeys(_where_written(p, plan) for p in check_plan_modules(plan)):  # once each
+        if not _follows_from(found, problems):
+            problems.append(found)
     if problems:
         raise PlanError(problems, f"{path}: {len(problems)} problem(s) in plan; nothing was run")
     return plan
 
 
+def _where_written(found: Problem, plan: Plan) -> Problem:
+    """A module checks each case's effective settings; a problem with a value the case took from
+    the plan-wide [settings] is moved there (`$.cases[2].settings.threads` -> `$.settings.threads`)."""
+    m = re.match(r"^\$\.cases\[(\d+)\]\.settings\.(\w+)", found.path)
+    if m:
+        case = next((c for c in plan.cases if c.index == int(m.group(1))), None)
+        if case is not None and m.group(2) not in case.own_settings:
+            return replace(found, path="$.settings." + found.path[len(m.group(0)) - len(m.group(2)):])
+    return found
+
+
 def _follows_from(found: Problem, reported: list[Problem]) -> bool:
-    """Whether a module's problem is about a place already reported (it saw a default there):
-    the same place or inside it, or a case setting whose plan-wide value was reported."""
-    case_setting = re.match(r"^\$\.cases\[\d+\]\.settings\.(\w+)$", found.path)
-    for earlier in reported:
-        if found.path == earlier.path or found.path.startswith((earlier.path + ".", earlier.path + "[")):
-            return True
-        if case_setting and earlier.path == f"$.settings.{case_setting.group(1)}":
-            return True
-    return False
+    """Whether a module's problem is about a place already reported, at it or inside it (the
+    module saw the default that replaced the broken value)."""
+    return any(found.path == earlier.path or found.path.startswith((earlier.path + ".", earlier.path + "["))
+               for earlier in reported)
 
 
 def check_plan_modules(plan: Plan) -> list[Problem]:
@@ -366,7 +375,8 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
             bad(f"{where}.settings", "expected a table of setting overrides")
             overrides = {}
         case_settings = _settings({**base_settings, **overrides}, f"{where}.settings", bad, only=set(overrides))
-        cases.append(CaseSpec(cid, str(path), i, cmod if isinstance(cmod, str) else "", model, placement, case_settings, options))
+        cases.append(CaseSpec(cid, str(path), i, cmod if isinstance(cmod, str) else "", model, placement, case_settings, options,
+                              frozenset(overrides)))
 
     comparisons: list[Comparison] = []
     raw_cmp = doc.get("comparisons", [])

@@ -96,17 +96,39 @@ cases = ["a", "zzz"]
         f"{f}: $.cases[1].id: duplicate case id 'a'",
         f"{f}: $.cases[1].settings.measured_rounds: expected a positive integer, got 'five'",
         f"{f}: $.comparisons[0].cases[1]: no case has id 'zzz'",
-        # the module's own problems come in the same round...
-        f"{f}: $.cases[0].settings.output_tokens: expected a positive integer",
-        f"{f}: $.cases[1].settings.output_tokens: expected a positive integer",
+        # the module's own problems come in the same round, where the value is (not) written...
+        f"{f}: $.settings.output_tokens: expected a positive integer",
         f"{f}: $.cases[1].model: expected a model id",
     ]
     for want in expected:
         assert any(line.startswith(want) for line in lines), (want, lines)
-    # ...without repeating places already reported (case 0's model, the plan-wide contexts).
+    # ...once, and not again for places already reported (case 0's model, the plan-wide contexts).
     assert sum("$.cases[0].model:" in line for line in lines) == 1
-    assert not any("$.cases[0].settings.contexts" in line for line in lines)
-    assert lines[-1].endswith("15 problem(s) in plan; nothing was run")
+    assert sum("output_tokens" in line for line in lines) == 1
+    assert not any(".settings.contexts: expected at least one" in line for line in lines)
+    assert lines[-1].endswith("14 problem(s) in plan; nothing was run")
+
+
+def test_a_module_problem_is_reported_where_the_value_is_written(tmp_path):
+    """A bad plan-wide module setting is one problem at $.settings, not one per case; a case's
+    own override is reported at the case."""
+    text = GOOD.replace("output_tokens = 8\n", "").replace(
+        '[[cases]]\nid = "b"', '[[cases]]\nid = "b"\nsettings = { output_tokens = 0 }')
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, text))
+    f = str(tmp_path / "plan.toml")
+    assert err.value.lines() == [
+        f"{f}: $.cases[1].settings.output_tokens: expected a positive integer, got 0",
+        f"{f}: $.settings.output_tokens: expected a positive integer",
+        f"{f}: 2 problem(s) in plan; nothing was run",
+    ]
+    # A module-specific key (llama_server's threads) with three cases: one problem, not three.
+    llama = GOOD.replace('module = "phase_workload"', 'module = "llama_server"').replace("threads = 4", 'threads = "four"')
+    llama = llama.replace("threads = 8\n", "").replace("[[comparisons]]", '[[cases]]\nid = "c"\nmodel = "blob"\n[[comparisons]]')
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, llama))
+    assert [line for line in err.value.lines() if "threads" in line] == [
+        f"{f}: $.settings.threads: expected a positive integer, got 'four'"]
 
 
 def test_module_problems_come_from_the_module(tmp_path):

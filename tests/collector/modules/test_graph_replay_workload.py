@@ -133,12 +133,13 @@ def test_a_bad_plan_lists_every_problem(tmp_path):
         load_plan(plan)
     lines = caught.value.lines()
     for expected in ("$.cases: the graph_replay module makes one record from one case",
-                     "$.cases[0].settings.device: expected one of auto, cuda, cpu, got 'tpu'",
-                     "$.cases[0].settings.profile: expected one of fp32, fp16, bf16, got 'fp8'",
-                     "$.cases[0].settings.synthetic_tokens: expected a list of positive token counts",
-                     "$.cases[0].settings.sdpa_backend: expected one of math, flash, efficient, cudnn",
-                     "$.cases[0].settings.colour: unknown setting for the graph_replay module"):
+                     "$.settings.device: expected one of auto, cuda, cpu, got 'tpu'",
+                     "$.settings.profile: expected one of fp32, fp16, bf16, got 'fp8'",
+                     "$.settings.synthetic_tokens: expected a list of positive token counts",
+                     "$.settings.sdpa_backend: expected one of math, flash, efficient, cudnn",
+                     "$.settings.colour: unknown setting for the graph_replay module"):
         assert any(expected in line for line in lines), (expected, lines)
+    assert not any("$.cases[1].settings" in line for line in lines)  # the plan-wide values, once
 
 
 def test_loading_the_module_and_checking_a_plan_does_not_import_torch():
