@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from site_gen.store import Store  # noqa: E402
+from benchledger.records.store import Store  # noqa: E402
 
 SEEDS = {
     "gsh-llm-core-article/1": ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json",

@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from site_gen.store import Store  # noqa: E402
-from site_gen.validation_cache import ValidationCache  # noqa: E402
+from benchledger.records.store import Store  # noqa: E402
+from benchledger.records.validation_cache import ValidationCache  # noqa: E402
 
 GSH, TGR = "gsh-llm-core-article/1", "torch-graph-replay/1"
 SEEDS = {GSH: ROOT / "records/llm-cpu-offload/2026-09-27.json", TGR: ROOT / "records/torch-graph-replay/2026-10-28.json"}

@@ -1,5 +1,5 @@
 import sys
 
-from benchledger.cli import main
+from benchledger.cli.main import main
 
 sys.exit(main())

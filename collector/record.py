@@ -1,6 +1,6 @@
 """Record bytes: serialised once (sorted keys, no NaN), written atomically (temp file, fsync,
 rename), validated against the record's schema, and sealed in the store through
-`site_gen.store.Store.seal_bytes`."""
+`benchledger.records.store.Store.seal_bytes`."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def validate(record: dict[str, Any], schema_id: str, file: str) -> None:
     """Raise SchemaError listing every violation of the schema."""
-    from site_gen.schema import validate as schema_validate
+    from benchledger.records.schema import validate as schema_validate
 
     problems = schema_validate(record, schema_id, file)
     if problems:
@@ -64,6 +64,6 @@ def store_path(records_dir: Path, article_key: str, tested_at: str, taken: set[s
 
 def seal(records_dir: Path, raw: bytes, schema_id: str, as_path: str):
     """Seal the bytes in the store; returns the ledger entry."""
-    from site_gen.store import Store
+    from benchledger.records.store import Store
 
     return Store(records_dir).seal_bytes(raw, schema_id, as_path)

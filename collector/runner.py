@@ -136,7 +136,7 @@ class Runner:
 
     def _ledger_entries(self) -> list:
         """The store's ledger entries ([] before the first seal); raises for a broken ledger."""
-        from site_gen.store import Store
+        from benchledger.records.store import Store
 
         return Store(self.records_dir).entries() if (self.records_dir / "ledger.jsonl").exists() else []
 

@@ -30,7 +30,7 @@ py=${1:-}
 if [[ -z $py ]]; then
   if [[ -x .venv/bin/python ]]; then py=.venv/bin/python; else py=python3; fi
 fi
-if ! err=$("$py" -c "import benchledger.cli, collector.modules.llama_server.server, site_gen.store" 2>&1); then
+if ! err=$("$py" -c "import benchledger.cli, collector.modules.llama_server.server, benchledger.records.store" 2>&1); then
   fail "$py cannot run the collector ($(tail -n 1 <<<"$err")); give the project's python: scripts/gpu-check-llama.sh /path/to/.venv/bin/python"
 fi
 if [[ -z ${LLAMA_SERVER:-} && ${LLAMA_GPU_CHECK_CPU:-} == 1 ]]; then
@@ -59,7 +59,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchledger.cli import main as benchledger
+from benchledger.cli.main import main as benchledger
 
 work = Path(os.environ["GPU_CHECK_WORK"])
 binary = str(Path(os.environ["LLAMA_SERVER"]).resolve())

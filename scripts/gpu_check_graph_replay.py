@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 # What `benchledger collect` and `verify` import beyond torch (each pulls its own dependencies).
-COLLECT_MODULES = ("collector.runner", "collector.session", "benchledger.commands.collect",
-                   "benchledger.commands.verify", "site_gen.store")
+COLLECT_MODULES = ("collector.runner", "collector.session", "benchledger.cli.commands.collect",
+                   "benchledger.cli.commands.verify", "benchledger.records.store")
 # pip's name where it differs from the import name
 DISTRIBUTIONS = {"jsonschema_rs": "jsonschema-rs", "rpds": "rpds-py", "attr": "attrs"}
 
@@ -94,8 +94,8 @@ def cuda_problem(allow_cpu: bool) -> str | None:
 def collect(plan: Path, keep: Path | None) -> dict:
     """Collect the plan into a temporary copy of records/, verify it, return the new record.
     A failed case's traceback (the run's error.log) is printed: the run directory is temporary."""
-    from benchledger.cli import main
-    from site_gen.store import Store
+    from benchledger.cli.main import main
+    from benchledger.records.store import Store
 
     base = Path(tempfile.mkdtemp(prefix="gpu-check-graph-replay-"))
     records = base / "records"
@@ -133,7 +133,7 @@ def direct(plan: Path, keep: Path | None) -> dict:
     except ExperimentError as err:
         record = failed_record({"failure_reason": str(err), "settings": {"profile": settings.profile}})
     try:
-        from site_gen.schema import validate
+        from benchledger.records.schema import validate
     except ImportError as err:
         print(f"note: the record was not validated against its schema: {err} "
               f"({install_hint(err.name or 'jsonschema')})", file=sys.stderr)

@@ -15,7 +15,7 @@ import yaml
 from benchledger.errors import Problem, ProblemsError
 
 if TYPE_CHECKING:
-    from site_gen.store import SealedRecord
+    from benchledger.records.store import SealedRecord
 
 MIN_PREFIX_HEX = 12
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from benchledger.errors import Problem
-from site_gen.ledger import LEDGER_NAME, read_ledger
+from benchledger.records.ledger import LEDGER_NAME, read_ledger
 from site_gen.pages.audit import SUMS_NAME, sha256sums
 
 RECORDS = "records"

@@ -15,12 +15,12 @@ from typing import Iterator
 from benchledger.errors import BuildError
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
 from site_gen.context import TEMPLATES_DIR, BuildOptions, SiteContext
-from site_gen.ledger import GENESIS_SHA256, encode_ledger
+from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from site_gen.pages.base import Page
 from site_gen.pages.registry import NAV, PAGE_KINDS
 from site_gen.render_cache import RenderCache
-from site_gen.store import Store
-from site_gen.validation_cache import ValidationCache, default_cache_dir
+from benchledger.records.store import Store
+from benchledger.records.validation_cache import ValidationCache, default_cache_dir
 
 STATIC_ASSETS = ("assets/benchledger.css", "assets/benchledger.js")
 

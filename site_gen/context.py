@@ -18,7 +18,7 @@ from site_gen.render_cache import RenderCache
 
 if TYPE_CHECKING:
     from site_gen.charts import ChartCache
-    from site_gen.store import LedgerEntry, SealedRecord
+    from benchledger.records.store import LedgerEntry, SealedRecord
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"

@@ -20,7 +20,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from site_gen.pointer import parse_pointer, to_pointer
+from benchledger.records.pointer import parse_pointer, to_pointer
 
 # MLPerf LoadGen's early-stopping minimums: fewer samples than this and the percentile estimate
 # is not trustworthy enough to print.

@@ -1,6 +1,6 @@
 """Per-record renderings kept on disk between builds, so a rebuild with nothing changed does no
 rendering: same record bytes + same ledger entry + same options + same generator code (a
-fingerprint of site_gen/, templates/ and the rendering libraries) = the same output, which is
+fingerprint of site_gen/, the records core, templates/ and the rendering libraries) = the same output, which is
 what invariant 5 promises anyway. Values are JSON; larger byte strings (SVG assets) are kept
 once each in a content-addressed blob folder."""
 
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from site_gen.context import RecordView
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+# the records core decides what a record means (schemas, pointers): its code changes pages too
+RECORDS_DIR = PACKAGE_DIR.parent / "benchledger" / "records"
 TEMPLATES_DIR = PACKAGE_DIR.parent / "templates"
 # Libraries whose version changes rendered bytes.
 LIBRARIES = ("altair", "vl-convert-python", "pandas", "jinja2")
@@ -29,7 +31,7 @@ LIBRARIES = ("altair", "vl-convert-python", "pandas", "jinja2")
 def code_fingerprint() -> str:
     """SHA-256 over the generator's sources, templates and library versions."""
     digest = hashlib.sha256()
-    for root in (PACKAGE_DIR, TEMPLATES_DIR):
+    for root in (PACKAGE_DIR, RECORDS_DIR, TEMPLATES_DIR):
         for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     for name in LIBRARIES:

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from site_gen import escape
 from site_gen.limitations import Limitation, find_limitations, limitations_for, withheld_percentile
-from site_gen.pointer import parse_pointer, resolve
+from benchledger.records.pointer import parse_pointer, resolve
 
 if TYPE_CHECKING:
     from site_gen.articles import Article
     from site_gen.context import SiteContext
-    from site_gen.store import SealedRecord
+    from benchledger.records.store import SealedRecord
 
 
 class CitationProblem(Exception):

@@ -15,7 +15,7 @@ from site_gen.citations.syntax import Call, scan
 if TYPE_CHECKING:
     from site_gen.articles import Article
     from site_gen.context import SiteContext
-    from site_gen.store import SealedRecord
+    from benchledger.records.store import SealedRecord
 
 
 @dataclass(frozen=True)

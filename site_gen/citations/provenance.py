@@ -7,7 +7,7 @@ from typing import Any
 
 from site_gen import escape
 from site_gen.citations.base import CitationEnv, CitationKind
-from site_gen.pointer import to_pointer
+from benchledger.records.pointer import to_pointer
 
 MAX_FIELDS = 16
 

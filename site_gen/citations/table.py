@@ -22,7 +22,7 @@ from site_gen import escape
 from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
 from site_gen.citations.derived import Derived
 from site_gen.limitations import Limitation
-from site_gen.pointer import parse_pointer, resolve, to_pointer
+from benchledger.records.pointer import parse_pointer, resolve, to_pointer
 
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 MAX_ROWS = 200

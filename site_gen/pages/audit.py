@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from site_gen.context import DOCS_DIR
-from site_gen.ledger import LEDGER_NAME
+from benchledger.records.ledger import LEDGER_NAME
 from site_gen.pages.base import Page, PageKind
 
 if TYPE_CHECKING:
     from site_gen.context import SiteContext
-    from site_gen.ledger import LedgerEntry
+    from benchledger.records.ledger import LedgerEntry
 
 SUMS_NAME = "SHA256SUMS"
 

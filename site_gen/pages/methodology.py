@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from site_gen import schema as schemas
+from benchledger.records import schema as schemas
 from site_gen.context import DOCS_DIR
 from site_gen.limitations import FLAG_WORDINGS, RULES
 from site_gen.pages.base import Page, PageKind
-from site_gen.pointer import to_pointer
+from benchledger.records.pointer import to_pointer
 
 if TYPE_CHECKING:
     from site_gen.context import SiteContext

@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from benchledger.cli import main
+from benchledger.cli.main import main
 from benchledger.errors import CollectError
 from collector.plan import load_plan
 from collector.progress import Progress
 from collector.runner import Runner
-from site_gen.store import Store
+from benchledger.records.store import Store
 
 
 def test_dry_run_runs_nothing(make_plan, tmp_path, capsys):

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import psutil
 
-from site_gen.store import Store
+from benchledger.records.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = REPO / "records" / "llm-cpu-offload" / "2026-09-27.json"
 
 
 def collect(plan, tmp_path, *extra):
-    return [sys.executable, "-m", "benchledger.cli", "collect", str(plan), "--records", str(tmp_path / "records"), "--runs", str(tmp_path / "runs"), *extra]
+    return [sys.executable, "-m", "benchledger", "collect", str(plan), "--records", str(tmp_path / "records"), "--runs", str(tmp_path / "runs"), *extra]
 
 
 def snapshot(root: Path) -> dict[str, str]:

@@ -14,8 +14,8 @@ from collector.phases import PHASES
 from collector.plan import load_plan
 from collector.progress import Progress
 from collector.runner import Runner
-from site_gen.schema import undescribed_keys
-from site_gen.store import Store
+from benchledger.records.schema import undescribed_keys
+from benchledger.records.store import Store
 
 
 def run(plan_path, tmp_path, nvml=None):

@@ -12,8 +12,8 @@ from site_gen.charts import ChartCache
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.pages.authored import AuthoredArticles
 from site_gen.pages.base import Page
-from site_gen.store import Store
-from tests.site_gen.store_copies import shipped_copy
+from benchledger.records.store import Store
+from tests.store_copies import shipped_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden_authored"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from site_gen.build import BuildResult, build_site
-from tests.site_gen.store_copies import shipped_copy
+from tests.store_copies import shipped_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"

@@ -10,7 +10,7 @@ import pytest
 
 from benchledger.errors import ProblemsError
 from site_gen.articles import Article, load_articles
-from site_gen.store import Store
+from benchledger.records.store import Store
 
 from .authored_support import GRAPH, OFFLOAD, build_pages, copy_project, write_article
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from benchledger.cli import main
+from benchledger.cli.main import main
 from site_gen.audit import verify_site
 
 from tests.site_gen.site_support import build

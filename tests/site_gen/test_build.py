@@ -20,7 +20,7 @@ from site_gen.build import _mkdocs_build, build_site, mkdocs_config, write_tree
 from site_gen.context import BuildOptions
 
 from tests.site_gen.site_support import build
-from tests.site_gen.store_copies import shipped_copy
+from tests.store_copies import shipped_copy
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +156,7 @@ def test_write_tree_rewrites_only_changes_and_removes_stale_files(tmp_path):
 
 
 def test_cli_build_reports_a_bad_store_in_one_line_per_problem(tmp_path, capsys):
-    from benchledger.cli import main
+    from benchledger.cli.main import main
 
     records = shipped_copy(tmp_path)
     (records / "llm-cpu-offload" / "2026-09-27.json").write_bytes(b"{}")
@@ -168,7 +168,7 @@ def test_cli_build_reports_a_bad_store_in_one_line_per_problem(tmp_path, capsys)
 
 
 def test_cli_build_reports_an_unwritable_cache_in_one_line(tmp_path, capsys):
-    from benchledger.cli import main
+    from benchledger.cli.main import main
 
     records = shipped_copy(tmp_path)
     (tmp_path / "cache").write_bytes(b"a file, not a folder")
@@ -180,7 +180,7 @@ def test_cli_build_reports_an_unwritable_cache_in_one_line(tmp_path, capsys):
 
 
 def test_cli_build_refuses_an_articles_folder_that_does_not_exist(tmp_path, capsys):
-    from benchledger.cli import main
+    from benchledger.cli.main import main
 
     code = main(["build", "--records", str(tmp_path / "records"), "--out", str(tmp_path / "site"),
                  "--articles", str(tmp_path / "typo")])

@@ -10,10 +10,10 @@ import re
 
 import pytest
 
-from benchledger import cli
+from benchledger.cli import main as cli
 from benchledger.errors import ProblemsError
 from site_gen.articles import Article
-from site_gen.store import LedgerEntry, SealedRecord, Store
+from benchledger.records.store import LedgerEntry, SealedRecord, Store
 
 from .authored_support import GRAPH, OFFLOAD, ROOT, build_pages, build_real, check_golden, copy_project, write_article
 

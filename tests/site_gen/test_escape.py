@@ -8,10 +8,10 @@ import json
 import pytest
 
 from site_gen import escape
-from site_gen.store import Store
+from benchledger.records.store import Store
 
 from tests.site_gen.site_support import ROOT, build
-from tests.site_gen.store_copies import shipped_copy
+from tests.store_copies import shipped_copy
 
 SCRIPT = "<script>alert(1)</script>"
 MARKDOWN = "**bold** [link](http://example.invalid) `code` # heading | cell |"

@@ -10,11 +10,11 @@ import re
 
 import pytest
 
-from site_gen.pointer import resolve
-from site_gen.store import Store
+from benchledger.records.pointer import resolve
+from benchledger.records.store import Store
 
 from tests.site_gen.site_support import ROOT, build
-from tests.site_gen.store_copies import shipped_copy
+from tests.store_copies import shipped_copy
 
 OFFLOAD = ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json"
 SCHEMA = "gsh-llm-core-article/1"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence
 from site_gen import escape
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, scoped_at, withheld_percentile
-from site_gen.pointer import parse_pointer, resolve, to_pointer
+from benchledger.records.pointer import parse_pointer, resolve, to_pointer
 from site_gen.quantity import traced
 from site_gen.tables import frame, html_table
 

@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("torch")
 
-from benchledger.cli import main  # noqa: E402
-from site_gen.schema import undescribed_keys, validate  # noqa: E402
-from site_gen.store import Store  # noqa: E402
+from benchledger.cli.main import main  # noqa: E402
+from benchledger.records.schema import undescribed_keys, validate  # noqa: E402
+from benchledger.records.store import Store  # noqa: E402
 
 pytestmark = pytest.mark.torch
 

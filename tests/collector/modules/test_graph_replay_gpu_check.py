@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from site_gen.schema import validate  # noqa: E402
+from benchledger.records.schema import validate  # noqa: E402
 
 pytestmark = [pytest.mark.torch,
               pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA present: run scripts/gpu-check.sh")]

@@ -14,9 +14,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from benchledger.cli import main
-from site_gen.schema import undescribed_keys, validate
-from site_gen.store import Store
+from benchledger.cli.main import main
+from benchledger.records.schema import undescribed_keys, validate
+from benchledger.records.store import Store
 
 pytestmark = pytest.mark.llama
 

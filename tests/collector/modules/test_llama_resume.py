@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from benchledger.cli import main
-from site_gen.store import Store
+from benchledger.cli.main import main
+from benchledger.records.store import Store
 
 pytestmark = pytest.mark.llama
 

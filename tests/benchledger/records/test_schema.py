@@ -6,9 +6,9 @@ import copy
 import jsonschema
 import pytest
 
-from site_gen.schema import load_schema, schema_ids, undescribed_keys, validate
+from benchledger.records.schema import load_schema, schema_ids, undescribed_keys, validate
 
-from tests.site_gen.store_copies import GSH, TGR, seed
+from tests.store_copies import GSH, TGR, seed
 
 
 def test_shipped_schema_ids_and_their_ids():

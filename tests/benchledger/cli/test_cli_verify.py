@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.benchledger.conftest import append_unchecked
-from tests.site_gen.store_copies import tree_digest
+from tests.benchledger.cli.conftest import append_unchecked
+from tests.store_copies import tree_digest
 
 GOLDEN = Path(__file__).parent / "golden" / "verify-shipped.txt"
 TGR = "records/torch-graph-replay/2026-10-28.json"

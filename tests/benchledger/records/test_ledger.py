@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from pathlib import Path
 
-from site_gen.ledger import GENESIS_SHA256, encode_ledger, encode_line, new_entry, read_ledger, store_path_problem
+from benchledger.records.ledger import GENESIS_SHA256, encode_ledger, encode_line, new_entry, read_ledger, store_path_problem
 
 FILE = "records/ledger.jsonl"
 
@@ -35,7 +35,7 @@ def test_a_built_ledger_reads_back_with_its_chain():
 
 def test_a_verified_ledger_re_encodes_to_its_exact_bytes():
     # The site serves the ledger re-encoded from the verified entries (not a second read).
-    shipped = (Path(__file__).resolve().parents[2] / "records" / "ledger.jsonl").read_bytes()
+    shipped = (Path(__file__).resolve().parents[3] / "records" / "ledger.jsonl").read_bytes()
     for raw in (build(0), build(5), shipped):
         read = read_ledger(raw, FILE)
         assert read.problems == []

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchledger.errors import InputError
-from site_gen.jsonread import read_json_bytes, read_json_file
+from benchledger.records.jsonread import read_json_bytes, read_json_file
 
-RECORDS = Path(__file__).resolve().parents[2] / "records"
+RECORDS = Path(__file__).resolve().parents[3] / "records"
 
 
 def rejected(raw: bytes, **kw) -> str:

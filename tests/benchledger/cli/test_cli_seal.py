@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.site_gen.store_copies import tree_digest
+from tests.store_copies import tree_digest
 
 TGR = "torch-graph-replay/1"
 

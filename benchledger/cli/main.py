@@ -1,4 +1,4 @@
-"""The `benchledger` command: one module per verb under `benchledger.commands`, listed in
+"""The `benchledger` command: one module per verb under `benchledger.cli.commands`, listed in
 COMMANDS. This is the one place that turns a BenchledgerError into a message and an exit code."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from benchledger.errors import BenchledgerError
 
 # verb -> module; each module has `HELP`, `add_arguments(parser)` and `run(args) -> int`.
 COMMANDS = {
-    "seal": "benchledger.commands.seal",
-    "verify": "benchledger.commands.verify",
-    "show": "benchledger.commands.show",
-    "build": "benchledger.commands.build",
-    "serve": "benchledger.commands.serve",
-    "collect": "benchledger.commands.collect",
+    "seal": "benchledger.cli.commands.seal",
+    "verify": "benchledger.cli.commands.verify",
+    "show": "benchledger.cli.commands.show",
+    "build": "benchledger.cli.commands.build",
+    "serve": "benchledger.cli.commands.serve",
+    "collect": "benchledger.cli.commands.collect",
 }
 
 

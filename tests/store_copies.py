@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-SHIPPED = Path(__file__).resolve().parents[2] / "records"
+SHIPPED = Path(__file__).resolve().parents[1] / "records"
 
 
 def shipped_copy(tmp_path: Path) -> Path:

@@ -9,10 +9,10 @@ import signal
 import pytest
 
 from benchledger.errors import ConsistencyError, InputError, LedgerError, SchemaError, SealError
-from site_gen.ledger import GENESIS_SHA256, new_entry
-from site_gen.store import Store
-from site_gen.validation_cache import ValidationCache, default_cache_dir
-from tests.site_gen.store_copies import shipped_copy, tree_digest
+from benchledger.records.ledger import GENESIS_SHA256, new_entry
+from benchledger.records.store import Store
+from benchledger.records.validation_cache import ValidationCache, default_cache_dir
+from tests.store_copies import shipped_copy, tree_digest
 
 TGR = "torch-graph-replay/1"
 TGR_PATH = "torch-graph-replay/2026-10-28.json"
@@ -203,7 +203,7 @@ def test_parallel_validation_finds_the_same(store, tmp_path, monkeypatch):
     with open(store.ledger_path, "ab") as out:
         out.write(line + b"\n")
     serial = Store(store.root, ValidationCache(None)).verify()
-    monkeypatch.setattr("site_gen.store.PARALLEL_MIN_RECORDS", 2)
+    monkeypatch.setattr("benchledger.records.verification.PARALLEL_MIN_RECORDS", 2)
     parallel = Store(store.root, ValidationCache(None)).verify()
     assert parallel.records == serial.records
     assert [r.status for r in parallel.records] == ["ok"] * 5 + ["inconsistent"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchledger.cli import main
+from benchledger.cli.main import main
 
 
 @pytest.mark.parametrize("port", ["99999", "-1", "http"])

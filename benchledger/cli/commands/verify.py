@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from benchledger.errors import LedgerError, Problem
-from site_gen.checks import CHECKS
-from site_gen.store import Store, VerifyReport
-from site_gen.validation_cache import ValidationCache
+from benchledger.records.checks import CHECKS
+from benchledger.records.store import Store, VerifyReport
+from benchledger.records.validation_cache import ValidationCache
 
 HELP = "check every sealed record, the ledger chain, schemas and consistency; exit 0 only when all hold"
 

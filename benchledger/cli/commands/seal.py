@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from site_gen.store import Store
+from benchledger.records.store import Store
 
 HELP = "validate a record, copy its exact bytes into the store and append its ledger entry"
 

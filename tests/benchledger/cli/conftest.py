@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from benchledger.cli import main
-from site_gen.ledger import new_entry, read_ledger
-from tests.site_gen.store_copies import shipped_copy
+from benchledger.cli.main import main
+from benchledger.records.ledger import new_entry, read_ledger
+from tests.store_copies import shipped_copy
 
 
 @dataclass

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.errors import InputError
-from site_gen.pointer import to_jsonpath
+from benchledger.records.pointer import to_jsonpath
 
 # A record is a few hundred KiB at most; anything far larger is not a record (and would make
 # verification of a store unbounded in memory).

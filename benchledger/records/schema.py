@@ -1,4 +1,4 @@
-"""Record schemas: the versioned JSON Schemas (Draft 2020-12) shipped in site_gen/schemas/.
+"""Record schemas: the versioned JSON Schemas (Draft 2020-12) shipped in benchledger/records/schemas/.
 
 A schema id such as "gsh-llm-core-article/1" lives in `schemas/gsh-llm-core-article-1.schema.json`
 with `$id` "urn:benchledger:schema:gsh-llm-core-article/1". The pass/fail path uses the compiled
@@ -19,7 +19,7 @@ import jsonschema
 import jsonschema_rs
 
 from benchledger.errors import InputError, Problem
-from site_gen.pointer import to_jsonpath
+from benchledger.records.pointer import to_jsonpath
 
 _SUFFIX = ".schema.json"
 
@@ -37,7 +37,7 @@ def schema_ids() -> list[str]:
 @cache
 def _shipped_ids() -> tuple[str, ...]:
     ids = []
-    for entry in resources.files("site_gen.schemas").iterdir():
+    for entry in resources.files("benchledger.records.schemas").iterdir():
         if entry.name.endswith(_SUFFIX):
             name, _, version = entry.name[: -len(_SUFFIX)].rpartition("-")
             ids.append(f"{name}/{version}")
@@ -65,7 +65,7 @@ def loaded(schema_id: str) -> LoadedSchema:
     """The schema `schema_id`, compiled; raises InputError for an unknown id."""
     if schema_id not in _shipped_ids():
         raise InputError(schema_id, "", unknown_schema_message())
-    raw = resources.files("site_gen.schemas").joinpath(_file_name(schema_id)).read_bytes()
+    raw = resources.files("benchledger.records.schemas").joinpath(_file_name(schema_id)).read_bytes()
     document = json.loads(raw)
     return LoadedSchema(
         schema_id=schema_id,

@@ -13,7 +13,7 @@ import os
 from functools import cache
 from pathlib import Path
 
-from site_gen import checks, jsonread, ledger, schema
+from benchledger.records import checks, jsonread, ledger, schema
 
 _FILE = "validation-passes.txt"
 
@@ -31,8 +31,10 @@ def default_cache_dir(records_dir: Path) -> Path:
 @cache
 def code_fingerprint() -> str:
     """SHA-256 over the source of every module that decides whether a record passes."""
+    from benchledger.records import verification  # it stands on this module: import late
+
     digest = hashlib.sha256()
-    for module in (jsonread, schema, checks, ledger):
+    for module in (jsonread, schema, checks, ledger, verification):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()
 

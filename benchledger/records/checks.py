@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from benchledger.errors import Problem
-from site_gen.pointer import to_jsonpath
+from benchledger.records.pointer import to_jsonpath
 
 RELATIVE_TOLERANCE = 1e-9
 ABSOLUTE_TOLERANCE = 1e-9

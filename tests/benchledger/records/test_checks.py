@@ -3,9 +3,9 @@ record, the place, the expected and the found value."""
 
 import pytest
 
-from site_gen.checks import CHECKS, RELATIVE_TOLERANCE, check_record, checks_for
+from benchledger.records.checks import CHECKS, RELATIVE_TOLERANCE, check_record, checks_for
 
-from tests.site_gen.store_copies import GSH, TGR, seed
+from tests.store_copies import GSH, TGR, seed
 
 
 def test_seeds_hold_together():

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from benchledger.errors import InputError, Problem
-from site_gen.jsonread import read_json_text
+from benchledger.records.jsonread import read_json_text
 
 LEDGER_NAME = "ledger.jsonl"
 GENESIS_SHA256 = "0" * 64

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from benchledger.errors import InputError
-from site_gen.jsonread import read_json_bytes
-from site_gen.pointer import to_pointer
-from site_gen.store import Store
+from benchledger.records.jsonread import read_json_bytes
+from benchledger.records.pointer import to_pointer
+from benchledger.records.store import Store
 
 HELP = "print a record's ledger entry and the upstream hashes it claims"
 

@@ -1,0 +1,108 @@
+"""The records store: a folder of sealed record files plus its ledger (`ledger.jsonl`).
+
+`Store` names the folder and reads its ledger; writing goes through `sealing`, checking
+through `verification`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchledger.errors import InputError, LedgerError
+from benchledger.records import sealing, verification
+from benchledger.records.jsonread import read_record_bytes
+from benchledger.records.ledger import LEDGER_NAME, LedgerEntry, LedgerRead, read_ledger
+from benchledger.records.validation_cache import ValidationCache
+from benchledger.records.verification import RecordStatus, SealedRecord, VerifyReport
+
+__all__ = ["Store", "LedgerEntry", "RecordStatus", "SealedRecord", "VerifyReport"]
+
+
+class Store:
+    """A records folder and its ledger. `Store(Path("records"))`."""
+
+    def __init__(self, root: Path | str, cache: ValidationCache | None = None):
+        self.root = Path(root)
+        self.ledger_path = self.root / LEDGER_NAME
+        self.cache = cache if cache is not None else ValidationCache.default_for(self.root)
+        # the last ledger bytes read or written and their parse: sealing many records in a row
+        # then costs one byte comparison per seal instead of re-walking the whole chain
+        self._known: tuple[bytes, LedgerRead] | None = None
+
+    def shown(self, rel: str) -> str:
+        """How a store path is named in messages: as the user would type it."""
+        return (self.root / rel).as_posix()
+
+    # --- reading the ledger ------------------------------------------------------------------
+
+    def read(self) -> LedgerRead:
+        """The ledger as it is on disk (a missing ledger is an empty one); never raises for contents."""
+        if not self.root.is_dir():
+            raise InputError(self.root.as_posix(), "", "no such records folder")
+        try:
+            raw = self.ledger_path.read_bytes()
+        except FileNotFoundError:
+            raw = b""
+        except OSError as err:
+            raise InputError(self.ledger_path.as_posix(), "", f"cannot read: {err.strerror}") from None
+        if self._known is None or self._known[0] != raw:
+            self._known = (raw, read_ledger(raw, self.ledger_path.as_posix()))
+        return self._known[1]
+
+    def intact(self) -> LedgerRead:
+        """The ledger as on disk; raises LedgerError when the ledger itself is broken."""
+        read = self.read()
+        if read.problems:
+            raise LedgerError(read.problems, f"{self.ledger_path.as_posix()} is broken ({len(read.problems)} problem(s)); run `benchledger verify`")
+        return read
+
+    def entries(self) -> list[LedgerEntry]:
+        """The ledger's entries, in order; raises LedgerError when the ledger itself is broken."""
+        return list(self.intact().entries)
+
+    def head_sha256(self) -> str:
+        """SHA-256 of the last ledger line: pins the whole history ("0"*64 when empty)."""
+        return self.intact().head_sha256
+
+    def find(self, hash_or_path: str) -> LedgerEntry:
+        """The entry for a record sha256 (a unique prefix of >= 12 hex digits) or a path."""
+        entries = self.entries()
+        key = hash_or_path.strip()
+        if 12 <= len(key) <= 64 and all(c in "0123456789abcdef" for c in key):
+            hits = [e for e in entries if e.sha256.startswith(key)]
+            if len(hits) > 1:
+                raise InputError(key, "", f"sha256 prefix matches {len(hits)} records: {', '.join(e.path for e in hits)}")
+            if hits:
+                return hits[0]
+        candidates = {key, key.removeprefix("./")}
+        # a path as typed from the current folder, e.g. records/llm-cpu-offload/2026-09-27.json
+        try:
+            candidates.add(Path(key).resolve().relative_to(self.root.resolve()).as_posix())
+        except ValueError:
+            pass
+        for entry in entries:
+            if entry.path in candidates:
+                return entry
+        raise InputError(key, "", f"no record in {self.ledger_path.as_posix()} has this path or sha256 (prefixes need >= 12 hex digits)")
+
+    def remember_append(self, line: bytes, read: LedgerRead) -> None:
+        """Record that `line` was just appended (so the next read compares bytes, not the chain)."""
+        known = self._known[0] if self._known else b""
+        self._known = (known + line + b"\n", read)
+
+    def seal(self, source: Path, schema_id: str, as_path: str | None = None) -> LedgerEntry:
+        """Seal the file `source` as `as_path` (default: its file name) under `schema_id`."""
+        source = Path(source)
+        raw = read_record_bytes(source, source.as_posix())
+        return sealing.seal_bytes(self, raw, schema_id, as_path or source.name, shown=source.as_posix())
+
+    def seal_bytes(self, raw: bytes, schema_id: str, as_path: str, shown: str | None = None) -> LedgerEntry:
+        """Validate `raw`, write it to `as_path` and append its ledger entry; all or nothing."""
+        return sealing.seal_bytes(self, raw, schema_id, as_path, shown)
+
+    def verify(self, keep_data: bool = False) -> VerifyReport:
+        """Check everything; never raises for what the store contains (only for a missing store)."""
+        return verification.verify(self, keep_data)
+
+    def load_verified(self) -> list[SealedRecord]:
+        """Every record, verified; raises LedgerError listing everything wrong otherwise."""
+        return verification.load_verified(self)

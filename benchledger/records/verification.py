@@ -1,0 +1,189 @@
+"""Verification: every file of a store re-hashed against its ledger entry, the chain walked,
+every record validated against its schema and checked for consistency, and the files the
+ledger does not list found. Nothing here raises for what the store contains: every problem
+becomes a row of the report."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchledger.errors import InputError, LedgerError, Problem
+from benchledger.records import checks, schema
+from benchledger.records.jsonread import read_json_bytes
+from benchledger.records.ledger import LEDGER_NAME, LedgerEntry
+from benchledger.records.validation_cache import ValidationCache
+
+if TYPE_CHECKING:
+    from benchledger.records.store import Store
+
+# Row statuses of `verify`, most specific first.
+OK, ALTERED, MISSING, UNSEALED, NOT_JSON, INVALID, INCONSISTENT, LEDGER = (
+    "ok", "altered", "missing", "unsealed", "not-json", "invalid", "inconsistent", "ledger-broken")
+PENDING = "pending"  # bytes match the ledger; validation not done yet (internal)
+# Below this many records to validate, a process pool costs more than it saves.
+PARALLEL_MIN_RECORDS = 200
+
+
+@dataclass(frozen=True)
+class SealedRecord:
+    """A verified record: its ledger entry, exact bytes and parsed JSON."""
+
+    entry: LedgerEntry
+    raw: bytes
+    data: Any
+
+
+@dataclass(frozen=True)
+class RecordStatus:
+    """One row of `benchledger verify`: a file the ledger lists, or one it does not."""
+
+    path: str
+    schema: str  # "" for an unsealed file
+    sha256: str  # what the ledger sealed ("" for an unsealed file)
+    status: str
+    problems: tuple[Problem, ...] = ()
+    entry: LedgerEntry | None = None
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """Everything `verify` found; `ok` only when every record and the ledger hold."""
+
+    root: str
+    head_sha256: str
+    entry_count: int
+    records: list[RecordStatus]
+    ledger_problems: list[Problem]  # chain or format problems not tied to one record's row
+    data: dict[str, tuple[bytes, Any]] = field(default_factory=dict, repr=False)  # path -> (raw, parsed), when asked
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem, ledger first, then per record in ledger order."""
+        return self.ledger_problems + [p for r in self.records for p in r.problems]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
+    """Check everything; never raises for what the store contains (only for a missing store)."""
+    read = store.read()
+    jobs = list(zip(read.entries, read.entry_lines))
+    workers = min(os.cpu_count() or 1, 8)
+    if keep_data or workers < 2 or len(jobs) < PARALLEL_MIN_RECORDS:
+        results = [check_one(store, entry, line, keep_data) for entry, line in jobs]
+    else:  # each worker reads, hashes and validates its records: the bytes never cross processes
+        with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(store.root, store.cache.folder)) as pool:
+            results = list(pool.map(_check_in_worker, jobs, chunksize=64))
+    rows: list[RecordStatus] = []
+    data: dict[str, tuple[bytes, Any]] = {}
+    for (entry, line), (status, problems, payload, passed_now) in zip(jobs, results):
+        if passed_now:
+            store.cache.remember(entry.sha256, entry.schema)
+        line_problems = read.line_problems.get(line, [])
+        if line_problems and status == OK:
+            status = LEDGER
+        rows.append(RecordStatus(entry.path, entry.schema, entry.sha256, status, tuple(line_problems + problems), entry))
+        if keep_data and status == OK:
+            data[entry.path] = payload
+    in_rows = [p for line in read.entry_lines for p in read.line_problems.get(line, [])]
+    ledger_problems = [p for p in read.problems if p not in in_rows]
+    sealed = {e.path for e in read.entries}
+    for rel in _files(store):
+        if rel not in sealed:
+            rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(store.shown(rel), "", "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"),)))
+    return VerifyReport(store.root.as_posix(), read.head_sha256, len(read.entries), rows, ledger_problems, data)
+
+
+def check_one(store: "Store", entry: LedgerEntry, line: int, keep_data: bool) -> tuple[str, list[Problem], tuple[bytes, Any] | None, bool]:
+    """(status, problems, (bytes, parsed) when kept, whether it newly passed) for one entry."""
+    status, problems, raw = _check_bytes(store, entry, line)
+    if status != PENDING:
+        return status, problems, None, False
+    if store.cache.passed(entry.sha256, entry.schema):
+        # a cached pass proves these exact bytes are strict JSON: the fast parser reads them the same
+        return OK, [], (raw, json.loads(raw)) if keep_data else None, False
+    status, problems, parsed = validate_record((raw, entry.schema, store.shown(entry.path)))
+    return status, problems, (raw, parsed) if keep_data and status == OK else None, status == OK
+
+
+def _check_bytes(store: "Store", entry: LedgerEntry, line: int) -> tuple[str, list[Problem], bytes | None]:
+    """The file's bytes against the ledger: (PENDING, [], bytes) when they match."""
+    shown = store.shown(entry.path)
+    path = store.root / entry.path
+    where = f"ledger line {line}"
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return MISSING, [Problem(shown, "", f"missing: sealed on {where} but the file is gone")], None
+    if not stat.S_ISREG(info.st_mode):
+        return ALTERED, [Problem(shown, "", f"is not a regular file; {where} sealed a file")], None
+    if info.st_size != entry.size_bytes:
+        return ALTERED, [Problem(shown, "", f"altered: {info.st_size} bytes but {where} sealed {entry.size_bytes} bytes")], None
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        return MISSING, [Problem(shown, "", f"cannot read: {err.strerror}")], None
+    sha256 = hashlib.sha256(raw).hexdigest()
+    if sha256 != entry.sha256 or len(raw) != entry.size_bytes:
+        return ALTERED, [Problem(shown, "", f"altered: sha256 is {sha256[:12]} ({len(raw)} bytes) but {where} sealed {entry.sha256[:12]} ({entry.size_bytes} bytes)")], None
+    return PENDING, [], raw
+
+
+def _files(store: "Store") -> list[str]:
+    """Every file under the store except the ledger, as sorted posix paths (symlinks included)."""
+    out = []
+    for folder, dirs, files in os.walk(store.root):
+        base = Path(folder)
+        out += [(base / f).relative_to(store.root).as_posix() for f in files]
+        out += [(base / d).relative_to(store.root).as_posix() for d in dirs if (base / d).is_symlink()]
+    return sorted(p for p in out if p != LEDGER_NAME)
+
+
+def load_verified(store: "Store") -> list[SealedRecord]:
+    """Every record, verified; raises LedgerError listing everything wrong otherwise."""
+    report = verify(store, keep_data=True)
+    if not report.ok:
+        raise LedgerError(report.problems, f"{len(report.problems)} problem(s) in {report.root}; nothing was loaded")
+    return [SealedRecord(r.entry, *report.data[r.path]) for r in report.records]
+
+
+def validate_record(job: tuple[bytes, str, str]) -> tuple[str, list[Problem], Any]:
+    """(status, problems, parsed) for exact record bytes: strict JSON, schema, consistency."""
+    raw, schema_id, shown = job
+    try:
+        parsed = read_json_bytes(raw, shown)
+    except InputError as err:
+        return NOT_JSON, err.problems, None
+    problems = schema.validate(parsed, schema_id, shown)
+    if problems:
+        return INVALID, problems, None
+    problems = checks.check_record(parsed, schema_id, shown)
+    if problems:
+        return INCONSISTENT, problems, None
+    return OK, [], parsed
+
+
+_worker_store: "Store | None" = None
+
+
+def _start_worker(root: Path, cache_folder: Path | None) -> None:
+    from benchledger.records.store import Store  # the store module stands on this one
+
+    global _worker_store
+    _worker_store = Store(root, ValidationCache(cache_folder))
+
+
+def _check_in_worker(job: tuple[LedgerEntry, int]) -> tuple[str, list[Problem], None, bool]:
+    status, problems, _, passed_now = check_one(_worker_store, *job, keep_data=False)
+    return status, problems, None, passed_now
+
+
