@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: site test verify serve llama-server chromium clean
+.PHONY: site test verify serve llama-server chromium strace clean
 
 $(VENV)/.core: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,8 +33,12 @@ llama-server: $(VENV)/.dev
 chromium:
 	test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+## strace, for the tests that kill `seal` at each fsync (real fault injection).
+strace:
+	test -x /usr/bin/strace || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null; }
+
 ## Run the whole test suite against real components.
-test: $(VENV)/.dev llama-server chromium
+test: $(VENV)/.dev llama-server chromium strace
 	$(PY) -m pytest -q
 
 clean:

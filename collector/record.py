@@ -52,14 +52,23 @@ def validate(record: dict[str, Any], schema_id: str, file: str) -> None:
         raise SchemaError(problems, f"{file}: the assembled record violates {schema_id} ({len(problems)} problem(s)); nothing was sealed")
 
 
-def store_path(records_dir: Path, article_key: str, tested_at: str, taken: set[str]) -> str:
+def store_path(records_dir: Path, article_key: str, tested_at: str, taken: set[str], raw: bytes) -> str:
     """`<article_key>/<tested_at>.json`, or `-2`, `-3`... when that path is already used."""
     n = 1
     while True:
         rel = f"{article_key}/{tested_at}{'' if n == 1 else f'-{n}'}.json"
-        if rel not in taken and not (records_dir / rel).exists():
+        if rel not in taken and path_free_for(records_dir, rel, raw):
             return rel
         n += 1
+
+
+def path_free_for(records_dir: Path, rel: str, raw: bytes) -> bool:
+    """Whether `raw` can be sealed at `rel`: nothing is there, or exactly these bytes are (a seal
+    that crashed after linking the file and before its ledger line; sealing again adopts it)."""
+    path = records_dir / rel
+    if not os.path.lexists(path):
+        return True
+    return path.is_file() and not path.is_symlink() and path.stat().st_size == len(raw) and path.read_bytes() == raw
 
 
 def seal(records_dir: Path, raw: bytes, schema_id: str, as_path: str):

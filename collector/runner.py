@@ -148,9 +148,9 @@ class Runner:
                 return RunOutcome(self.run_dir, statuses, e.path, sha, already_sealed=True)
         target = json.loads(self.target_file.read_bytes())["path"] if self.target_file.is_file() else None
         taken = {e.path for e in entries}
-        if target is None or target in taken or (self.records_dir / target).exists():
+        if target is None or target in taken or not record_io.path_free_for(self.records_dir, target, raw):
             data = json.loads(raw)
-            target = record_io.store_path(self.records_dir, self.plan.article_key, data.get("tested_at", "undated"), taken)
+            target = record_io.store_path(self.records_dir, self.plan.article_key, data.get("tested_at", "undated"), taken, raw)
             record_io.write_atomic(self.target_file, json.dumps({"path": target}).encode())
         try:
             entry = record_io.seal(self.records_dir, raw, get_module(self.plan.module).schema, target)

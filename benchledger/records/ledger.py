@@ -21,6 +21,15 @@ GENESIS_SHA256 = "0" * 64
 # The stored fields, in their canonical order (entry_sha256 is computed, never stored).
 FIELDS = ("position", "path", "sha256", "size_bytes", "schema", "sealed_at", "prev_sha256")
 
+# The one temp file of a seal in progress, in the store root (same file system as every record,
+# so it can be hard-linked into any folder of the store).
+TEMP_NAME = ".seal.tmp"
+# Temp files the seal of earlier versions left beside their target: `.<name>.json.<pid>.tmp`.
+_OLD_TEMP = re.compile(r"\.[^/]+\.json\.[0-9]+\.tmp")
+# What a store path may contain: it lands in URLs, Markdown link targets and shell commands, so
+# only characters that mean nothing in any of them.
+_SAFE_PATH = re.compile(r"[A-Za-z0-9._/-]+")
+
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _SEALED_AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z")
 
@@ -77,9 +86,15 @@ def store_path_problem(path: str) -> str | None:
         return "is the ledger itself"
     if not path.endswith(".json"):
         return "must end in .json"
-    if any(ord(c) < 32 for c in path):
-        return "must not contain control characters"
+    if not _SAFE_PATH.fullmatch(path):
+        bad = sorted({c for c in path if not _SAFE_PATH.fullmatch(c)})
+        return f"may contain only letters, digits, '-', '_', '.' and '/' (found {', '.join(repr(c) for c in bad)})"
     return None
+
+
+def is_seal_temp(rel: str) -> bool:
+    """Whether the store path `rel` is a temp file an interrupted seal left behind."""
+    return rel == TEMP_NAME or bool(_OLD_TEMP.fullmatch(rel.rsplit("/", 1)[-1]))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,14 @@
 """Sealing: a record's exact bytes written atomically into the store and one ledger line
 appended. Temp file, fsync, hard link (an existing file is never overwritten), then the ledger
 append, all under an exclusive lock on the store folder; any failure undoes every step, so the
-store is left as it was."""
+store is left as it was.
+
+A crash (kill -9, power loss) can stop a seal between any two steps; every such state is
+recovered by the next seal (or `benchledger repair`), never by hand:
+- the temp file has one fixed name, `TEMP_NAME` in the store root, and only a sealer holding the
+  lock writes it, so whoever holds the lock next removes a stale one;
+- a file linked into place whose ledger line never got written holds exactly the bytes being
+  sealed when the same seal (or `collect` resume) runs again, and is adopted in place."""
 
 from __future__ import annotations
 
@@ -9,17 +16,27 @@ import errno
 import fcntl
 import hashlib
 import os
+import signal
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from benchledger.errors import ConsistencyError, InputError, SchemaError, SealError
 from benchledger.records import schema
-from benchledger.records.ledger import LedgerEntry, LedgerRead, new_entry, store_path_problem
+from benchledger.records.ledger import TEMP_NAME, LedgerEntry, is_seal_temp, LedgerRead, new_entry, store_path_problem
 from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, validate_record
 
 if TYPE_CHECKING:
     from benchledger.records.store import Store
+
+# Test hook: `BENCHLEDGER_CRASH_AT=<point>` kills the sealing process with SIGKILL right after
+# that durable step, so tests can stop a seal at every crash point (see `_crash_point`).
+CRASH_POINTS = ("temp-written", "linked", "temp-removed", "appended")
+
+
+def _crash_point(name: str) -> None:
+    if os.environ.get("BENCHLEDGER_CRASH_AT") == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def seal_bytes(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: str | None = None) -> LedgerEntry:
@@ -35,6 +52,7 @@ def seal_bytes(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: 
     _validate(raw, schema_id, shown)
     sha256 = hashlib.sha256(raw).hexdigest()
     with _locked(store.root):
+        remove_stale_temp(store)
         read = store.intact()
         for entry in read.entries:
             if entry.sha256 == sha256:
@@ -50,6 +68,7 @@ def seal_bytes(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: 
             if created:
                 created.undo()
             raise
+        _crash_point("appended")
         store.remember_append(line, LedgerRead(
             read.entries + [entry], read.entry_lines + [len(read.entries) + 1], [], entry.entry_sha256, {}))
     store.cache.remember(sha256, schema_id)
@@ -81,35 +100,84 @@ def _locked(root: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def remove_stale_temp(store: "Store") -> list[str]:
+    """Remove the temp file an interrupted seal left (call with the lock held); returns what
+    was removed. Only the lock holder writes `TEMP_NAME`, so under the lock any one is stale."""
+    tmp = store.root / TEMP_NAME
+    if not os.path.lexists(tmp):
+        return []
+    if tmp.is_dir() and not tmp.is_symlink():
+        raise SealError(f"{store.shown(TEMP_NAME)} is a folder; sealing needs that name for its temp file: move the folder away")
+    tmp.unlink()
+    return [TEMP_NAME]
+
+
+def repair(store: "Store") -> list[str]:
+    """Remove every temp file interrupted seals left in `store` (this version's and the
+    `.<name>.json.<pid>.tmp` of earlier ones), under the seal lock; returns the store paths
+    removed. Sealed files and the ledger are never touched."""
+    from benchledger.records.verification import stored_files  # it imports this module
+
+    with _locked(store.root):
+        removed = remove_stale_temp(store)
+        for rel in stored_files(store):
+            if rel != TEMP_NAME and is_seal_temp(rel) and (store.root / rel).is_file():
+                (store.root / rel).unlink()
+                removed.append(rel)
+    return removed
+
+
 def _place(store: "Store", raw: bytes, target: Path, shown: str) -> "_Placed | None":
     """Write `raw` at `target` atomically, never over an existing file; None when adopting."""
     rel = target.relative_to(store.root).as_posix()
+    # before anything is read or adopted: a symlinked folder could lead out of the store
+    if not _inside(store.root, target.parent):
+        raise SealError(f"{shown}: target {store.shown(rel)} leaves the store through a symbolic link")
     if os.path.lexists(target):
-        if target.is_file() and not target.is_symlink() and target.read_bytes() == raw:
-            return None  # adopt: the exact bytes are already there, unsealed
+        if target.is_symlink() or not target.is_file():
+            what = "a symbolic link" if target.is_symlink() else "a folder" if target.is_dir() else "not a regular file"
+            raise SealError(f"{shown}: {store.shown(rel)} is {what}; a record is sealed into a new file: choose another --as path")
+        if target.read_bytes() == raw:
+            return None  # adopt: the exact bytes are already there, unsealed (e.g. a seal that crashed after linking)
         raise SealError(f"{shown}: {store.shown(rel)} already exists with other content; sealed files are never overwritten")
     placed = _Placed(store.root)
     try:
         placed.make_parents(target.parent)
-        if not target.parent.resolve().is_relative_to(store.root.resolve()):
+        if not _inside(store.root, target.parent):
             raise SealError(f"{shown}: target {store.shown(rel)} leaves the store through a symbolic link")
-        tmp = target.parent / f".{target.name}.{os.getpid()}.tmp"
+        tmp = store.root / TEMP_NAME
         with open(tmp, "xb") as out:
             placed.tmp = tmp
             out.write(raw)
             out.flush()
             os.fsync(out.fileno())
+        _crash_point("temp-written")
         os.link(tmp, target)  # fails if target appeared meanwhile: never overwrites
         placed.target = target
+        fsync_dir(target.parent)
+        _crash_point("linked")
         os.unlink(tmp)
         placed.tmp = None
-        fsync_dir(target.parent)
+        _crash_point("temp-removed")
     except BaseException as err:
         placed.undo()
         if isinstance(err, OSError):
-            raise SealError(f"{shown}: cannot write {store.shown(rel)}: {err.strerror or err}; nothing was sealed") from None
+            raise SealError(f"{shown}: cannot write {store.shown(rel)}: {_reason(err)}; nothing was sealed") from None
         raise
     return placed
+
+
+def _inside(root: Path, folder: Path) -> bool:
+    """Whether `folder` (symlinks resolved) lies in the store `root`; a missing folder is judged
+    by its nearest existing ancestor."""
+    while not folder.exists() and folder != root and folder.parent != folder:
+        folder = folder.parent
+    return folder.resolve().is_relative_to(root.resolve())
+
+
+def _reason(err: OSError) -> str:
+    """An OSError as a person reads it: ENOSPC says "No space left on device"."""
+    return (err.strerror or os.strerror(err.errno)) if err.errno else str(err)
 
 
 def _append(ledger_path: Path, line: bytes) -> None:
@@ -118,9 +186,12 @@ def _append(ledger_path: Path, line: bytes) -> None:
     fd = os.open(ledger_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     size = os.fstat(fd).st_size
     try:
-        data = line + b"\n"
-        if os.write(fd, data) != len(data):
-            raise OSError(errno.EIO, "short write")
+        rest = line + b"\n"
+        while rest:  # a short write is retried: the retry raises the reason (ENOSPC on a full disk)
+            written = os.write(fd, rest)
+            if written == 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            rest = rest[written:]
         os.fsync(fd)
     except BaseException as err:
         os.ftruncate(fd, size)
@@ -128,7 +199,7 @@ def _append(ledger_path: Path, line: bytes) -> None:
         if not existed:
             ledger_path.unlink()
         if isinstance(err, OSError):
-            raise SealError(f"cannot append to {ledger_path.as_posix()}: {err.strerror or err}; nothing was sealed") from None
+            raise SealError(f"cannot append to {ledger_path.as_posix()}: {_reason(err)}; nothing was sealed") from None
         raise
     os.close(fd)
     if not existed:

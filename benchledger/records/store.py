@@ -99,6 +99,10 @@ class Store:
         """Validate `raw`, write it to `as_path` and append its ledger entry; all or nothing."""
         return sealing.seal_bytes(self, raw, schema_id, as_path, shown)
 
+    def repair(self) -> list[str]:
+        """Remove the temp files interrupted seals left; returns the store paths removed."""
+        return sealing.repair(self)
+
     def verify(self, keep_data: bool = False) -> VerifyReport:
         """Check everything; never raises for what the store contains (only for a missing store)."""
         return verification.verify(self, keep_data)

@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.records import checks, schema
 from benchledger.records.jsonread import read_json_bytes
-from benchledger.records.ledger import LEDGER_NAME, LedgerEntry
+from benchledger.records.ledger import LEDGER_NAME, LedgerEntry, is_seal_temp
 from benchledger.records.validation_cache import ValidationCache
 
 if TYPE_CHECKING:
     from benchledger.records.store import Store
 
 # Row statuses of `verify`, most specific first.
-OK, ALTERED, MISSING, UNSEALED, NOT_JSON, INVALID, INCONSISTENT, LEDGER = (
-    "ok", "altered", "missing", "unsealed", "not-json", "invalid", "inconsistent", "ledger-broken")
+OK, ALTERED, MISSING, UNSEALED, NOT_JSON, INVALID, INCONSISTENT, LEDGER, STALE_TEMP = (
+    "ok", "altered", "missing", "unsealed", "not-json", "invalid", "inconsistent", "ledger-broken", "stale-temp")
 PENDING = "pending"  # bytes match the ledger; validation not done yet (internal)
 # Below this many records to validate, a process pool costs more than it saves.
 PARALLEL_MIN_RECORDS = 200
@@ -97,8 +97,10 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
     in_rows = [p for line in read.entry_lines for p in read.line_problems.get(line, [])]
     ledger_problems = [p for p in read.problems if p not in in_rows]
     sealed = {e.path for e in read.entries}
-    for rel in _files(store):
-        if rel not in sealed:
+    for rel in stored_files(store):
+        if rel not in sealed and is_seal_temp(rel):
+            rows.append(RecordStatus(rel, "", "", STALE_TEMP, (Problem(store.shown(rel), "", "a temp file left by an interrupted seal (it holds nothing sealed): the next `benchledger seal` or `benchledger repair` removes it"),)))
+        elif rel not in sealed:
             rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(store.shown(rel), "", "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"),)))
     return VerifyReport(store.root.as_posix(), read.head_sha256, len(read.entries), rows, ledger_problems, data)
 
@@ -138,7 +140,7 @@ def _check_bytes(store: "Store", entry: LedgerEntry, line: int) -> tuple[str, li
     return PENDING, [], raw
 
 
-def _files(store: "Store") -> list[str]:
+def stored_files(store: "Store") -> list[str]:
     """Every file under the store except the ledger, as sorted posix paths (symlinks included)."""
     out = []
     for folder, dirs, files in os.walk(store.root):

@@ -134,3 +134,23 @@ def test_session_children_die_with_a_killed_collector():
 
     assert orphan_after_kill("off")  # the control: a plain child outlives its killed parent
     assert not orphan_after_kill("on")  # a session child does not
+
+
+def test_collect_killed_between_link_and_ledger_line_adopts_its_file_on_resume(make_plan, tmp_path):
+    """Issue 11 class 4: a seal killed after its record file is linked into the store and before
+    the ledger line is written leaves an unsealed file; the resumed collect adopts that file (the
+    same bytes at the same path) instead of sealing a second copy under `-2`."""
+    records = tmp_path / "records"
+    records.mkdir()
+    plan = make_plan(cases={"one": {"alloc_mib": 8}})
+    killed = subprocess.run(collect(plan, tmp_path), cwd=REPO, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "BENCHLEDGER_CRASH_AT": "linked"})
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    linked = [p.relative_to(records).as_posix() for p in records.rglob("*.json")]
+    assert len(linked) == 1 and not Store(records).verify().ok  # an unsealed file and a stale temp
+    again = subprocess.run(collect(plan, tmp_path), cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert f"sealed {linked[0]}" in again.stdout or f"sealed records/{linked[0]}" in again.stdout or linked[0] in again.stdout
+    report = Store(records).verify()
+    assert report.ok, [str(p) for p in report.problems]
+    assert [e.path for e in Store(records).entries()] == linked

@@ -63,6 +63,8 @@ def test_seal_into_a_new_store(tmp_path, store):
     ("sealed path", SealError, "x: {root}/torch-graph-replay/2026-10-28.json is already sealed (ledger line 2); sealed files are never overwritten"),
     ("existing file", SealError, "x: {root}/notes/a.json already exists with other content; sealed files are never overwritten"),
     ("outside", SealError, "x: target path '../escape.json' must stay inside the store (no '..', '.' or empty segments)"),
+    ("unsafe path", SealError, "x: target path 'a/javascript:alert(1)[x].json' may contain only letters, digits, '-', '_', '.' and '/' (found '(', ')', ':', '[', ']')"),
+    ("directory", SealError, "x: {root}/notes/dir.json is a folder; a record is sealed into a new file: choose another --as path"),
     ("unknown schema", InputError, "nope/1: unknown schema id; known: gsh-llm-core-article/1, torch-graph-replay/1"),
     ("not json", InputError, "x:1: not JSON: Expecting value (column 1)"),
     ("schema violation", SchemaError, "x: $: 'device' is a required property"),
@@ -81,6 +83,11 @@ def test_refused_seal_changes_nothing(store, how, error, message):
         target = "notes/a.json"
     elif how == "outside":
         target = "../escape.json"
+    elif how == "unsafe path":
+        target = "a/javascript:alert(1)[x].json"
+    elif how == "directory":
+        (store.root / "notes/dir.json").mkdir()
+        target = "notes/dir.json"
     elif how == "unknown schema":
         schema_id = "nope/1"
     elif how == "not json":
@@ -108,7 +115,8 @@ def test_a_failed_write_leaves_nothing_behind(store):
     old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     old_limit = resource.getrlimit(resource.RLIMIT_FSIZE)
     try:
-        for limit, what in ((len(record) - 1, "cannot write"), (ledger_size + 10, "cannot append")):
+        # the reason is the failed call's own (EFBIG here, ENOSPC on a full disk), never "short write"
+        for limit, what in ((len(record) - 1, "cannot write .*: File too large"), (ledger_size + 10, "cannot append .*: File too large")):
             before = tree_digest(store.root)
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit, old_limit[1]))
             try:
@@ -120,6 +128,19 @@ def test_a_failed_write_leaves_nothing_behind(store):
     finally:
         signal.signal(signal.SIGXFSZ, old_handler)
     assert store.verify().ok
+
+
+def test_a_file_outside_the_store_is_never_adopted_through_a_symlinked_folder(store, tmp_path):
+    """Issue 11 class 9: adoption reads the target only once its folder is known to be inside."""
+    raw = variant(store, 3.25)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "me.json").write_bytes(raw)
+    (store.root / "link").symlink_to(outside)
+    before = tree_digest(store.root)
+    with pytest.raises(SealError, match="leaves the store through a symbolic link"):
+        store.seal_bytes(raw, TGR, "link/me.json")
+    assert tree_digest(store.root) == before and len(store.entries()) == 2
 
 
 def test_adopting_a_file_that_already_holds_the_bytes(store):
