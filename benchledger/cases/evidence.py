@@ -1,0 +1,77 @@
+"""When a difference between two measured numbers may be called, and when it may not.
+
+A record gives, per number, a summary (median or mean), and for some numbers the sample count n
+and the range (minimum, maximum) of the n values. That is all the evidence there is, so:
+
+- If both sides have n and a range, and the ranges are disjoint (every value of one side lies
+  beyond every value of the other), the exact two-sided rank test (Mann-Whitney) of "no
+  difference" gives p = 2 / C(n_a + n_b, n_a): the chance that, with no difference, the n_a + n_b
+  values happen to split that cleanly. The difference is *called* when that p <= ALPHA (at
+  n = 5 per side p = 2/252 = 0.0079); disjoint ranges with too few values (p > ALPHA, e.g. 3 vs 3
+  gives 0.1) are reported as such, without a claim.
+- If the ranges overlap (or touch), nothing is claimed: the page says "ranges overlap".
+- If a side has no range or no count (a mean without its values, a single aggregate, a derived
+  number), nothing is claimed: "no range in the record".
+
+The p-value treats the n values of a side as independent draws. Repeated rounds of one record
+share one server process (or one Python process), so between-run variation is not in them; a
+called difference says the two runs differ, not that every installation would.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+from benchledger.cases.base import Measure
+
+ALPHA = 0.05
+
+CALLED, TOO_FEW, OVERLAP, NO_RANGE, MISSING = "called", "too-few", "overlap", "no-range", "missing"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What may be said about B against A."""
+
+    status: str  # CALLED, TOO_FEW, OVERLAP, NO_RANGE or MISSING
+    direction: str = ""  # "higher" / "lower" (B against A) when the ranges are disjoint
+    p: float | None = None  # the exact rank-test p, only when the ranges are disjoint
+    n_a: int | None = None
+    n_b: int | None = None
+
+    @property
+    def text(self) -> str:
+        if self.status == CALLED:
+            return (f"B is {self.direction}: all {self.n_b} values of B lie {'above' if self.direction == 'higher' else 'below'} "
+                    f"all {self.n_a} of A (exact rank test p = 2/C({self.n_a + self.n_b},{self.n_a}) = {self.p:.2g})")
+        if self.status == TOO_FEW:
+            return (f"ranges disjoint, but {self.n_a} and {self.n_b} values cannot reach p <= {ALPHA} "
+                    f"(p = {self.p:.2g}): no claim")
+        if self.status == OVERLAP:
+            return "ranges overlap: no claim"
+        if self.status == NO_RANGE:
+            return "no range of values in the record: no claim"
+        return "not measured on both sides"
+
+
+def rank_test_p(n_a: int, n_b: int) -> float:
+    """Two-sided exact Mann-Whitney p when the two samples do not interleave at all."""
+    return min(1.0, 2 / comb(n_a + n_b, n_a))
+
+
+def verdict(a: Measure, b: Measure) -> Verdict:
+    """The verdict on B against A (see the module docstring for the rule)."""
+    if a.value is None or b.value is None:
+        return Verdict(MISSING)
+    if not (a.has_range and b.has_range) or not a.count or not b.count:
+        return Verdict(NO_RANGE)
+    assert a.minimum is not None and a.maximum is not None and b.minimum is not None and b.maximum is not None
+    if b.minimum > a.maximum:
+        direction = "higher"
+    elif b.maximum < a.minimum:
+        direction = "lower"
+    else:
+        return Verdict(OVERLAP, n_a=a.count, n_b=b.count)
+    p = rank_test_p(a.count, b.count)
+    return Verdict(CALLED if p <= ALPHA else TOO_FEW, direction, p, a.count, b.count)

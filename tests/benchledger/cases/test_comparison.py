@@ -1,0 +1,177 @@
+"""Case tables and one-axis comparisons on real variant records (made from the seeds, checked
+against the schema and the consistency checks before use)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchledger.cases import evidence
+from benchledger.cases.base import CaseKind, Field, Metric, Role, Better, natural_key
+from benchledger.cases.comparison import differences, find, match_points
+from benchledger.cases.registry import KINDS, kind_for
+from benchledger.records.checks import check_record
+from benchledger.records.schema import validate
+from tests.store_copies import GSH, TGR, seed
+from tests.variants import H200, graph_variant, llm_variant
+
+
+def cases(schema, *records):
+    kind = KINDS[schema]
+    out = []
+    for i, data in enumerate(records):
+        assert validate(data, schema, f"r{i}") == [] and check_record(data, schema, f"r{i}") == []
+        out += kind.cases(data, f"{i:064x}", f"r{i}.json")
+    return kind, out
+
+
+def test_every_registered_kind_names_a_shipped_schema_and_reads_its_seed():
+    assert set(KINDS) == {GSH, TGR} and kind_for("nope/1") is None
+    for schema, kind in KINDS.items():
+        found = kind.cases(seed(schema), "0" * 64, "seed.json")
+        assert found and all(c.points for c in found)
+        for case in found:
+            for name, value in case.values.items():
+                assert value.pointer is not None or value.value is None
+            for point in case.points:
+                for name in kind.headline:
+                    m = point.measures[name]
+                    assert m.value is not None, (schema, name, point.pointer)
+
+
+def test_llm_seed_cases_points_and_measures_carry_their_pointers():
+    kind = KINDS[GSH]
+    [full, l40, l20] = kind.cases(seed(GSH), "a" * 64, "llm.json")
+    assert [c.label for c in (full, l40, l20)] == ["offload-72b-full", "offload-72b-40", "offload-72b-20"]
+    assert dict(full.axes)["gpu_layers"] == "81" and dict(l20.axes)["gpu_layers"] == "20"
+    assert full.values["gpu"].pointer == "/hardware/gpu"
+    assert full.values["gpu_layers"].pointer == "/cases/0/placement/gpu_layers"
+    assert [p.key for p in full.points] == [(("context_tokens", "2048"),), (("context_tokens", "8192"),)]
+    decode = full.points[0].measures["decode_tokens_per_s"]
+    assert decode.pointer == "/cases/0/groups/0/server_decode_tokens_per_second/median"
+    assert decode.count == 5 and decode.minimum <= decode.value <= decode.maximum
+    energy = full.points[0].measures["gpu_energy_j_per_token"]
+    group = seed(GSH)["cases"][0]["groups"][0]
+    assert energy.pointer is None and energy.value == group["resources"]["gpu_energy"]["joules"] / group["completed_output_tokens"]
+    assert dict(energy.inputs) == {"joules": "/cases/0/groups/0/resources/gpu_energy/joules",
+                                   "completed_output_tokens": "/cases/0/groups/0/completed_output_tokens"}
+
+
+def test_energy_unavailable_gives_no_number_and_says_where():
+    data = seed(GSH)
+    group = data["cases"][0]["groups"][0]
+    group["resources"]["gpu_energy"] = {"available": False, "joules": None, "reason": "unbracketed_boundary"}
+    m = KINDS[GSH].cases(data, "a" * 64)[0].points[0].measures["gpu_energy_j_per_token"]
+    assert m.value is None and m.available_pointer == "/cases/0/groups/0/resources/gpu_energy/available"
+
+
+def test_graph_replay_on_h200_same_profile_is_a_device_comparison():
+    kind, found = cases(TGR, seed(TGR), graph_variant(device=H200, eager_factor=0.6, graph_factor=0.7))
+    result = find(kind, found)
+    assert [(c.axis, c.values) for c in result.comparisons] == [("device", ["NVIDIA GeForce RTX 4090", H200])]
+    assert result.confounded == []
+    comp = result.comparisons[0]
+    assert comp.baseline == "NVIDIA GeForce RTX 4090"  # the first in natural order
+    a, b = comp.cases
+    match = match_points(a, b)
+    assert len(match.matched) == 8 and not match.only_a and not match.only_b
+
+
+def test_graph_replay_on_h200_in_bf16_is_confounded_naming_both_differences():
+    kind, found = cases(TGR, seed(TGR), graph_variant(device=H200, profile="bf16"))
+    result = find(kind, found)
+    assert result.comparisons == []
+    [conf] = result.confounded
+    assert [str(d) for d in conf.differences] == ["device: NVIDIA GeForce RTX 4090 vs NVIDIA H200", "profile: fp16 vs bf16"]
+    assert [p for _, p in conf.a] == ["r0.json"] and [p for _, p in conf.b] == ["r1.json"]
+
+
+def test_llm_on_another_gpu_compares_each_placement_along_gpu():
+    kind, found = cases(GSH, seed(GSH), llm_variant(gpu=H200, decode_factor=1.5, first_token_factor=0.5))
+    result = find(kind, found)
+    gpu = [c for c in result.comparisons if c.axis == "gpu"]
+    # one comparison per placement held fixed (81, 40, 20 layers), each with both records
+    assert sorted(dict(c.fixed)["gpu_layers"] for c in gpu) == ["20", "40", "81"]
+    assert all(len(c.records) == 2 for c in gpu)
+    # gpu_layers varies only inside each record: a comparison needs cases of two records
+    assert {c.axis for c in result.comparisons} == {"gpu"}
+    assert result.confounded == []
+
+
+def test_llm_with_a_later_release_compares_along_the_release():
+    kind, found = cases(GSH, seed(GSH), llm_variant(release="b11200", decode_factor=1.1))
+    result = find(kind, found)
+    assert {c.axis for c in result.comparisons} == {"runtime_release"}
+    assert result.comparisons[0].values == ["b11146", "b11200"]
+
+
+def test_llm_on_another_gpu_and_release_is_confounded():
+    kind, found = cases(GSH, seed(GSH), llm_variant(gpu=H200, release="b11200"))
+    result = find(kind, found)
+    assert result.comparisons == []
+    [conf] = result.confounded
+    assert {d.field for d in conf.differences} == {"gpu", "runtime_release"}
+
+
+def test_context_fields_never_block_a_comparison_and_identity_fields_always_do():
+    other_kernel = llm_variant(gpu=H200)
+    other_kernel["environment"]["kernel"] = "6.1.0"
+    kind, found = cases(GSH, seed(GSH), other_kernel)
+    assert {c.axis for c in find(kind, found).comparisons} == {"gpu"}
+    other_model = llm_variant(gpu=H200)
+    other_model["models"][0]["quantization"] = "Q8_0"
+    kind, found = cases(GSH, seed(GSH), other_model)
+    result = find(kind, found)
+    assert result.comparisons == [] and result.confounded == []
+
+
+def test_differences_name_every_differing_axis():
+    kind, found = cases(GSH, seed(GSH))
+    full, l40, _ = found
+    assert [str(d) for d in differences(full, l40)] == ["gpu_layers: 81 vs 40"]
+
+
+def test_natural_order_of_releases_and_versions():
+    assert sorted(["b9", "b11146", "b100"], key=natural_key) == ["b9", "b100", "b11146"]
+    assert sorted(["550.2", "535.10", "535.9"], key=natural_key) == ["535.9", "535.10", "550.2"]
+
+
+# -- the rule for calling a difference ---------------------------------------------------------
+def _measure(median, low, high, n, name="decode_tokens_per_s"):
+    from benchledger.cases.base import Measure
+    return Measure(KINDS[GSH].metric(name), median, "/x", n, low, high)
+
+
+def test_disjoint_ranges_of_five_each_are_called_with_the_exact_rank_test_p():
+    v = evidence.verdict(_measure(10, 9, 11, 5), _measure(15, 14, 16, 5))
+    assert v.status == evidence.CALLED and v.direction == "higher"
+    assert v.p == pytest.approx(2 / 252) and "0.0079" in v.text
+
+
+def test_overlapping_or_touching_ranges_are_not_called():
+    assert evidence.verdict(_measure(10, 9, 12, 5), _measure(12, 11.5, 13, 5)).status == evidence.OVERLAP
+    assert evidence.verdict(_measure(10, 9, 12, 5), _measure(13, 12, 14, 5)).status == evidence.OVERLAP
+
+
+def test_disjoint_but_too_few_values_make_no_claim():
+    v = evidence.verdict(_measure(10, 9, 11, 3), _measure(15, 14, 16, 3))
+    assert v.status == evidence.TOO_FEW and v.p == pytest.approx(0.1) and "no claim" in v.text
+
+
+def test_a_number_without_its_range_makes_no_claim():
+    kind = KINDS[TGR]
+    [a] = kind.cases(seed(TGR), "a" * 64)
+    [b] = kind.cases(graph_variant(device=H200, eager_factor=0.5), "b" * 64)
+    v = evidence.verdict(a.points[0].measures["eager_ms"], b.points[0].measures["eager_ms"])
+    assert v.status == evidence.NO_RANGE
+
+
+def test_tables_are_validated_on_construction():
+    axis = Field("gpu", Role.AXIS, ("/gpu",), "GPU")
+    with pytest.raises(ValueError, match="duplicate field"):
+        CaseKind("x/1", "x", (axis, axis), ())
+    with pytest.raises(ValueError, match="axis field"):
+        CaseKind("x/1", "x", (Field("m", Role.IDENTITY, ("/m",), "m"),), ())
+    with pytest.raises(ValueError, match="either a value pointer or a formula"):
+        Metric("m", "m", "s", Better.LOWER)
+    with pytest.raises(ValueError, match="pointer"):
+        Field("gpu", Role.AXIS, ("gpu",), "GPU")
