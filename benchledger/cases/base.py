@@ -203,6 +203,9 @@ class CaseKind:
       case has no numbers to compare); `case_label`: pointer of the case's label.
     - `points_at`: pointer (relative to the case) of the array of points, or None for one point.
     - `fields`, `metrics`: the tables; `headline`: the metric names charted on comparison pages.
+    - `subject`: the field names whose values name what is measured in titles ("Qwen2.5-72B
+      Q4_K_M"); `columns`: the field names the explorer shows for every case (besides the
+      headline metrics), in order.
     """
 
     schema: str
@@ -214,6 +217,8 @@ class CaseKind:
     case_label: str | None = None
     points_at: str | None = None
     headline: tuple[str, ...] = field(default=())
+    subject: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         names = [f.name for f in self.fields]
@@ -225,6 +230,9 @@ class CaseKind:
         unknown = set(self.headline) - set(metric_names)
         if unknown:
             raise ValueError(f"{self.schema}: headline names unknown metrics {sorted(unknown)}")
+        unknown_fields = (set(self.subject) | set(self.columns)) - set(names)
+        if unknown_fields:
+            raise ValueError(f"{self.schema}: subject/columns name unknown fields {sorted(unknown_fields)}")
         if not any(f.role is Role.AXIS for f in self.fields):
             raise ValueError(f"{self.schema}: a kind needs at least one axis field")
         if self.points_at is None and any(f.scope is Scope.POINT for f in self.fields):

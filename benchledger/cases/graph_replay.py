@@ -47,4 +47,6 @@ KIND = CaseKind(
     metrics=METRICS,
     points_at="/measurements",
     headline=("eager_ms", "graph_ms", "speedup"),
+    subject=(),
+    columns=("device", "profile", "torch_version", "length_kind", "tokens"),
 )

@@ -110,4 +110,7 @@ KIND = CaseKind(
     case_label="/id",
     points_at="/groups",
     headline=("decode_tokens_per_s", "first_token_s", "aggregate_tokens_per_s", "gpu_energy_j_per_token"),
+    subject=("model", "quantization"),
+    columns=("model", "quantization", "gpu", "cpu", "runtime_release", "gpu_layers", "kv_cache", "threads",
+             "context_tokens", "tested_at"),
 )
