@@ -1,0 +1,116 @@
+"""A comparison of two adjacent segments of a series (records before and after a change
+point, or two neighbouring records), by the strongest method the data supports:
+
+- `welch-records`: both segments have >= 2 records: Welch's interval on the log of each
+  record's mean (between-run variance is in it);
+- `welch-values`: two single records that carry their raw values: Welch's interval on the log
+  of those values (only the spread within one run is in it);
+- `rank-summary`: otherwise, the summaries' ranges (see `rank`): an exact p-value for disjoint
+  ranges and no interval, nothing at all for overlapping ones.
+
+A comparison is a statistic and its inputs; the verdict comes from `claims.assess`, which sees
+every comparison of a page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from site_gen.changes.observation import Observation
+from site_gen.changes.rank import Separation, range_noise, separation
+from site_gen.changes.rule import Rule
+from site_gen.changes.welch import LogRatio, welch_log_ratio
+
+WELCH_RECORDS = "welch-records"
+WELCH_VALUES = "welch-values"
+RANK_SUMMARY = "rank-summary"
+
+STATISTICS = {
+    WELCH_RECORDS: "ratio of geometric means of the records' means, after / before; Welch interval on log values",
+    WELCH_VALUES: "ratio of geometric means of the two records' raw values, after / before; Welch interval on log values "
+                  "(spread within one run only: between-run variance is not in it)",
+    RANK_SUMMARY: "ratio of means, after / before; ranges compared: an exact rank p-value when they do not overlap, no interval",
+}
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Records start..stop-1 of a series (positions in axis order)."""
+
+    start: int
+    stop: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start < self.stop:
+            raise ValueError(f"a segment needs 0 <= start < stop, not {self.start}..{self.stop}")
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """`after` against `before`: the estimated `ratio` (after / before), the method's p-value
+    for "no change" (None where the data support none), its `log_ratio` statistic for
+    intervals (Welch methods), the `separation` of ranges (rank rule), the within-segment
+    `noise` (relative) and the inputs."""
+
+    method: str
+    before: Segment
+    after: Segment
+    ratio: float
+    p_value: float | None
+    noise: float | None
+    log_ratio: LogRatio | None = None
+    separation: Separation | None = None
+    inputs: tuple[float, ...] = ()  # the values compared: record means, or raw values of the two records
+    split_at: int = 0  # how many of `inputs` belong to the before segment
+
+    def __post_init__(self) -> None:
+        if self.method not in STATISTICS:
+            raise ValueError(f"unknown comparison method {self.method!r}")
+        if self.before.stop != self.after.start:
+            raise ValueError("the segments of a comparison must be adjacent")
+
+    def delta(self, rule: Rule) -> float:
+        """The smallest relative change this comparison may call a change:
+        max(delta_floor, noise_factor x noise)."""
+        noise = self.noise if self.noise is not None else 0.0
+        return max(rule.delta_floor, rule.noise_factor * noise)
+
+    def minimum_detectable(self, rule: Rule) -> float | None:
+        """The smallest relative change the method could find here (Welch methods); None for
+        the rank rule, whose threshold is separation of the ranges."""
+        if self.log_ratio is None:
+            return None
+        return self.log_ratio.minimum_detectable(rule.confidence, rule.power)
+
+
+def compare(series: Sequence[Observation], before: Segment, after: Segment) -> Comparison:
+    """Compare two adjacent segments of `series` by the strongest method their data support."""
+    if before.size >= 2 and after.size >= 2:
+        a = [o.point for o in series[before.start:before.stop]]
+        b = [o.point for o in series[after.start:after.stop]]
+        lr = welch_log_ratio(a, b)
+        if lr is not None:
+            return Comparison(WELCH_RECORDS, before, after, lr.ratio, lr.p_value, lr.noise, lr, None, tuple(a + b), len(a))
+    if before.size == 1 and after.size == 1:
+        x, y = series[before.start], series[after.start]
+        if x.values is not None and y.values is not None:
+            lr = welch_log_ratio(x.values, y.values)
+            if lr is not None:
+                return Comparison(WELCH_VALUES, before, after, lr.ratio, lr.p_value, lr.noise, lr, None,
+                                  x.values + y.values, len(x.values))
+        sep = separation(x, y)
+        noises = [n for n in (range_noise(x), range_noise(y)) if n is not None]
+        noise = max(noises) if noises else None
+        return Comparison(RANK_SUMMARY, before, after, y.mean / x.mean, sep.p_value, noise, None, sep,
+                          (x.minimum, x.maximum, y.minimum, y.maximum), 2)
+    # segments of several records without any spread (or of unequal sizes): the summary rule on
+    # the records' means, one value per record
+    x = Observation.from_values([o.point for o in series[before.start:before.stop]])
+    y = Observation.from_values([o.point for o in series[after.start:after.stop]])
+    sep = separation(x, y)
+    return Comparison(RANK_SUMMARY, before, after, y.mean / x.mean, sep.p_value, None, None, sep,
+                      x.values + y.values, x.count)

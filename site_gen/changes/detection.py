@@ -1,0 +1,63 @@
+"""Where a series changes: E-Divisive means over the records' log means for series of at least
+`rule.edivisive_min_records` records, neighbouring pairs for shorter ones; then one
+`Comparison` of the segments on either side of each change (or of each pair)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from site_gen.changes.comparison import Comparison, Segment, compare
+from site_gen.changes.edivisive import ChangePoint, change_points
+from site_gen.changes.observation import Observation
+from site_gen.changes.rule import Rule
+
+E_DIVISIVE = "e-divisive"
+NEIGHBOUR_PAIRS = "neighbour-pairs"
+SINGLE = "single-record"
+
+ALGORITHMS = {
+    E_DIVISIVE: "E-Divisive means (Otava/Hunter): windowed split at the first-pass p-value, t-test merge at the maximum "
+                "p-value, minimum segment length; on the log of each record's mean",
+    NEIGHBOUR_PAIRS: "each record against the one before it (too few records for change-point search)",
+    SINGLE: "one record: nothing to compare",
+}
+
+
+@dataclass(frozen=True)
+class Detection:
+    """The outcome of change detection on one series of one metric."""
+
+    algorithm: str
+    size: int  # records in the series
+    change_points: tuple[ChangePoint, ...]  # E-Divisive's points, with its own t-test p-values
+    comparisons: tuple[Comparison, ...]
+    # When E-Divisive found nothing: the comparison of the series' halves, for its minimum
+    # detectable effect (how large a step could have been found at this spread and length).
+    halves: Comparison | None = None
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        """The series cut at its change points (E-Divisive), or one segment per record (pairs)."""
+        if self.algorithm == E_DIVISIVE:
+            bounds = [0, *(cp.index for cp in self.change_points), self.size]
+            return tuple(Segment(a, b) for a, b in zip(bounds, bounds[1:]))
+        return tuple(Segment(i, i + 1) for i in range(self.size))
+
+
+def detect(series: Sequence[Observation], rule: Rule) -> Detection:
+    """Change detection on `series` (one observation per record, in axis order)."""
+    n = len(series)
+    if n < 2:
+        return Detection(SINGLE, n, (), ())
+    if n < rule.edivisive_min_records:
+        pairs = tuple(compare(series, Segment(i, i + 1), Segment(i + 1, i + 2)) for i in range(n - 1))
+        return Detection(NEIGHBOUR_PAIRS, n, (), pairs)
+    points = change_points([math.log(o.point) for o in series], window=rule.window_records, max_pvalue=rule.max_pvalue,
+                           first_pass_pvalue=rule.first_pass_pvalue, min_segment=rule.min_segment_records)
+    bounds = [0, *(cp.index for cp in points), n]
+    comparisons = tuple(compare(series, Segment(bounds[i - 1], bounds[i]), Segment(bounds[i], bounds[i + 1]))
+                        for i in range(1, len(bounds) - 1))
+    halves = None if points else compare(series, Segment(0, n // 2), Segment(n // 2, n))
+    return Detection(E_DIVISIVE, n, tuple(points), comparisons, halves)

@@ -1,0 +1,188 @@
+"""E-Divisive means change-point detection as Apache Otava (MongoDB's Hunter) runs it,
+reimplemented from its documented recurrences (Otava docs/MATH.md; Matteson & James 2014;
+Fleming et al. 2023, "Hunter"):
+
+- Q(s, tau, kappa), the scaled energy divergence between Z[s:tau] and Z[tau:kappa] (alpha = 1),
+  is A - B - C: A the mean distance between the two sides, B and C the mean distances within
+  each, each updated from its neighbour in tau (A and B as tau grows, C as it shrinks).
+- The split step runs E-Divisive on overlapping windows (length `window`, step window / 2): in
+  each, the (tau, kappa) with the largest Q proposes tau; it is kept when a two-sided Student
+  t-test between the sides of its interval gives p <= `first_pass_pvalue`, and the search goes on
+  in the pieces. The union of all windows' points are the "weak" change points.
+- The merge step then drops, one at a time, the weakest point (largest p-value, each point
+  tested between its neighbouring points) until every point has p <= `max_pvalue`.
+
+Differences from Otava, on purpose: no segment is shorter than `min_segment` (so every t-test
+has a spread on both sides); the t-test uses the sample standard deviation (ddof = 1); after a
+point is dropped every remaining point is re-tested; ties go to the earliest index. Everything
+is deterministic: no permutations, no random numbers."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The best split of one interval: `index` is the first point of the new segment."""
+
+    index: int
+    kappa: int  # end (exclusive) of the right side that maximised Q
+    qhat: float
+
+
+@dataclass(frozen=True)
+class ChangePoint:
+    """A change point with the t-test between its neighbouring segments."""
+
+    index: int  # first point of the new segment
+    pvalue: float
+    mean_before: float
+    mean_after: float
+
+
+def q_matrix(series: Sequence[float], start: int, stop: int, min_segment: int = 1) -> dict[tuple[int, int], float]:
+    """Q(start, tau, kappa) for every start + min_segment <= tau <= kappa - min_segment,
+    kappa <= stop, by the recurrences (alpha = 1, distances |Z_i - Z_j|)."""
+    z = np.asarray(series, dtype=float)
+    out: dict[tuple[int, int], float] = {}
+    s = start
+    for kappa in range(s + 2 * max(min_segment, 1), stop + 1):
+        length = kappa - s
+        dist = np.abs(z[s:kappa, None] - z[None, s:kappa])  # local indexes 0..length-1
+        # V(t) = sum of distances from point t to the points before it; H(t) = to the points from t to kappa-1
+        v = np.array([dist[:t, t].sum() for t in range(length)])
+        h = np.array([dist[t, t:].sum() for t in range(length)])
+        # A and B grow with tau: moving point tau-1 from the right side to the left
+        between = np.zeros(length + 1)  # sum of distances across the split at local tau
+        within_left = np.zeros(length + 1)
+        for tau in range(1, length + 1):
+            between[tau] = between[tau - 1] - v[tau - 1] + h[tau - 1]
+            within_left[tau] = within_left[tau - 1] + v[tau - 1]
+        # C shrinks with tau: adding point tau to the right side
+        within_right = np.zeros(length + 1)
+        for tau in range(length - 1, -1, -1):
+            within_right[tau] = within_right[tau + 1] + h[tau]
+        for tau in range(max(min_segment, 1), length - max(min_segment, 1) + 1):
+            m, n = tau, length - tau
+            a = 2 / length * between[tau]
+            b = 2 * n / (length * (m - 1)) * within_left[tau] if m > 1 else 0.0
+            c = 2 * m / (length * (n - 1)) * within_right[tau] if n > 1 else 0.0
+            out[(s + tau, kappa)] = float(a - b - c)
+    return out
+
+
+def q_direct(series: Sequence[float], start: int, tau: int, kappa: int) -> float:
+    """Q by its definition (Matteson & James): mn/(m+n) x (2 x mean between-distance - mean
+    within-left - mean within-right). For tests of `q_matrix`; O(n^2) per value."""
+    x, y = list(series[start:tau]), list(series[tau:kappa])
+    m, n = len(x), len(y)
+    between = sum(abs(a - b) for a in x for b in y) / (m * n)
+    wx = sum(abs(x[i] - x[j]) for i in range(m) for j in range(i + 1, m)) / math.comb(m, 2) if m > 1 else 0.0
+    wy = sum(abs(y[i] - y[j]) for i in range(n) for j in range(i + 1, n)) / math.comb(n, 2) if n > 1 else 0.0
+    return m * n / (m + n) * (2 * between - wx - wy)
+
+
+def best_split(series: Sequence[float], start: int, stop: int, min_segment: int) -> Candidate | None:
+    """The (tau, kappa) of series[start:stop] with the largest Q (earliest on ties), or None
+    when the interval cannot hold two segments."""
+    if stop - start < 2 * min_segment:
+        return None
+    best: Candidate | None = None
+    for (tau, kappa), q in sorted(q_matrix(series, start, stop, min_segment).items()):
+        if best is None or q > best.qhat:
+            best = Candidate(tau, kappa, q)
+    return best
+
+
+def t_test(left: Sequence[float], right: Sequence[float]) -> float:
+    """Two-sided Student t-test p-value between two sides (1.0 when it cannot be computed;
+    0.0 for two constant sides that differ)."""
+    na, nb = len(left), len(right)
+    if na < 2 or nb < 2:
+        return 1.0
+    a, b = np.asarray(left, dtype=float), np.asarray(right, dtype=float)
+    pooled = (float(np.sum((a - a.mean()) ** 2)) + float(np.sum((b - b.mean()) ** 2))) / (na + nb - 2)
+    diff = float(b.mean() - a.mean())
+    if pooled == 0:
+        return 0.0 if diff != 0 else 1.0
+    t = diff / math.sqrt(pooled * (1 / na + 1 / nb))
+    return float(2 * stats.t.sf(abs(t), na + nb - 2))
+
+
+def _bounds(points: Sequence[int], length: int) -> list[int]:
+    return [0, *sorted(points), length]
+
+
+def _tested(series: Sequence[float], points: Sequence[int]) -> list[ChangePoint]:
+    """Each point tested between its neighbouring points (or the series ends)."""
+    bounds = _bounds(points, len(series))
+    out = []
+    for i in range(1, len(bounds) - 1):
+        left, right = series[bounds[i - 1]:bounds[i]], series[bounds[i]:bounds[i + 1]]
+        out.append(ChangePoint(bounds[i], t_test(left, right), float(np.mean(left)), float(np.mean(right))))
+    return out
+
+
+def _divide(series: Sequence[float], start: int, stop: int, pvalue: float, min_segment: int) -> list[int]:
+    """E-Divisive on series[start:stop]: split at the best candidate of all pieces while the
+    t-test between the candidate's sides (within its piece) passes `pvalue`."""
+    points: list[int] = []
+    while True:
+        bounds = [start, *sorted(points), stop]
+        candidates = []
+        for lo, hi in zip(bounds, bounds[1:]):
+            c = best_split(series, lo, hi, min_segment)
+            if c is not None:
+                candidates.append((c, lo, hi))
+        if not candidates:
+            return sorted(points)
+        # the largest Q over all pieces; ties to the earliest index
+        cand, lo, hi = max(candidates, key=lambda item: (item[0].qhat, -item[0].index))
+        if t_test(series[lo:cand.index], series[cand.index:hi]) > pvalue:
+            return sorted(points)
+        points.append(cand.index)
+
+
+def split(series: Sequence[float], window: int, pvalue: float, min_segment: int) -> list[int]:
+    """The weak change points: E-Divisive over overlapping windows, united."""
+    found: set[int] = set()
+    start, step = 0, max(window // 2, 1)
+    while start < len(series):
+        stop = min(start + window, len(series))
+        new = _divide(series, start, stop, pvalue, min_segment)
+        found.update(new)
+        start = max(new[-1] if new else 0, start + step)
+    # windows may propose points closer together than a minimum segment: keep the earlier one
+    kept: list[int] = []
+    for index in sorted(found):
+        if index >= min_segment and len(series) - index >= min_segment and (not kept or index - kept[-1] >= min_segment):
+            kept.append(index)
+    return kept
+
+
+def merge(series: Sequence[float], points: Sequence[int], max_pvalue: float) -> list[ChangePoint]:
+    """Drop the weakest point (largest p-value, earliest on ties) until all pass `max_pvalue`."""
+    current = list(points)
+    while current:
+        tested = _tested(series, current)
+        weakest = max(tested, key=lambda cp: (cp.pvalue, -cp.index))
+        if weakest.pvalue <= max_pvalue:
+            return tested
+        current.remove(weakest.index)
+    return []
+
+
+def change_points(series: Sequence[float], *, window: int, max_pvalue: float, first_pass_pvalue: float,
+                  min_segment: int) -> list[ChangePoint]:
+    """Otava's compute_change_points: split (weak points at `first_pass_pvalue`) then merge
+    (at `max_pvalue`). `series` is one value per record, in axis order."""
+    values = [float(v) for v in series]
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError("E-Divisive needs finite values")
+    return merge(values, split(values, window, first_pass_pvalue, min_segment), max_pvalue)

@@ -1,0 +1,155 @@
+"""Detection and claims: the issue's series (eight records, a 12% drop from the sixth; the
+same without it; three records), verdicts, false-discovery control across a page, minimum
+detectable effects, determinism."""
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from site_gen.changes.claims import CHANGED, EQUIVALENT, INCONCLUSIVE, assess
+from site_gen.changes.comparison import RANK_SUMMARY, WELCH_RECORDS, WELCH_VALUES, Segment, compare
+from site_gen.changes.detection import E_DIVISIVE, NEIGHBOUR_PAIRS, SINGLE, detect
+from site_gen.changes.observation import Observation
+from site_gen.changes.rule import DEFAULT_RULE, Rule
+
+# the five per-request decode rates of the LLM seed's first group (min, median, max as sealed)
+SEED = [25.605412361610277, 25.7, 25.778169650885744, 26.0, 26.211279772416194]
+
+
+def record(scale, raw=True):
+    o = Observation.from_values([v * scale for v in SEED])
+    return o if raw else Observation(o.count, o.minimum, o.median, o.mean, o.maximum)
+
+
+def series(n, drop_from=None, drop=0.88, seed=0, raw=True):
+    rng = random.Random(seed)
+    return [record((1 + rng.uniform(-0.01, 0.01)) * (drop if drop_from is not None and i >= drop_from else 1.0), raw)
+            for i in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("raw", [True, False])
+def test_eight_records_with_a_drop_from_the_sixth_give_one_change_there(seed, raw):
+    d = detect(series(8, drop_from=5, seed=seed, raw=raw), DEFAULT_RULE)
+    assert d.algorithm == E_DIVISIVE
+    assert [cp.index for cp in d.change_points] == [5]
+    [claims] = assess([d], DEFAULT_RULE)
+    assert len(claims) == 1
+    claim = claims[0]
+    assert claim.comparison.method == WELCH_RECORDS
+    assert claim.comparison.before == Segment(0, 5) and claim.comparison.after == Segment(5, 8)
+    assert claim.verdict == CHANGED and claim.direction == -1
+    low, high = claim.interval
+    assert low < 0.88 * 1.02 and high > 0.88 * 0.98 and high < 1 - claim.delta
+    assert claim.delta == DEFAULT_RULE.delta_floor
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_eight_records_without_the_drop_give_none_and_say_what_could_have_been_found(seed):
+    d = detect(series(8, seed=seed), DEFAULT_RULE)
+    assert d.change_points == () and d.comparisons == ()
+    assert assess([d], DEFAULT_RULE) == [[]]
+    mde = d.halves.minimum_detectable(DEFAULT_RULE)
+    assert 0 < mde < 0.05  # at ±1% noise over 4 + 4 records a few percent would have been found
+
+
+def test_three_summary_records_report_what_n_allows_and_no_more():
+    s = series(3, drop_from=2, seed=1, raw=False)
+    d = detect(s, DEFAULT_RULE)
+    assert d.algorithm == NEIGHBOUR_PAIRS and len(d.comparisons) == 2
+    [[steady, dropped]] = assess([d], DEFAULT_RULE)
+    assert steady.comparison.method == dropped.comparison.method == RANK_SUMMARY
+    # overlapping ranges: no p-value, no interval, no claim
+    assert steady.comparison.p_value is None and steady.adjusted_p is None and steady.interval is None
+    assert steady.verdict == INCONCLUSIVE
+    # disjoint ranges at 5 vs 5: p = 2/252, the smallest there is; still no interval
+    assert dropped.comparison.p_value == pytest.approx(2 / 252)
+    assert dropped.adjusted_p == pytest.approx(2 / 252)
+    assert dropped.interval is None and dropped.minimum_detectable is None
+    assert dropped.verdict == CHANGED
+
+
+def test_three_records_with_raw_values_get_intervals_but_within_run_only():
+    d = detect(series(3, drop_from=2, seed=1), DEFAULT_RULE)
+    [[steady, dropped]] = assess([d], DEFAULT_RULE)
+    assert steady.comparison.method == dropped.comparison.method == WELCH_VALUES
+    assert dropped.verdict == CHANGED and dropped.interval[1] < 0.97
+    assert steady.verdict in (EQUIVALENT, INCONCLUSIVE)
+    assert steady.minimum_detectable is not None
+
+
+def test_single_values_support_nothing():
+    s = [Observation(1, 10.0, 10.0, 10.0, 10.0), Observation(1, 5.0, 5.0, 5.0, 5.0)]
+    [[claim]] = assess([detect(s, DEFAULT_RULE)], DEFAULT_RULE)
+    assert claim.comparison.separation.p_value == 1.0  # 2 / C(2, 1)
+    assert claim.verdict == INCONCLUSIVE
+    assert detect(s[:1], DEFAULT_RULE).algorithm == SINGLE
+
+
+def test_benjamini_hochberg_across_the_page_and_false_coverage_intervals():
+    rule = DEFAULT_RULE
+    pages = [detect(series(3, drop_from=d, seed=s), rule) for s, d in ((1, 2), (2, 1), (3, None), (4, None))]
+    claims = [c for group in assess(pages, rule) for c in group]
+    ps = [c.comparison.p_value for c in claims]
+    expected = stats.false_discovery_control(ps, method="bh")
+    assert [c.adjusted_p for c in claims] == pytest.approx(list(expected))
+    # by hand, for the record: p_(k) m / k, made monotone from the top
+    order = sorted(range(len(ps)), key=lambda i: ps[i])
+    by_hand = [0.0] * len(ps)
+    running = 1.0
+    for rank in range(len(ps), 0, -1):
+        i = order[rank - 1]
+        running = min(running, ps[i] * len(ps) / rank)
+        by_hand[i] = running
+    assert [c.adjusted_p for c in claims] == pytest.approx(by_hand)
+    selected = [c for c in claims if c.adjusted_p <= rule.fdr_q]
+    assert all(c.tests_on_page == len(claims) and c.selected_on_page == len(selected) for c in claims)
+    for c in selected:
+        assert c.confidence == pytest.approx(1 - len(selected) * rule.fdr_q / len(claims))
+        plain = c.comparison.log_ratio.interval(rule.confidence)
+        assert c.interval[0] <= plain[0] and plain[1] <= c.interval[1]
+
+
+def test_delta_follows_the_noise():
+    noisy = [record(1 + 0.06 * (i % 2)) for i in range(8)]
+    comparison = compare(noisy, Segment(0, 4), Segment(4, 8))
+    assert comparison.delta(DEFAULT_RULE) == pytest.approx(2 * comparison.noise)
+    assert comparison.delta(DEFAULT_RULE) > 0.03
+
+
+def test_a_small_significant_change_is_equivalent_not_changed():
+    # 1% drop with almost no noise: real but within ±3%
+    rng = random.Random(9)
+    s = [record((1 + rng.uniform(-0.0005, 0.0005)) * (0.99 if i >= 4 else 1)) for i in range(8)]
+    d = detect(s, DEFAULT_RULE)
+    [[claim]] = assess([d], DEFAULT_RULE)
+    assert claim.adjusted_p < 0.001
+    assert claim.verdict == EQUIVALENT
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(min_value=0.95, max_value=1.05), min_size=1, max_size=10), st.booleans())
+def test_deterministic_and_well_formed(scales, raw):
+    s = [record(x, raw) for x in scales]
+    first = assess([detect(s, DEFAULT_RULE)], DEFAULT_RULE)
+    assert first == assess([detect(list(s), DEFAULT_RULE)], DEFAULT_RULE)
+    for claim in first[0]:
+        if claim.interval is None:
+            assert claim.comparison.method == RANK_SUMMARY and claim.verdict != EQUIVALENT
+        else:
+            assert claim.interval[0] <= claim.ratio <= claim.interval[1]
+        if claim.comparison.p_value is None:
+            assert claim.verdict == INCONCLUSIVE
+
+
+def test_rule_validates():
+    with pytest.raises(ValueError, match="min_segment"):
+        Rule(min_segment_records=1)
+    with pytest.raises(ValueError, match="fdr_q"):
+        Rule(fdr_q=0)
+    with pytest.raises(ValueError, match="first_pass"):
+        Rule(first_pass_pvalue=0.0001)
+    assert Rule().parameters()["window_records"] == 50
