@@ -30,7 +30,7 @@ from collector.modules.llama_server.module import case_plan  # noqa: E402
 from collector.modules.llama_server.requests import SYNTHETIC_TEXT, Client, synthetic_prompt  # noqa: E402
 from collector.modules.llama_server.server import LlamaServer, inspect_binary, packaged_binary  # noqa: E402
 from collector.modules.llama_server.tiny_model import write_tiny_model  # noqa: E402
-from collector.plan import load_plan  # noqa: E402
+from collector.plan_loader import load_plan  # noqa: E402
 from collector.progress import Progress  # noqa: E402
 from collector.runner import Runner  # noqa: E402
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from benchledger.errors import InputError, PlanError, Problem
+from benchledger.errors import InputError, Problem
 
 
 @dataclass(frozen=True)
@@ -192,12 +192,11 @@ class Plan:
         return Problem(str(self.path), path, message)
 
 
-def load_plan(path: str | Path) -> Plan:
-    """Read, parse and validate a plan; raise PlanError listing every problem, or InputError when
-    the file cannot be read or is not TOML. Each case is also checked by its module's
-    validate_case (this imports the module classes), in the same round: the modules see the plan
-    with defaults in place of broken values, and what they find about a place already reported
-    is left out."""
+def read_plan(path: str | Path) -> tuple[Plan, list[Problem]]:
+    """Read and parse a plan: the plan (a broken value replaced by its default, so the modules
+    can still check the rest) and every general problem. Raises InputError when the file cannot
+    be read or is not TOML. The modules' own checks are not run here (plan parsing knows no
+    module): `collector.plan_loader.load_plan` runs both and reports them together."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -210,13 +209,17 @@ def load_plan(path: str | Path) -> Plan:
     except tomllib.TOMLDecodeError as err:
         m = re.search(r"\(at line (\d+), column \d+\)", str(err))
         raise InputError(path, "", f"not valid TOML: {err}", int(m.group(1)) if m else None) from None
-    plan, problems = _build(path, raw, doc)
-    for found in dict.fromkeys(_where_written(p, plan) for p in check_plan_modules(plan)):  # once each
+    return _build(path, raw, doc)
+
+
+def merge_module_problems(plan: Plan, problems: list[Problem], from_modules: list[Problem]) -> list[Problem]:
+    """The general problems plus what the modules found, each once, at the place the author
+    wrote the value, leaving out what follows from a place already reported."""
+    merged = list(problems)
+    for found in dict.fromkeys(_where_written(p, plan) for p in from_modules):  # once each
         if not _follows_from(found, problems):
-            problems.append(found)
-    if problems:
-        raise PlanError(problems, f"{path}: {len(problems)} problem(s) in plan; nothing was run")
-    return plan
+            merged.append(found)
+    return merged
 
 
 def _where_written(found: Problem, plan: Plan) -> Problem:
@@ -235,34 +238,6 @@ def _follows_from(found: Problem, reported: list[Problem]) -> bool:
     module saw the default that replaced the broken value)."""
     return any(found.path == earlier.path or found.path.startswith((earlier.path + ".", earlier.path + "["))
                for earlier in reported)
-
-
-def check_plan_modules(plan: Plan) -> list[Problem]:
-    """Problems found by the modules themselves (unknown module, module-specific keys)."""
-    from collector.modules.registry import ModuleUnavailable, get_module
-
-    problems: list[Problem] = []
-    schemas: dict[str, str] = {}
-    for name in sorted({plan.module, *(c.module for c in plan.cases)}):
-        where = "$.module" if name == plan.module else next(f"{c.json_path}.module" for c in plan.cases if c.module == name)
-        try:
-            module = get_module(name)
-        except ModuleUnavailable as err:
-            problems.append(plan.problem(where, str(err)))
-            continue
-        schemas[name] = module.schema
-        problems += module.validate_plan(plan)
-    if plan.schema is not None and plan.module in schemas and plan.schema != schemas[plan.module]:
-        problems.append(plan.problem("$.schema", f"module {plan.module!r} writes {schemas[plan.module]!r} records, "
-                                                 f"not {plan.schema!r}; change the schema or the module"))
-    if plan.module in schemas:
-        for c in plan.cases:
-            if c.module in schemas and schemas[c.module] != schemas[plan.module]:
-                problems.append(plan.problem(f"{c.json_path}.module", f"module {c.module!r} writes {schemas[c.module]!r} but the plan's module {plan.module!r} writes {schemas[plan.module]!r}; one plan makes one record"))
-    for c in plan.cases:
-        if c.module in schemas:
-            problems += get_module(c.module).validate_case(c)
-    return problems
 
 
 def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Problem]]:

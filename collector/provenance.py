@@ -11,6 +11,7 @@ from typing import Any
 
 import psutil
 
+from benchledger.records.digest import named_bytes_sha256
 from collector.telemetry import GpuInfo
 
 CHUNK_BYTES = 1 << 20
@@ -98,8 +99,4 @@ def environment(gpu: GpuInfo) -> dict[str, Any]:
 def collector_sha256() -> str:
     """sha256 over the collector's own sources (path + bytes, sorted): the `runner_sha256`."""
     root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for p in sorted(root.rglob("*.py")):
-        h.update(p.relative_to(root).as_posix().encode() + b"\0")
-        h.update(p.read_bytes() + b"\0")
-    return h.hexdigest()
+    return named_bytes_sha256((p.relative_to(root).as_posix(), p.read_bytes()) for p in sorted(root.rglob("*.py")))

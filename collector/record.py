@@ -1,12 +1,10 @@
-"""Record bytes: serialised once (sorted keys, no NaN), written atomically (temp file, fsync,
-rename), validated against the record's schema, and sealed in the store through
+"""Record bytes: serialised once (sorted keys, no NaN), written atomically (by the runner,
+through `benchledger.atomic`), validated against the record's schema, and sealed in the store through
 `benchledger.records.store.Store.seal_bytes`."""
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,27 +18,6 @@ def encode(record: dict[str, Any]) -> bytes:
         return (json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
     except ValueError as err:
         raise CollectError(f"record contains a non-finite number ({err}); refusing to write it") from None
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so that readers see the old file or the whole new one, never a
-    part: a temporary file in the same directory, fsync, rename, fsync of the directory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def validate(record: dict[str, Any], schema_id: str, file: str) -> None:

@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from benchledger.atomic import write_atomic
 from benchledger.errors import CollectError, ConsistencyError, SchemaError
 from collector import record as record_io
 from collector.modules.base import CaseFailed
@@ -100,7 +101,7 @@ class Runner:
         if meta.is_file():
             return datetime.fromisoformat(json.loads(meta.read_bytes())["started_at"])
         started = utc_now()
-        record_io.write_atomic(meta, json.dumps({"plan_sha256": self.plan.sha256, "started_at": started.isoformat()}).encode())
+        write_atomic(meta, json.dumps({"plan_sha256": self.plan.sha256, "started_at": started.isoformat()}).encode())
         return started
 
     def _run_locked(self) -> RunOutcome:
@@ -127,7 +128,7 @@ class Runner:
             data = module.assemble(session.plan, results, session)
             record_io.validate(data, module.schema, str(self.record_file))  # before writing anything
             raw = record_io.encode(data)
-            record_io.write_atomic(self.record_file, raw)
+            write_atomic(self.record_file, raw)
         else:  # assembled by an earlier run that ended before sealing
             raw = self.record_file.read_bytes()
         # from the case results, not the record: not every kind of record lists its cases
@@ -151,7 +152,7 @@ class Runner:
         if target is None or target in taken or not record_io.path_free_for(self.records_dir, target, raw):
             data = json.loads(raw)
             target = record_io.store_path(self.records_dir, self.plan.article_key, data.get("tested_at", "undated"), taken, raw)
-            record_io.write_atomic(self.target_file, json.dumps({"path": target}).encode())
+            write_atomic(self.target_file, json.dumps({"path": target}).encode())
         try:
             entry = record_io.seal(self.records_dir, raw, get_module(self.plan.module).schema, target)
         except (SchemaError, ConsistencyError):
@@ -197,7 +198,7 @@ class Runner:
             result = module.failed_case(case, reason, session)
             result["status"] = "failed"
             result["failure_reason"] = reason
-        record_io.write_atomic(self.result_file(case), record_io.encode(result))
+        write_atomic(self.result_file(case), record_io.encode(result))
         self.progress.case_done(result.get("status", "?") + (f": {reason}" if reason else ""))
         return result
 

@@ -122,7 +122,7 @@ def direct(plan: Path, keep: Path | None) -> dict:
     schema validators are installed. A case that cannot run gives an incomplete record."""
     from collector.modules.graph_replay.experiment import Experiment, ExperimentError
     from collector.modules.graph_replay.module import case_settings, failed_record
-    from collector.plan import load_plan
+    from collector.plan_loader import load_plan
 
     (case,) = load_plan(plan).cases
     settings, problems = case_settings(case)

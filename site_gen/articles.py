@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from benchledger.errors import Problem, ProblemsError
+from benchledger.records.digest import MIN_PREFIX_HEX
 
 if TYPE_CHECKING:
     from benchledger.records.store import SealedRecord
 
-MIN_PREFIX_HEX = 12
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _HEX = re.compile(r"^[0-9a-f]+$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")

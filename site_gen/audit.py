@@ -10,14 +10,15 @@ import re
 from pathlib import Path
 
 from benchledger.errors import Problem
+from benchledger.records.digest import SHA256_HEX
 from benchledger.records.ledger import LEDGER_NAME, read_ledger
 from site_gen.pages.audit import SUMS_NAME, sha256sums
 
 RECORDS = "records"
 # Hashes a page states about records: traced numbers and audit blocks carry data-sha256.
-_STATED = re.compile(r'data-sha256="([0-9a-f]{64})"')
-_AUDIT_BLOCK = re.compile(r'<div class="bl-audit" data-sha256="([0-9a-f]{64})" data-src="([^"]+)">')
-_HEAD = re.compile(r'<code class="bl-hash-full">([0-9a-f]{64})</code>')
+_STATED = re.compile(f'data-sha256="({SHA256_HEX})"')
+_AUDIT_BLOCK = re.compile(f'<div class="bl-audit" data-sha256="({SHA256_HEX})" data-src="([^"]+)">')
+_HEAD = re.compile(f'<code class="bl-hash-full">({SHA256_HEX})</code>')
 
 
 def verify_site(site_dir: Path | str) -> list[Problem]:

@@ -12,15 +12,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterator
 
+from benchledger.atomic import write_atomic
 from benchledger.errors import BuildError
-from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
-from site_gen.context import TEMPLATES_DIR, BuildOptions, SiteContext
 from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
-from site_gen.pages.base import Page
-from site_gen.pages.registry import NAV, PAGE_KINDS
-from site_gen.render_cache import RenderCache
 from benchledger.records.store import Store
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
+from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
+from site_gen.context import BuildOptions, SiteContext
+from site_gen.page import Page
+from site_gen.pages.registry import NAV, PAGE_KINDS
+from site_gen.render_cache import RenderCache
+from site_gen.templating import TEMPLATES_DIR
 
 STATIC_ASSETS = ("assets/benchledger.css", "assets/benchledger.js")
 
@@ -98,10 +100,7 @@ def write_tree(root: Path, files: dict[str, bytes]) -> int:
         path = root / rel
         if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)
+        write_atomic(path, data, durable=False)
         written += 1
     wanted = {root / rel for rel in files}
     if root.exists():

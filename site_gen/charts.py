@@ -18,10 +18,11 @@ import altair as alt
 import pandas as pd
 import vl_convert
 
+from benchledger.atomic import write_atomic
 from site_gen import escape
-from site_gen.context import url
 from site_gen.quantity import format_value
 from site_gen.tables import html_table
+from site_gen.templating import url
 
 VEGA_BUNDLE_PATH = "assets/vendor/vega-bundle.js"
 CHARTS_DIR = "assets/charts"
@@ -129,10 +130,7 @@ class ChartCache:
         else:
             data = produce()
             if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_name(f"{path.name}.{threading.get_ident()}.tmp")
-                tmp.write_bytes(data)
-                tmp.replace(path)
+                write_atomic(path, data, durable=False)
         self._memory[key] = data
         return data
 

@@ -3,24 +3,21 @@
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
-from markupsafe import Markup
 
-from site_gen import escape
 from site_gen.limitations import Limitation, find_limitations
 from site_gen.render_cache import RenderCache
+from site_gen.templating import make_jinja_env
 
 if TYPE_CHECKING:
-    from site_gen.charts import ChartCache
     from benchledger.records.store import LedgerEntry, SealedRecord
+    from site_gen.charts import ChartCache
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
 
 
@@ -108,35 +105,3 @@ class SiteContext:
     def render(self, template: str, **values: Any) -> str:
         """Render templates/<template> (autoescaped) with `site` and `values`."""
         return self.env.get_template(template).render(site=self, **values)
-
-
-def url(from_page: str, target: str) -> str:
-    """A relative URL from the page at docs path `from_page` to docs path `target`, as the built
-    site has it (`.md` -> `.html`), for links inside raw HTML (which MkDocs does not rewrite)."""
-    if target.endswith(".md"):
-        target = target[: -len(".md")] + ".html"
-    return posixpath.relpath(target, posixpath.dirname(from_page) or ".")
-
-
-def code_ticks(value: str) -> Markup:
-    """The generator's own prose (rule conditions) with `backticks` as <code>, inside HTML."""
-    parts = str(Markup.escape(value)).split("`")
-    return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
-
-
-def make_jinja_env() -> jinja2.Environment:
-    """Jinja over templates/ with autoescape on for every template (they produce HTML inside
-    Markdown). `md` marks record text literal Markdown; `attr` escapes for attributes."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["md"] = lambda value: Markup(escape.text(value))
-    env.filters["attr"] = lambda value: Markup(escape.attr(value))
-    env.filters["url"] = url
-    env.filters["ticks"] = code_ticks
-    return env

@@ -20,7 +20,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from benchledger.records.pointer import parse_pointer, to_pointer
+from benchledger.records.pointer import parse_pointer, to_pointer, walk
 
 # MLPerf LoadGen's early-stopping minimums: fewer samples than this and the percentile estimate
 # is not trustworthy enough to print.
@@ -73,18 +73,6 @@ class Rule:
     wording: str  # str.format template over the fields `find` yields
     find: Callable[[Any, list], Iterator[tuple[list, dict]]]  # (data, every (parts, node)) -> matches
     percentile: str | None = None
-
-
-def _walk(node: Any, parts: list | None = None) -> Iterator[tuple[list, Any]]:
-    """Every (pointer parts, value) in document order, the root first."""
-    parts = parts or []
-    yield parts, node
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _walk(value, parts + [key])
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _walk(value, parts + [index])
 
 
 def _number(value: Any) -> bool:
@@ -296,7 +284,7 @@ def _record_own(nodes: list) -> Iterator[Limitation]:
 
 def find_limitations(data: Any) -> list[Limitation]:
     """Every limitation of a record: its own (list, meanings, flags) and the generator's rules."""
-    nodes = list(_walk(data))
+    nodes = list(walk(data))
     found = list(_record_own(nodes))
     for rule in RULES:
         for parts, fields in rule.find(data, nodes):

@@ -13,12 +13,11 @@ import threading
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
-from site_gen.pages.base import Page
-
-if TYPE_CHECKING:
-    from site_gen.context import RecordView
+from benchledger.atomic import write_atomic
+from benchledger.records.digest import named_bytes_sha256
+from site_gen.page import Page
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 # the records core decides what a record means (schemas, pointers): its code changes pages too
@@ -30,13 +29,21 @@ LIBRARIES = ("altair", "vl-convert-python", "pandas", "jinja2")
 
 def code_fingerprint() -> str:
     """SHA-256 over the generator's sources, templates and library versions."""
-    digest = hashlib.sha256()
-    for root in (PACKAGE_DIR, RECORDS_DIR, TEMPLATES_DIR):
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    for name in LIBRARIES:
-        digest.update(f"{name}={metadata.version(name)}\0".encode())
-    return digest.hexdigest()
+    files = [(path.relative_to(root.parent).as_posix(), path.read_bytes())
+             for root in (PACKAGE_DIR, RECORDS_DIR, TEMPLATES_DIR)
+             for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)]
+    return named_bytes_sha256(files + [(f"{name}={metadata.version(name)}", b"") for name in LIBRARIES])
+
+
+class Rendered(Protocol):
+    """What a rendering is keyed by (a `context.RecordView` is one): the record's ledger entry
+    and the build's options."""
+
+    @property
+    def entry(self) -> Any: ...
+
+    @property
+    def options(self) -> Any: ...
 
 
 class RenderCache:
@@ -52,17 +59,11 @@ class RenderCache:
     def fingerprint(self) -> str:
         return code_fingerprint()
 
-    def _key(self, view: "RecordView", name: str) -> str:
+    def _key(self, view: Rendered, name: str) -> str:
         ident = [self.fingerprint, name, dataclasses.asdict(view.entry), repr(view.options)]
         return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
 
-    def _write(self, path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{threading.get_ident()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)
-
-    def memo(self, view: "RecordView", name: str, make: Callable[[], Any]) -> Any:
+    def memo(self, view: Rendered, name: str, make: Callable[[], Any]) -> Any:
         if self.dir is None:
             return make()
         path = self.dir / "values" / f"{self._key(view, name)}.json"
@@ -71,20 +72,20 @@ class RenderCache:
                 self.hits += 1
             return json.loads(path.read_bytes())
         value = make()
-        self._write(path, json.dumps(value, sort_keys=True).encode())
+        write_atomic(path, json.dumps(value, sort_keys=True).encode(), durable=False)
         return value
 
     def put_blob(self, data: bytes) -> str:
         sha = hashlib.sha256(data).hexdigest()
         if self.dir is not None and not (self.dir / "blobs" / sha).is_file():
-            self._write(self.dir / "blobs" / sha, data)
+            write_atomic(self.dir / "blobs" / sha, data, durable=False)
         return sha
 
     def get_blob(self, sha: str) -> bytes | None:
         path = self.dir / "blobs" / sha if self.dir is not None else None
         return path.read_bytes() if path is not None and path.is_file() else None
 
-    def page(self, view: "RecordView", name: str, make: Callable[[], Page]) -> Page:
+    def page(self, view: Rendered, name: str, make: Callable[[], Page]) -> Page:
         """A cached Page (its assets in the blob folder); re-rendered if a blob went missing."""
         made: list[Page] = []
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.errors import InputError
-from benchledger.records.pointer import to_jsonpath
+from benchledger.records.pointer import to_jsonpath, walk
 
 # A record is a few hundred KiB at most; anything far larger is not a record (and would make
 # verification of a store unbounded in memory).
@@ -93,21 +93,14 @@ def read_json_text(text: str, file: str | Path) -> Any:
     except RecursionError:
         raise InputError(file, "", "not JSON this reader accepts: nested too deeply") from None
     if found_duplicates:
-        path, keys = _first_duplicate(data, [])
+        path, keys = _first_duplicate(data)
         raise InputError(file, path, f"duplicate key {keys[0]!r} in one object")
     return data
 
 
-def _first_duplicate(node: Any, parts: list[str | int]) -> tuple[str, list[str]] | None:
-    """Depth-first search for the first object built with repeated keys."""
-    if isinstance(node, _DuplicateKeys):
-        return to_jsonpath(parts), node.duplicates
-    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-    for key, child in children:
-        found = _first_duplicate(child, parts + [key])
-        if found:
-            return found
-    return None
+def _first_duplicate(data: Any) -> tuple[str, list[str]]:
+    """The JSON path and repeated keys of the first object (in document order) built with repeated keys."""
+    return next((to_jsonpath(parts), node.duplicates) for parts, node in walk(data) if isinstance(node, _DuplicateKeys))
 
 
 def read_record_bytes(path: Path, shown_as: str | None = None, max_bytes: int = MAX_RECORD_BYTES) -> bytes:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from benchledger.errors import InputError, Problem
+from benchledger.records.digest import is_sha256
 from benchledger.records.jsonread import read_json_text
 
 LEDGER_NAME = "ledger.jsonl"
@@ -30,7 +31,6 @@ _OLD_TEMP = re.compile(r"\.[^/]+\.json\.[0-9]+\.tmp")
 # only characters that mean nothing in any of them.
 _SAFE_PATH = re.compile(r"[A-Za-z0-9._/-]+")
 
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 _SEALED_AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z")
 
 
@@ -191,7 +191,7 @@ def _type_problems(fields: dict) -> list[str]:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             out.append(f"{key} must be a non-negative integer, found {value!r}")
     for key in ("sha256", "prev_sha256"):
-        if not isinstance(fields[key], str) or not _SHA256.fullmatch(fields[key]):
+        if not is_sha256(fields[key]):
             out.append(f"{key} must be 64 lowercase hex digits, found {fields[key]!r}")
     if not isinstance(fields["schema"], str) or not fields["schema"]:
         out.append(f"schema must be a schema id, found {fields['schema']!r}")

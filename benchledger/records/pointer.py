@@ -1,10 +1,11 @@
 """Locations inside a JSON document, in the two spellings users meet: RFC 6901 JSON pointers
 (`/cases/0/id`, used for traceability on pages and in citations) and JSONPath-like paths
-(`$.cases[0].id`, used in error messages)."""
+(`$.cases[0].id`, used in error messages), and the one walk over every location of a document."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
+from urllib.parse import unquote  # a $ref fragment may percent-encode characters (RFC 6901, section 6)
 
 _MISSING = object()
 
@@ -56,3 +57,25 @@ def resolve(document: Any, pointer: str, default: Any = _MISSING) -> Any:
                 return default
             raise KeyError(f"no {token!r} at {pointer}")
     return node
+
+
+def walk(document: Any) -> Iterator[tuple[list[str | int], Any]]:
+    """Every (parts, value) of `document` in document order, the root first (parts [], object
+    keys as str, array indexes as int). Iterative, so a deeply nested record cannot exhaust the
+    interpreter's recursion limit; each `parts` is a fresh list."""
+    stack: list[tuple[list[str | int], Any]] = [([], document)]
+    while stack:
+        parts, node = stack.pop()
+        yield parts, node
+        if isinstance(node, dict):
+            stack.extend((parts + [key], value) for key, value in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((parts + [index], node[index]) for index in range(len(node) - 1, -1, -1))
+
+
+def resolve_ref(document: Any, ref: str, default: Any = _MISSING) -> Any:
+    """The target of a same-document JSON Schema `$ref` ("#/$defs/statistic": a URI fragment
+    holding a JSON pointer); KeyError unless `default` is given, ValueError for any other ref."""
+    if not ref.startswith("#"):
+        raise ValueError(f"$ref {ref!r} is not a reference inside this document (#/...)")
+    return resolve(document, unquote(ref[1:]), default)

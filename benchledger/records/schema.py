@@ -19,7 +19,7 @@ import jsonschema
 import jsonschema_rs
 
 from benchledger.errors import InputError, Problem
-from benchledger.records.pointer import to_jsonpath
+from benchledger.records.pointer import resolve_ref, to_jsonpath
 
 _SUFFIX = ".schema.json"
 
@@ -116,22 +116,19 @@ def undescribed_keys(data: Any, schema_id: str) -> list[str]:
     document = loaded(schema_id).document
     found: list[str] = []
 
-    def resolve(node: Any) -> list[dict]:
+    def applicable(node: Any) -> list[dict]:
         """`node` and every subschema that applies to the same instance ($ref, combinators, if/then/else)."""
         if not isinstance(node, dict):
             return []
         out = [node]
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/"):
-            target: Any = document
-            for part in ref[2:].split("/"):
-                target = target.get(part, {})
-            out += resolve(target)
+            out += applicable(resolve_ref(document, ref, default={}))
         for combo in ("allOf", "anyOf", "oneOf"):
             for option in node.get(combo) or []:
-                out += resolve(option)
+                out += applicable(option)
         for branch in ("if", "then", "else"):
-            out += resolve(node.get(branch))
+            out += applicable(node.get(branch))
         return out
 
     def walk(value: Any, schemas: list[dict], parts: list) -> None:
@@ -140,17 +137,17 @@ def undescribed_keys(data: Any, schema_id: str) -> list[str]:
                 named = [s["properties"][key] for s in schemas if key in (s.get("properties") or {})]
                 free = [s["additionalProperties"] for s in schemas if isinstance(s.get("additionalProperties"), dict)]
                 free += [sub for s in schemas for pattern, sub in (s.get("patternProperties") or {}).items() if re.search(pattern, key)]
-                children = [c for n in named for c in resolve(n)]
+                children = [c for n in named for c in applicable(n)]
                 if not any("description" in c for c in children) and not free:
                     path = re.sub(r"\[\d+\]", "[*]", to_jsonpath(parts + [key]))
                     if path not in found:
                         found.append(path)
-                walk(child, children + [c for f in free for c in resolve(f)], parts + [key])
+                walk(child, children + [c for f in free for c in applicable(f)], parts + [key])
         elif isinstance(value, list):
             for i, child in enumerate(value):
                 items = [s["items"] for s in schemas if isinstance(s.get("items"), dict)]
                 items += [s["prefixItems"][i] for s in schemas if i < len(s.get("prefixItems") or [])]
-                walk(child, [c for it in items for c in resolve(it)], parts + [i])
+                walk(child, [c for it in items for c in applicable(it)], parts + [i])
 
-    walk(data, resolve(document), [])
+    walk(data, applicable(document), [])
     return found

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+from benchledger.atomic import fsync_dir
 from benchledger.errors import ConsistencyError, InputError, SchemaError, SealError
 from benchledger.records import schema
 from benchledger.records.ledger import TEMP_NAME, LedgerEntry, is_seal_temp, LedgerRead, new_entry, store_path_problem
@@ -230,12 +231,3 @@ class _Placed:
                 path.unlink(missing_ok=True)
         for folder in reversed(self.folders):
             folder.rmdir()
-
-
-def fsync_dir(folder: Path) -> None:
-    """Make a new or removed directory entry durable."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from benchledger.errors import InputError, LedgerError
 from benchledger.records import sealing, verification
+from benchledger.records.digest import is_sha256_prefix
 from benchledger.records.jsonread import read_record_bytes
 from benchledger.records.ledger import LEDGER_NAME, LedgerEntry, LedgerRead, read_ledger
 from benchledger.records.validation_cache import ValidationCache
@@ -67,7 +68,7 @@ class Store:
         """The entry for a record sha256 (a unique prefix of >= 12 hex digits) or a path."""
         entries = self.entries()
         key = hash_or_path.strip()
-        if 12 <= len(key) <= 64 and all(c in "0123456789abcdef" for c in key):
+        if is_sha256_prefix(key):
             hits = [e for e in entries if e.sha256.startswith(key)]
             if len(hits) > 1:
                 raise InputError(key, "", f"sha256 prefix matches {len(hits)} records: {', '.join(e.path for e in hits)}")

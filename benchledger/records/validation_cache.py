@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from benchledger.records import checks, jsonread, ledger, schema
+from benchledger.records.digest import named_bytes_sha256
 
 _FILE = "validation-passes.txt"
 
@@ -31,12 +32,9 @@ def default_cache_dir(records_dir: Path) -> Path:
 @cache
 def code_fingerprint() -> str:
     """SHA-256 over the source of every module that decides whether a record passes."""
-    from benchledger.records import verification  # it stands on this module: import late
-
-    digest = hashlib.sha256()
-    for module in (jsonread, schema, checks, ledger, verification):
-        digest.update(Path(module.__file__).read_bytes())
-    return digest.hexdigest()
+    # verification.py by file, not by import: it stands on this module
+    sources = [Path(module.__file__) for module in (jsonread, schema, checks, ledger)] + [Path(__file__).with_name("verification.py")]
+    return named_bytes_sha256((path.name, path.read_bytes()) for path in sources)
 
 
 class ValidationCache:

@@ -9,14 +9,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from benchledger.records.pointer import parse_pointer, resolve
 from site_gen import escape
 from site_gen.limitations import Limitation, find_limitations, limitations_for, withheld_percentile
-from benchledger.records.pointer import parse_pointer, resolve
 
 if TYPE_CHECKING:
+    from benchledger.records.store import SealedRecord
     from site_gen.articles import Article
     from site_gen.context import SiteContext
-    from benchledger.records.store import SealedRecord
 
 
 class CitationProblem(Exception):

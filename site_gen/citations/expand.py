@@ -13,9 +13,9 @@ from site_gen.citations.registry import KINDS
 from site_gen.citations.syntax import Call, scan
 
 if TYPE_CHECKING:
+    from benchledger.records.store import SealedRecord
     from site_gen.articles import Article
     from site_gen.context import SiteContext
-    from benchledger.records.store import SealedRecord
 
 
 @dataclass(frozen=True)

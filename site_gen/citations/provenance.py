@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchledger.records.pointer import to_pointer
 from site_gen import escape
 from site_gen.citations.base import CitationEnv, CitationKind
-from benchledger.records.pointer import to_pointer
 
 MAX_FIELDS = 16
 

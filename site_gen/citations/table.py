@@ -18,14 +18,18 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from benchledger.records.pointer import parse_pointer, resolve, to_pointer
 from site_gen import escape
 from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
-from site_gen.citations.derived import Derived
+from site_gen.citations.derived import Derived, Difference, Per, Ratio
+from site_gen.citations.value import Cite, Text
 from site_gen.limitations import Limitation
-from benchledger.records.pointer import parse_pointer, resolve, to_pointer
 
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 MAX_ROWS = 200
+# What a cell can be: a cited value (number or text) or a derived number, by column kind.
+_CITE, _TEXT = Cite(), Text()
+_DERIVED: dict[str, Derived] = {kind.name: kind for kind in (Ratio(), Per(), Difference())}
 
 
 class Table(CitationKind):
@@ -33,8 +37,6 @@ class Table(CitationKind):
     block = True
 
     def render(self, env: CitationEnv, record: str, rows: str, columns: list, caption: str = "") -> str:
-        from site_gen.citations.registry import KINDS
-
         rec = env.record(record)
         if not isinstance(columns, list) or not columns:
             raise CitationProblem("columns must be a non-empty list of [label, pointer(, unit)] or dicts")
@@ -55,12 +57,11 @@ class Table(CitationKind):
                 if kind == "value":
                     value = env.value(record, resolved[0]).value
                     if isinstance(value, (str, bool)):
-                        row.append(KINDS["text"].markup(env, record, resolved[0]))
+                        row.append(_TEXT.markup(env, record, resolved[0]))
                     else:
-                        row.append(KINDS["cite"].markup(env, record, resolved[0], unit=unit or ""))
+                        row.append(_CITE.markup(env, record, resolved[0], unit=unit or ""))
                 else:
-                    derived = KINDS[kind]
-                    assert isinstance(derived, Derived)
+                    derived = _DERIVED[kind]
                     row.append(derived.markup(env, record, resolved[0], resolved[1], unit if unit is not None else derived.default_unit or ""))
             grid.append(row)
         for row in grid:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from site_gen.context import DOCS_DIR
 from benchledger.records.ledger import LEDGER_NAME
-from site_gen.pages.base import Page, PageKind
+from site_gen.context import DOCS_DIR
+from site_gen.page import Page
+from site_gen.pages.base import PageKind
 
 if TYPE_CHECKING:
-    from site_gen.context import SiteContext
     from benchledger.records.ledger import LedgerEntry
+    from site_gen.context import SiteContext
 
 SUMS_NAME = "SHA256SUMS"
 

@@ -12,9 +12,11 @@ from markupsafe import Markup
 from benchledger.errors import ProblemsError
 from site_gen.articles import Article, load_articles
 from site_gen.citations.expand import expand
-from site_gen.context import DOCS_DIR, url
+from site_gen.context import DOCS_DIR
 from site_gen.feed import article_url, atom_feed
-from site_gen.pages.base import Page, PageKind
+from site_gen.page import Page
+from site_gen.pages.base import PageKind
+from site_gen.templating import url
 
 if TYPE_CHECKING:
     from site_gen.context import SiteContext

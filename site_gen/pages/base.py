@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Iterable
+
+from site_gen.page import Page
 
 if TYPE_CHECKING:
     from site_gen.context import SiteContext
-
-
-@dataclass(frozen=True)
-class Page:
-    """One generated Markdown page, relative to the generated docs directory."""
-
-    path: str  # posix, e.g. "articles/llm-cpu-offload-2026-09-27.md"
-    title: str
-    markdown: str
-    assets: dict[str, bytes] = field(default_factory=dict)  # extra files, path -> bytes
 
 
 class PageKind(ABC):

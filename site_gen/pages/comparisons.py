@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Iterable
 
 from site_gen import escape
 from site_gen.charts import Series, chart_html, line_chart
-from site_gen.context import url
-from site_gen.pages.base import Page, PageKind
+from site_gen.page import Page
+from site_gen.pages.base import PageKind
 from site_gen.pages.records.base import CaseKey
 from site_gen.pages.records.registry import renderer_for
 from site_gen.quantity import traced
 from site_gen.tables import frame, html_table
+from site_gen.templating import url
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView, SiteContext

@@ -7,7 +7,8 @@ import dataclasses
 from typing import TYPE_CHECKING, Iterable
 
 from site_gen.context import DOCS_DIR
-from site_gen.pages.base import Page, PageKind
+from site_gen.page import Page
+from site_gen.pages.base import PageKind
 from site_gen.pages.records.registry import renderer_for
 
 if TYPE_CHECKING:

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from benchledger.records import schema as schemas
+from benchledger.records.pointer import resolve_ref, to_pointer
 from site_gen.context import DOCS_DIR
 from site_gen.limitations import FLAG_WORDINGS, RULES
-from site_gen.pages.base import Page, PageKind
-from benchledger.records.pointer import to_pointer
+from site_gen.page import Page
+from site_gen.pages.base import PageKind
 
 if TYPE_CHECKING:
     from site_gen.context import SiteContext
@@ -27,22 +28,23 @@ class Term:
 
 
 def glossary(schema: dict) -> list[Term]:
-    """Every described property of a JSON Schema, depth first, with `$ref`s into `$defs` followed."""
-    defs = schema.get("$defs", {})
+    """Every described property of a JSON Schema, depth first, with same-document `$ref`s followed."""
 
     def walk(node: Any, parts: list, seen: frozenset) -> Iterator[Term]:
         if not isinstance(node, dict):
             return
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref not in seen:
-            target = defs.get(ref[len("#/$defs/"):], {})
+        if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
+            target = resolve_ref(schema, ref, default={})
+            target = target if isinstance(target, dict) else {}
             yield from walk({**target, **{k: v for k, v in node.items() if k != "$ref"}}, parts, seen | {ref})
             return
         for key, child in (node.get("properties") or {}).items():
             if isinstance(child, dict):
                 desc = child.get("description")
-                if desc is None and isinstance(child.get("$ref"), str):
-                    desc = defs.get(child["$ref"].split("/")[-1], {}).get("description")
+                if desc is None and isinstance(child.get("$ref"), str) and child["$ref"].startswith("#/"):
+                    target = resolve_ref(schema, child["$ref"], default={})
+                    desc = target.get("description") if isinstance(target, dict) else None
                 kind = child.get("type") or ("object" if "$ref" in child else "")
                 yield Term(to_pointer(parts + [key]), kind if isinstance(kind, str) else " | ".join(kind), desc or "")
                 yield from walk(child, parts + [key], seen)

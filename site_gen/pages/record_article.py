@@ -6,7 +6,8 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Iterable
 
-from site_gen.pages.base import Page, PageKind
+from site_gen.page import Page
+from site_gen.pages.base import PageKind
 from site_gen.pages.records.base import ArticleWriter
 from site_gen.pages.records.registry import renderer_for
 

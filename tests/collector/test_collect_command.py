@@ -7,10 +7,10 @@ import pytest
 
 from benchledger.cli.main import main
 from benchledger.errors import CollectError
-from collector.plan import load_plan
+from benchledger.records.store import Store
+from collector.plan_loader import load_plan
 from collector.progress import Progress
 from collector.runner import Runner
-from benchledger.records.store import Store
 
 
 def test_dry_run_runs_nothing(make_plan, tmp_path, capsys):

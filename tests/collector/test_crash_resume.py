@@ -82,7 +82,7 @@ def test_an_assembly_the_store_refuses_is_reassembled_next_time_without_measurin
 
     from benchledger.errors import ConsistencyError
     from collector.modules.registry import get_module
-    from collector.plan import load_plan
+    from collector.plan_loader import load_plan
     from collector.progress import Progress
     from collector.runner import Runner
 

@@ -9,12 +9,12 @@ import time
 
 import pynvml
 import pytest
+from fake_pynvml import FakeNvml, nvml_error
 
 from collector.intervals import Interval
 from collector.resources import resources_block
 from collector.telemetry import telemetry_summary
 from collector.telemetry.gpu import FIELD_VALUE_MEMBERS, HW_THERMAL, SW_THERMAL, GpuSampler
-from fake_pynvml import FakeNvml, nvml_error
 
 GPU_LOST, UNKNOWN, NOT_SUPPORTED = pynvml.NVML_ERROR_GPU_IS_LOST, pynvml.NVML_ERROR_UNKNOWN, pynvml.NVML_ERROR_NOT_SUPPORTED
 GPU_FIELDS = ("board_watts", "memory_used_bytes", "sm_clock_mhz", "utilization_percent")

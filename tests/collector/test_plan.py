@@ -4,7 +4,7 @@ and what is expected."""
 import pytest
 
 from benchledger.errors import InputError, PlanError
-from collector.plan import load_plan
+from collector.plan_loader import load_plan
 
 GOOD = """
 article_key = "llm-cpu-offload"

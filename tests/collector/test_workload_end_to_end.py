@@ -10,12 +10,12 @@ import statistics
 import pytest
 from fake_pynvml import FakeNvml
 
-from collector.phases import PHASES
-from collector.plan import load_plan
-from collector.progress import Progress
-from collector.runner import Runner
 from benchledger.records.schema import undescribed_keys
 from benchledger.records.store import Store
+from collector.phases import PHASES
+from collector.plan_loader import load_plan
+from collector.progress import Progress
+from collector.runner import Runner
 
 
 def run(plan_path, tmp_path, nvml=None):

@@ -7,12 +7,12 @@ import os
 import shutil
 from pathlib import Path
 
+from benchledger.records.store import Store
 from site_gen.build import build_site
 from site_gen.charts import ChartCache
 from site_gen.context import BuildOptions, SiteContext
+from site_gen.page import Page
 from site_gen.pages.authored import AuthoredArticles
-from site_gen.pages.base import Page
-from benchledger.records.store import Store
 from tests.store_copies import shipped_copy
 
 ROOT = Path(__file__).resolve().parents[2]

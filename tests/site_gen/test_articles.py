@@ -9,8 +9,8 @@ import datetime as dt
 import pytest
 
 from benchledger.errors import ProblemsError
-from site_gen.articles import Article, load_articles
 from benchledger.records.store import Store
+from site_gen.articles import Article, load_articles
 
 from .authored_support import GRAPH, OFFLOAD, build_pages, copy_project, write_article
 

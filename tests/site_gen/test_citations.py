@@ -12,8 +12,8 @@ import pytest
 
 from benchledger.cli import main as cli
 from benchledger.errors import ProblemsError
-from site_gen.articles import Article
 from benchledger.records.store import LedgerEntry, SealedRecord, Store
+from site_gen.articles import Article
 
 from .authored_support import GRAPH, OFFLOAD, ROOT, build_pages, build_real, check_golden, copy_project, write_article
 

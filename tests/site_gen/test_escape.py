@@ -7,9 +7,8 @@ import json
 
 import pytest
 
-from site_gen import escape
 from benchledger.records.store import Store
-
+from site_gen import escape
 from tests.site_gen.site_support import ROOT, build
 from tests.store_copies import shipped_copy
 

@@ -17,7 +17,7 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from collector.plan import load_plan
+    from collector.plan_loader import load_plan
     from collector.runner import Runner, default_runs_dir, dry_run_lines
 
     plan = load_plan(args.plan)

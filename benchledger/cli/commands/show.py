@@ -5,18 +5,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Any, Iterator
 
 from benchledger.errors import InputError
 from benchledger.records.jsonread import read_json_bytes
-from benchledger.records.pointer import to_pointer
+from benchledger.records.digest import is_sha256
+from benchledger.records.pointer import to_pointer, walk
 from benchledger.records.store import Store
 
 HELP = "print a record's ledger entry and the upstream hashes it claims"
-
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def add_arguments(parser):
@@ -25,16 +23,11 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print as JSON on stdout")
 
 
-def claimed_hashes(data: Any, parts: tuple = ()) -> Iterator[tuple[str, str]]:
+def claimed_hashes(data: Any) -> Iterator[tuple[str, str]]:
     """(JSON pointer, sha256) for every SHA-256 the record mentions: claims about files we do not have."""
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from claimed_hashes(value, parts + (key,))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            yield from claimed_hashes(value, parts + (i,))
-    elif isinstance(data, str) and _SHA256.fullmatch(data):
-        yield to_pointer(parts), data
+    for parts, value in walk(data):
+        if isinstance(value, str) and is_sha256(value):
+            yield to_pointer(parts), value
 
 
 def run(args) -> int:

@@ -5,7 +5,8 @@ seconds: the weights are random (the output text is nonsense), but the model loa
 with a byte-fallback SentencePiece-style ("llama") vocabulary and generates deterministically
 at temperature 0. Assert token counts and timings with it, never text.
 
-Command line::
+Command line (needs the `tiny-model` extra: `pip install 'benchledger[tiny-model]'`, which
+the test extra includes)::
 
     python -m collector.modules.llama_server.tiny_model OUT.gguf [--seed N]
 """
@@ -37,8 +38,19 @@ class TinyModelShape:
         return 3 + 256 + len(_PIECES)
 
 
+def _writer_libraries():
+    """gguf and numpy, which only the `tiny-model` (and `test`) extras install."""
+    try:
+        import gguf
+        import numpy
+    except ImportError as err:
+        raise ImportError(f"writing the tiny model needs gguf and numpy ({err.name} is not installed): "
+                          "pip install 'benchledger[tiny-model]'") from None
+    return gguf, numpy
+
+
 def _vocabulary() -> tuple[list[bytes], list[float], list[int]]:
-    import gguf
+    gguf, _ = _writer_libraries()
 
     tokens: list[bytes] = [b"<unk>", b"<s>", b"</s>"]
     types = [gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL]
@@ -55,9 +67,7 @@ def _vocabulary() -> tuple[list[bytes], list[float], list[int]]:
 
 def write_tiny_model(path: Path, seed: int = 0, shape: TinyModelShape = TinyModelShape()) -> Path:
     """Write the tiny model to ``path`` (deterministic for a given seed and shape); return it."""
-    import gguf
-    import numpy as np
-
+    gguf, np = _writer_libraries()
     rng = np.random.default_rng(seed)
 
     def weight(*dims: int) -> "np.ndarray":

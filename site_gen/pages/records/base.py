@@ -8,10 +8,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence
 
+from benchledger.records.pointer import parse_pointer, resolve, to_pointer
 from site_gen import escape
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, scoped_at, withheld_percentile
-from benchledger.records.pointer import parse_pointer, resolve, to_pointer
 from site_gen.quantity import traced
 from site_gen.tables import frame, html_table
 

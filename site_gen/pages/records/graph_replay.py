@@ -6,11 +6,11 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING
 
+from benchledger.records.pointer import resolve
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
     ArticleWriter, CaseKey, RecordRenderer, Summary, at, audit_block, provenance, under,
 )
-from benchledger.records.pointer import resolve
 from site_gen.quantity import format_value, traced
 
 if TYPE_CHECKING:

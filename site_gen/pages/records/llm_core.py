@@ -9,12 +9,12 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
+from benchledger.records.pointer import resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
     ArticleWriter, CaseKey, RecordRenderer, Summary, at, audit_block, kv_rows, provenance, under,
 )
-from benchledger.records.pointer import resolve
 from site_gen.quantity import traced
 
 if TYPE_CHECKING:

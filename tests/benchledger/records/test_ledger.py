@@ -2,11 +2,10 @@
 (the chain breaks, or the head hash, which pins the history, changes)."""
 
 import hashlib
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pathlib import Path
 
 from benchledger.records.ledger import GENESIS_SHA256, encode_ledger, encode_line, new_entry, read_ledger, store_path_problem
 

@@ -15,7 +15,7 @@ from collector.modules.graph_replay.settings import GraphReplaySettings  # noqa:
 from collector.modules.graph_replay.workload import (  # noqa: E402
     builtin_classifier, builtin_text, inputs_sha256, load_workload, tensor_bytes, weights_sha256,
 )
-from collector.plan import load_plan  # noqa: E402
+from collector.plan_loader import load_plan  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -146,7 +146,7 @@ def test_loading_the_module_and_checking_a_plan_does_not_import_torch():
     import subprocess
     import sys
 
-    code = ("import sys; from collector.plan import load_plan; "
+    code = ("import sys; from collector.plan_loader import load_plan; "
             "load_plan('examples/graph-replay-cpu.toml'); "
             "from collector.modules.registry import get_module; get_module('graph_replay'); "
             "print('torch' in sys.modules)")

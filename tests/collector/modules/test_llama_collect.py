@@ -267,7 +267,7 @@ def test_site_renders_the_record_with_its_comparison_charts(collected, tmp_path)
 
 def test_the_example_plan_is_valid_with_the_documented_model(tmp_path):
     from collector.modules.llama_server.tiny_model import write_tiny_model
-    from collector.plan import load_plan
+    from collector.plan_loader import load_plan
 
     plan = tmp_path / "llama-tiny.toml"
     shutil.copy(ROOT / "examples" / "llama-tiny.toml", plan)
@@ -279,7 +279,7 @@ def test_the_example_plan_is_valid_with_the_documented_model(tmp_path):
 
 def test_plan_problems_are_listed_at_once(tmp_path, tiny_model):
     from benchledger.errors import PlanError
-    from collector.plan import load_plan
+    from collector.plan_loader import load_plan
 
     plan = tmp_path / "plan.toml"
     plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM, hung=HUNG).replace("threads = 1", 'threads = "many"\nflash = true')

@@ -1,0 +1,53 @@
+"""Atomic file writing, the one way every part of benchledger replaces a file: readers see the
+old file or the whole new one, never a part. A temporary file in the same folder, renamed over
+the target; `durable` also fsyncs the file and its folder, for what must survive a crash (run
+results, sealed records); caches and generated pages, which can be made again, skip that cost.
+
+Sealing, which must never replace a file, links instead of renaming (`records.sealing`) and
+shares `fsync_dir` from here."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from pathlib import Path
+
+_serial = itertools.count()  # temp names unique per process, thread and call
+
+
+def temp_path(path: Path) -> Path:
+    """A fresh hidden temporary name beside `path` (same folder, so a rename is atomic)."""
+    return path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}-{next(_serial)}.tmp")
+
+
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace `path` with `data` atomically, creating missing parent folders. With `durable`
+    the bytes and the new name are on disk when this returns."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temp_path(path)
+    try:
+        # O_EXCL: never write through a name someone else made; mode 0o666 less the umask, as
+        # a plain open() would give (the file may be published).
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            if durable:
+                out.flush()
+                os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    if durable:
+        fsync_dir(path.parent)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a new or removed directory entry durable."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
