@@ -5,6 +5,7 @@ through `benchledger.atomic`), validated against the record's schema, and sealed
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
