@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
-from site_gen.changes.comparison import RANK_SUMMARY, Comparison
+from site_gen.changes.comparison import NO_RANGE, RANK_SUMMARY, Comparison
 from site_gen.changes.detection import Detection
 from site_gen.changes.rule import Rule
 
@@ -60,6 +60,8 @@ class Claim:
 
 def _verdict(comparison: Comparison, selected: bool, interval: tuple[float, float] | None,
              interval_plain: tuple[float, float] | None, delta: float) -> str:
+    if comparison.method == NO_RANGE:
+        return INCONCLUSIVE
     if comparison.method == RANK_SUMMARY:
         sep = comparison.separation
         if selected and sep is not None and sep.disjoint and sep.gap is not None and (sep.gap > 1 + delta or sep.gap < 1 - delta):

@@ -2,11 +2,13 @@
 point, or two neighbouring records), by the strongest method the data supports:
 
 - `welch-records`: both segments have >= 2 records: Welch's interval on the log of each
-  record's mean (between-run variance is in it);
+  record's value (its median or mean; between-run variance is in it);
 - `welch-values`: two single records that carry their raw values: Welch's interval on the log
   of those values (only the spread within one run is in it);
 - `rank-summary`: otherwise, the summaries' ranges (see `rank`): an exact p-value for disjoint
-  ranges and no interval, nothing at all for overlapping ones.
+  ranges and no interval, nothing at all for overlapping ones;
+- `no-range`: two single records without a count and range (an aggregate, a derived number):
+  the ratio is shown, nothing is tested.
 
 A comparison is a statistic and its inputs; the verdict comes from `claims.assess`, which sees
 every comparison of a page."""
@@ -24,12 +26,15 @@ from site_gen.changes.welch import LogRatio, welch_log_ratio
 WELCH_RECORDS = "welch-records"
 WELCH_VALUES = "welch-values"
 RANK_SUMMARY = "rank-summary"
+NO_RANGE = "no-range"
 
 STATISTICS = {
-    WELCH_RECORDS: "ratio of geometric means of the records' means, after / before; Welch interval on log values",
+    WELCH_RECORDS: "ratio of geometric means of the records' values, after / before; Welch interval on log values",
     WELCH_VALUES: "ratio of geometric means of the two records' raw values, after / before; Welch interval on log values "
                   "(spread within one run only: between-run variance is not in it)",
-    RANK_SUMMARY: "ratio of means, after / before; ranges compared: an exact rank p-value when they do not overlap, no interval",
+    RANK_SUMMARY: "ratio of the records' values, after / before; ranges compared: an exact rank p-value when they do not "
+                  "overlap, no interval",
+    NO_RANGE: "ratio of the records' values, after / before; the records give no range of values: no test, no interval",
 }
 
 
@@ -64,7 +69,7 @@ class Comparison:
     noise: float | None
     log_ratio: LogRatio | None = None
     separation: Separation | None = None
-    inputs: tuple[float, ...] = ()  # the values compared: record means, or raw values of the two records
+    inputs: tuple[float, ...] = ()  # the values compared: record values, or raw values of the two records
     split_at: int = 0  # how many of `inputs` belong to the before segment
 
     def __post_init__(self) -> None:
@@ -90,8 +95,8 @@ class Comparison:
 def compare(series: Sequence[Observation], before: Segment, after: Segment) -> Comparison:
     """Compare two adjacent segments of `series` by the strongest method their data support."""
     if before.size >= 2 and after.size >= 2:
-        a = [o.point for o in series[before.start:before.stop]]
-        b = [o.point for o in series[after.start:after.stop]]
+        a = [o.value for o in series[before.start:before.stop]]
+        b = [o.value for o in series[after.start:after.stop]]
         lr = welch_log_ratio(a, b)
         if lr is not None:
             return Comparison(WELCH_RECORDS, before, after, lr.ratio, lr.p_value, lr.noise, lr, None, tuple(a + b), len(a))
@@ -102,15 +107,19 @@ def compare(series: Sequence[Observation], before: Segment, after: Segment) -> C
             if lr is not None:
                 return Comparison(WELCH_VALUES, before, after, lr.ratio, lr.p_value, lr.noise, lr, None,
                                   x.values + y.values, len(x.values))
+        if not (x.has_range and y.has_range):
+            return Comparison(NO_RANGE, before, after, y.value / x.value, None, None, None, None, (x.value, y.value), 1)
         sep = separation(x, y)
         noises = [n for n in (range_noise(x), range_noise(y)) if n is not None]
         noise = max(noises) if noises else None
-        return Comparison(RANK_SUMMARY, before, after, y.mean / x.mean, sep.p_value, noise, None, sep,
+        assert x.minimum is not None and x.maximum is not None and y.minimum is not None and y.maximum is not None
+        return Comparison(RANK_SUMMARY, before, after, y.value / x.value, sep.p_value, noise, None, sep,
                           (x.minimum, x.maximum, y.minimum, y.maximum), 2)
     # segments of several records without any spread (or of unequal sizes): the summary rule on
-    # the records' means, one value per record
-    x = Observation.from_values([o.point for o in series[before.start:before.stop]])
-    y = Observation.from_values([o.point for o in series[after.start:after.stop]])
+    # the records' values, one per record
+    x = Observation.from_values([o.value for o in series[before.start:before.stop]])
+    y = Observation.from_values([o.value for o in series[after.start:after.stop]])
     sep = separation(x, y)
-    return Comparison(RANK_SUMMARY, before, after, y.mean / x.mean, sep.p_value, None, None, sep,
+    assert x.values is not None and y.values is not None and x.count is not None
+    return Comparison(RANK_SUMMARY, before, after, y.value / x.value, sep.p_value, None, None, sep,
                       x.values + y.values, x.count)

@@ -1,4 +1,4 @@
-"""Where a series changes: E-Divisive means over the records' log means for series of at least
+"""Where a series changes: E-Divisive means over the log of the records' values for series of at least
 `rule.edivisive_min_records` records, neighbouring pairs for shorter ones; then one
 `Comparison` of the segments on either side of each change (or of each pair)."""
 
@@ -19,7 +19,7 @@ SINGLE = "single-record"
 
 ALGORITHMS = {
     E_DIVISIVE: "E-Divisive means (Otava/Hunter): windowed split at the first-pass p-value, t-test merge at the maximum "
-                "p-value, minimum segment length; on the log of each record's mean",
+                "p-value, minimum segment length; on the log of each record's value",
     NEIGHBOUR_PAIRS: "each record against the one before it (too few records for change-point search)",
     SINGLE: "one record: nothing to compare",
 }
@@ -54,7 +54,7 @@ def detect(series: Sequence[Observation], rule: Rule) -> Detection:
     if n < rule.edivisive_min_records:
         pairs = tuple(compare(series, Segment(i, i + 1), Segment(i + 1, i + 2)) for i in range(n - 1))
         return Detection(NEIGHBOUR_PAIRS, n, (), pairs)
-    points = change_points([math.log(o.point) for o in series], window=rule.window_records, max_pvalue=rule.max_pvalue,
+    points = change_points([math.log(o.value) for o in series], window=rule.window_records, max_pvalue=rule.max_pvalue,
                            first_pass_pvalue=rule.first_pass_pvalue, min_segment=rule.min_segment_records)
     bounds = [0, *(cp.index for cp in points), n]
     comparisons = tuple(compare(series, Segment(bounds[i - 1], bounds[i]), Segment(bounds[i], bounds[i + 1]))

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from scipy import integrate, stats
 
+from benchledger.cases.evidence import rank_test_p
 from site_gen.changes.observation import Observation
 
 
@@ -35,12 +36,16 @@ class Separation:
 
 def smallest_rank_p(n_before: int, n_after: int) -> float:
     """2 / C(n_before + n_after, n_before), capped at 1: the exact two-sided p-value of complete
-    separation, the smallest any rank test of these sizes can give."""
-    return min(1.0, 2 / math.comb(n_before + n_after, n_before))
+    separation, the smallest any rank test of these sizes can give (the comparisons' rule)."""
+    return rank_test_p(n_before, n_after)
 
 
 def separation(before: Observation, after: Observation) -> Separation:
-    """Compare two summaries by their ranges."""
+    """Compare two summaries by their ranges (both must have a count and a range)."""
+    if not (before.has_range and after.has_range):
+        raise ValueError("the summary rule needs a count and a range on both sides")
+    assert before.count is not None and after.count is not None
+    assert before.minimum is not None and before.maximum is not None and after.minimum is not None and after.maximum is not None
     smallest = smallest_rank_p(before.count, after.count)
     if after.minimum > before.maximum:
         return Separation(True, smallest, after.minimum / before.maximum, smallest)
@@ -60,8 +65,9 @@ def expected_range(n: int) -> float:
 
 
 def range_noise(observation: Observation) -> float | None:
-    """The relative spread (about the CV) a summary implies: (max - min) / d2(n) / mean, or None
-    for a single value."""
-    if observation.count < 2:
+    """The relative spread (about the CV) a summary implies: (max - min) / d2(n) / value, or
+    None without a range of at least two values."""
+    if not observation.has_range or observation.count is None or observation.count < 2:
         return None
-    return (observation.maximum - observation.minimum) / expected_range(observation.count) / observation.mean
+    assert observation.minimum is not None and observation.maximum is not None
+    return (observation.maximum - observation.minimum) / expected_range(observation.count) / observation.value

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from site_gen.changes.claims import CHANGED, EQUIVALENT, INCONCLUSIVE, assess
-from site_gen.changes.comparison import RANK_SUMMARY, WELCH_RECORDS, WELCH_VALUES, Segment, compare
+from site_gen.changes.comparison import NO_RANGE, RANK_SUMMARY, WELCH_RECORDS, WELCH_VALUES, Segment, compare
 from site_gen.changes.detection import E_DIVISIVE, NEIGHBOUR_PAIRS, SINGLE, detect
 from site_gen.changes.observation import Observation
 from site_gen.changes.rule import DEFAULT_RULE, Rule
@@ -20,8 +20,8 @@ SEED = [25.605412361610277, 25.7, 25.778169650885744, 26.0, 26.211279772416194]
 
 
 def record(scale, raw=True):
-    o = Observation.from_values([v * scale for v in SEED])
-    return o if raw else Observation(o.count, o.minimum, o.median, o.mean, o.maximum)
+    o = Observation.from_values([v * scale for v in SEED], "median")
+    return o if raw else o.summary_only()
 
 
 def series(n, drop_from=None, drop=0.88, seed=0, raw=True):
@@ -82,11 +82,23 @@ def test_three_records_with_raw_values_get_intervals_but_within_run_only():
 
 
 def test_single_values_support_nothing():
-    s = [Observation(1, 10.0, 10.0, 10.0, 10.0), Observation(1, 5.0, 5.0, 5.0, 5.0)]
+    s = [Observation(10.0, 1, 10.0, 10.0), Observation(5.0, 1, 5.0, 5.0)]
     [[claim]] = assess([detect(s, DEFAULT_RULE)], DEFAULT_RULE)
     assert claim.comparison.separation.p_value == 1.0  # 2 / C(2, 1)
     assert claim.verdict == INCONCLUSIVE
     assert detect(s[:1], DEFAULT_RULE).algorithm == SINGLE
+
+
+def test_numbers_without_a_range_are_shown_not_tested():
+    s = [Observation(22.2), Observation(19.5)]  # an aggregate rate: one number per record
+    [[claim]] = assess([detect(s, DEFAULT_RULE)], DEFAULT_RULE)
+    assert claim.comparison.method == NO_RANGE and claim.comparison.p_value is None
+    assert claim.ratio == pytest.approx(19.5 / 22.2) and claim.verdict == INCONCLUSIVE and claim.interval is None
+    # the same numbers over eight records: E-Divisive and Welch on the records need no range
+    rng = random.Random(2)
+    long = [Observation(22.2 * (1 + rng.uniform(-0.01, 0.01)) * (0.88 if i >= 5 else 1)) for i in range(8)]
+    [[claim]] = assess([detect(long, DEFAULT_RULE)], DEFAULT_RULE)
+    assert claim.comparison.method == WELCH_RECORDS and claim.verdict == CHANGED
 
 
 def test_benjamini_hochberg_across_the_page_and_false_coverage_intervals():
@@ -138,7 +150,7 @@ def test_deterministic_and_well_formed(scales, raw):
     assert first == assess([detect(list(s), DEFAULT_RULE)], DEFAULT_RULE)
     for claim in first[0]:
         if claim.interval is None:
-            assert claim.comparison.method == RANK_SUMMARY and claim.verdict != EQUIVALENT
+            assert claim.comparison.method in (RANK_SUMMARY, NO_RANGE) and claim.verdict != EQUIVALENT
         else:
             assert claim.interval[0] <= claim.ratio <= claim.interval[1]
         if claim.comparison.p_value is None:

@@ -11,13 +11,8 @@ from site_gen.changes.observation import Observation
 from site_gen.changes.rank import expected_range, range_noise, separation, smallest_rank_p
 
 
-def obs(values):
-    return Observation.from_values(values)
-
-
 def summary_only(values):
-    o = obs(values)
-    return Observation(o.count, o.minimum, o.median, o.mean, o.maximum)
+    return Observation.from_values(values, "median").summary_only()
 
 
 def test_the_field_notes_number():
@@ -63,4 +58,7 @@ def test_range_noise():
     o = summary_only([99.0, 100.0, 101.0, 100.5, 99.5])
     assert range_noise(o) == pytest.approx(2.0 / expected_range(5) / 100.0)
     assert range_noise(summary_only([3.0])) is None
+    assert range_noise(Observation(3.0)) is None
+    with pytest.raises(ValueError, match="count and a range"):
+        separation(Observation(3.0), o)
     assert math.isfinite(range_noise(summary_only([3.0, 3.0])))
