@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import bisect
 import math
-import statistics
 from typing import Any, Iterable, Protocol, Sequence, TypeVar
 
+from benchledger.records.summaries import summarize  # noqa: F401  (the collector's summaries are the records core's)
 from collector.intervals import Interval, union
 from collector.phases import Window
 
@@ -22,19 +22,6 @@ class Timed(Protocol):
 
 
 T = TypeVar("T", bound=Timed)
-
-
-def summarize(values: Sequence[float]) -> dict[str, Any] | None:
-    """The seed's statistic block, or None (JSON null) when there are no values."""
-    if not values:
-        return None
-    return {
-        "maximum": max(values),
-        "mean": math.fsum(values) / len(values),
-        "median": statistics.median(values),
-        "minimum": min(values),
-        "sample_count": len(values),
-    }
 
 
 def samples_in(samples: Sequence[T], intervals: Iterable[Interval]) -> list[T]:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from benchledger.errors import Problem
 from benchledger.records.pointer import to_jsonpath
+from benchledger.records.summaries import summarize, timing_summary
 
 RELATIVE_TOLERANCE = 1e-9
 ABSOLUTE_TOLERANCE = 1e-9
@@ -216,6 +217,60 @@ def _group_statistic_counts(data):
                                   group["completed_request_count"], "completed_request_count")
 
 
+def _summary_mismatches(parts: Parts, found: dict, expected: dict | None, formula: str) -> Iterator[Mismatch]:
+    """Each field of a summary block that does not follow from the values it summarises."""
+    if expected is None:
+        return
+    for key, value in expected.items():
+        where = parts + (key,)
+        if key in ("sample_count", "repetitions"):
+            yield from _equal(where, found.get(key), value, formula)
+        else:
+            yield from _derived(where, found.get(key), value, formula)
+
+
+# What each per-request statistic is, computed from one entry of `requests` (None: no value).
+REQUEST_VALUES: dict[str, tuple[str, Callable[[dict], float | None]]] = {
+    "response_seconds": ("requests[].response_seconds", lambda r: r.get("response_seconds")),
+    "server_decode_tokens_per_second": (
+        "(requests[].predicted_n - 1) / requests[].predicted_ms x 1000",
+        lambda r: (r["predicted_n"] - 1) / r["predicted_ms"] * 1000
+        if _number(r.get("predicted_n")) and _number(r.get("predicted_ms")) and r["predicted_n"] >= 2 and r["predicted_ms"] > 0 else None),
+    "synthetic_first_token_seconds": ("requests[].prompt_ms / 1000",
+                                      lambda r: r["prompt_ms"] / 1000 if _number(r.get("prompt_ms")) else None),
+}
+
+
+def request_values(group: dict, statistic: str) -> list[float] | None:
+    """The per-request values that `group[statistic]` summarises, from the group's `requests`
+    (None when the record does not carry them)."""
+    requests = group.get("requests")
+    if not isinstance(requests, list):
+        return None
+    value_of = REQUEST_VALUES[statistic][1]
+    values = [value_of(r) for r in requests if isinstance(r, dict)]
+    return [v for v in values if v is not None]
+
+
+@_check("gsh-group-requests", GSH,
+        "Where a group carries its per-request figures (`requests`): one per completed request, their predicted tokens "
+        "add up to completed_output_tokens, and the response, decode and first-token statistics follow from them.")
+def _group_requests(data):
+    for parts, group, _ in _groups(data):
+        requests = group.get("requests")
+        if not isinstance(requests, list):
+            continue
+        yield from _equal(parts + ("requests",), len(requests), group["completed_request_count"],
+                          "one entry per completed request (completed_request_count)")
+        tokens = [r.get("predicted_n") for r in requests if isinstance(r, dict)]
+        if all(_number(t) for t in tokens):
+            yield from _equal(parts + ("completed_output_tokens",), group["completed_output_tokens"], sum(tokens),
+                              "sum of requests[].predicted_n")
+        for name, (formula, _) in REQUEST_VALUES.items():
+            if name in group and group[name] is not None:
+                yield from _summary_mismatches(parts + (name,), group[name], summarize(request_values(group, name) or []), formula)
+
+
 @_check("gsh-group-union", GSH,
         "A group's response window union lies within its outer span and equals its resources' interval union.")
 def _group_union(data):
@@ -390,6 +445,19 @@ def _tgr_mean_speedup(data):
         if graph is not None and graph["mean_ms"] > 0:
             yield from _derived(parts + ("mean_speedup",), m["mean_speedup"], m["timing"]["eager"]["mean_ms"] / graph["mean_ms"],
                                 "timing.eager.mean_ms / timing.graph.mean_ms")
+
+
+@_check("tgr-timing-samples", TGR,
+        "Where a timing carries every repetition (`samples_ms`): repetitions, mean, median and linear-interpolated p95 "
+        "follow from them.")
+def _tgr_timing_samples(data):
+    for parts, m in _measurements(data):
+        for path, timing in m["timing"].items():
+            samples = timing.get("samples_ms") if isinstance(timing, dict) else None
+            if not isinstance(samples, list) or not samples:
+                continue
+            yield from _summary_mismatches(parts + ("timing", path), timing, timing_summary(samples),
+                                           f"from timing.{path}.samples_ms")
 
 
 @_check("tgr-capture-increase", TGR, "Capture memory increases equal after-capture minus before-capture bytes.")

@@ -8,12 +8,13 @@ synchronous, so `time.perf_counter_ns` around the call measures the same scope.
 
 from __future__ import annotations
 
-import math
 import statistics
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
+
+from benchledger.records.summaries import percentile, timing_summary  # noqa: F401  (percentile is part of this module's API)
 
 if TYPE_CHECKING:
     import torch
@@ -68,15 +69,6 @@ class CudaEventClock(Clock):
         return self._start.elapsed_time(self._end)
 
 
-def percentile(values: list[float], fraction: float) -> float:
-    """Linearly interpolated order statistic (numpy's default 'linear' method)."""
-    ordered = sorted(values)
-    rank = fraction * (len(ordered) - 1)
-    low = math.floor(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
-
-
 @dataclass(frozen=True)
 class PathTiming:
     """The milliseconds of every repetition of one path."""
@@ -93,14 +85,9 @@ class PathTiming:
         return statistics.fmean(self.samples_ms)
 
     def as_record(self) -> dict[str, Any]:
-        """The seed's `timing.eager` / `timing.graph` shape."""
-        values = list(self.samples_ms)
-        return {
-            "repetitions": len(values),
-            "mean_ms": statistics.fmean(values),
-            "median_ms": statistics.median(values),
-            "p95_ms": percentile(values, 0.95),
-        }
+        """The seed's `timing.eager` / `timing.graph` shape, with every repetition's time in
+        `samples_ms` (in order) so that comparisons can estimate intervals from them."""
+        return {**timing_summary(self.samples_ms), "samples_ms": list(self.samples_ms)}
 
 
 def mean_speedup(eager: PathTiming, graph: PathTiming | None) -> float | None:

@@ -68,7 +68,8 @@ def test_has_the_seed_record_shape(collected):
     assert set(seed) <= set(record)
     assert set(seed["measurements"][0]) <= set(record["measurements"][0])
     assert set(seed["overlimit"][0]) <= set(record["overlimit"][0])
-    assert set(seed["measurements"][0]["timing"]["eager"]) == set(record["measurements"][0]["timing"]["eager"])
+    # the seed's summaries, and beside them every repetition's time (summaries follow from it)
+    assert set(record["measurements"][0]["timing"]["eager"]) == set(seed["measurements"][0]["timing"]["eager"]) | {"samples_ms"}
     kinds = [(m["kind"], m["tokens"], m["distinct_inputs"]) for m in record["measurements"]]
     assert kinds == [("frozen_short", 64, 3), ("frozen_short", 60, 3), ("frozen_short", 56, 3),
                      ("synthetic_exact_text", 128, 1), ("synthetic_exact_text", 256, 1),
@@ -91,6 +92,9 @@ def test_flags_say_no_graph_ran_and_no_speedup_is_claimed(collected):
         assert (m["comparisons"], m["bitwise_mismatches"], m["max_absolute_error"]) == (0, 0, None)
         assert m["timing"]["eager"]["repetitions"] == (30 if m["kind"] == "frozen_short" else 5)
         assert m["timing"]["eager"]["mean_ms"] > 0
+        samples = m["timing"]["eager"]["samples_ms"]
+        assert len(samples) == m["timing"]["eager"]["repetitions"] and min(samples) > 0
+        assert m["timing"]["eager"]["mean_ms"] == pytest.approx(sum(samples) / len(samples), rel=1e-12)
         # the eager path is still checked against the step-by-step expanded path
         assert len(m["expanded_path_checks"]) == m["distinct_inputs"]
         assert all(c["identical"] and c["decision_equal"] for c in m["expanded_path_checks"])

@@ -79,7 +79,7 @@ def test_tally_counts_mismatches_and_keeps_the_largest_error():
 def test_timing_summary_uses_linear_interpolation_and_marks_few_samples():
     timing = PathTiming(tuple(float(x) for x in range(1, 21)))  # 1..20 ms
     assert timing.as_record() == {"repetitions": 20, "mean_ms": 10.5, "median_ms": 10.5,
-                                  "p95_ms": pytest.approx(19.05)}
+                                  "p95_ms": pytest.approx(19.05), "samples_ms": [float(x) for x in range(1, 21)]}
     assert timing.p95_few_samples
     assert not PathTiming(tuple(float(x) for x in range(200))).p95_few_samples
     assert percentile([3.0], 0.95) == 3.0
