@@ -90,6 +90,10 @@ class Metric:
       the number summarises, where the record has them (the rule for calling a difference needs
       all three; without them no difference is called).
     - `available`: pointer of a boolean that must be true for the number to exist (energy).
+    - `samples`: where the record carries the raw values the number summarises (per request,
+      per repetition), the pointer (relative to the point) of that array, and `sample` turns
+      one element into its value (None when the elements are the values); `sample_formula`
+      says how, for the hover. Records without them have only the summary.
     """
 
     name: str
@@ -105,10 +109,17 @@ class Metric:
     formula: str | None = None
     inputs: tuple[tuple[str, str], ...] = ()
     derive: Callable[..., float | None] | None = None
+    samples: str | None = None
+    sample: Callable[[Any], float | None] | None = None
+    sample_formula: str = ""
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name):
             raise ValueError(f"metric name {self.name!r}: use [a-z][a-z0-9_]*")
+        if self.samples is not None and self.statistic not in ("median", "mean"):
+            raise ValueError(f"metric {self.name}: raw samples need the statistic (median or mean) that summarises them")
+        if self.sample is not None and (self.samples is None or not self.sample_formula):
+            raise ValueError(f"metric {self.name}: a sample function needs `samples` and `sample_formula`")
         if (self.value is None) == (self.formula is None):
             raise ValueError(f"metric {self.name}: give either a value pointer or a formula")
         if self.formula is not None and (not self.inputs or self.derive is None):
@@ -150,6 +161,8 @@ class Measure:
     maximum_pointer: str | None = None
     inputs: tuple[tuple[str, str], ...] = ()  # derived: (name, absolute pointer)
     available_pointer: str | None = None  # where the availability flag sits, when it is false
+    samples: tuple[float, ...] | None = None  # the raw values, where the record carries them
+    samples_pointer: str | None = None
 
     @property
     def has_range(self) -> bool:
@@ -324,5 +337,19 @@ def _measure(m: Metric, node: Any, base: str) -> Measure:
         value = m.derive(*args) if all(a is not None for a in args) else None  # type: ignore[misc]
         return Measure(m, value, None, inputs=inputs, **extra)
     value, ptr = at(m.value)
-    return Measure(m, _number(value), ptr, **extra)
+    return Measure(m, _number(value), ptr, **extra, **_samples(m, node, base))
+
+
+def _samples(m: Metric, node: Any, base: str) -> dict[str, Any]:
+    """The raw values of `m` at this point (only when every element gives a number)."""
+    if m.samples is None:
+        return {}
+    items = resolve(node, m.samples, default=None)
+    if not isinstance(items, list) or not items:
+        return {}
+    values = [m.sample(item) if m.sample is not None else item for item in items]
+    values = [v for v in values if v is not None]  # an entry without the value (no decode steps)
+    if not values or not all(_number(v) is not None for v in values):
+        return {}
+    return {"samples": tuple(float(v) for v in values), "samples_pointer": base + m.samples}
 

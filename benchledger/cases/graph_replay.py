@@ -30,14 +30,14 @@ FIELDS = (
 
 METRICS = (
     Metric("eager_ms", "eager mean", "ms", Better.LOWER, value="/timing/eager/mean_ms", statistic="mean",
-           count="/timing/eager/repetitions"),
+           count="/timing/eager/repetitions", samples="/timing/eager/samples_ms"),
     Metric("graph_ms", "graph replay mean", "ms", Better.LOWER, value="/timing/graph/mean_ms", statistic="mean",
-           count="/timing/graph/repetitions"),
+           count="/timing/graph/repetitions", samples="/timing/graph/samples_ms"),
     Metric("speedup", "speedup (eager mean / graph mean)", "×", Better.HIGHER, value="/mean_speedup"),
     Metric("eager_median_ms", "eager median", "ms", Better.LOWER, value="/timing/eager/median_ms", statistic="median",
-           count="/timing/eager/repetitions"),
+           count="/timing/eager/repetitions", samples="/timing/eager/samples_ms"),
     Metric("graph_median_ms", "graph replay median", "ms", Better.LOWER, value="/timing/graph/median_ms", statistic="median",
-           count="/timing/graph/repetitions"),
+           count="/timing/graph/repetitions", samples="/timing/graph/samples_ms"),
 )
 
 KIND = CaseKind(

@@ -7,6 +7,7 @@ matched on `context_tokens`)."""
 from __future__ import annotations
 
 from benchledger.cases.base import Better, CaseKind, Field, Metric, Role, Scope
+from benchledger.records.checks import REQUEST_VALUES
 
 I, A, C = Role.IDENTITY, Role.AXIS, Role.CONTEXT
 R, P = Scope.RECORD, Scope.POINT
@@ -79,15 +80,24 @@ def _per_token(joules: float, tokens: float) -> float | None:
     return joules / tokens if tokens else None
 
 
+def _per_request(statistic: str) -> dict:
+    """A group statistic's raw values: one per entry of the group's `requests` (the formula the
+    consistency checks hold the statistic to)."""
+    formula, value_of = REQUEST_VALUES[statistic]
+    return dict(samples="/requests", sample=lambda r: value_of(r) if isinstance(r, dict) else None, sample_formula=formula)
+
+
 METRICS = (
     Metric("decode_tokens_per_s", "server decode (median)", "tokens/s", Better.HIGHER,
            value="/server_decode_tokens_per_second/median", statistic="median",
            count="/server_decode_tokens_per_second/sample_count",
-           minimum="/server_decode_tokens_per_second/minimum", maximum="/server_decode_tokens_per_second/maximum"),
+           minimum="/server_decode_tokens_per_second/minimum", maximum="/server_decode_tokens_per_second/maximum",
+           **_per_request("server_decode_tokens_per_second")),
     Metric("first_token_s", "synthetic first token (median)", "s", Better.LOWER,
            value="/synthetic_first_token_seconds/median", statistic="median",
            count="/synthetic_first_token_seconds/sample_count",
-           minimum="/synthetic_first_token_seconds/minimum", maximum="/synthetic_first_token_seconds/maximum"),
+           minimum="/synthetic_first_token_seconds/minimum", maximum="/synthetic_first_token_seconds/maximum",
+           **_per_request("synthetic_first_token_seconds")),
     Metric("aggregate_tokens_per_s", "aggregate output throughput", "tokens/s", Better.HIGHER,
            value="/aggregate_output_tokens_per_second"),
     Metric("gpu_energy_j_per_token", "GPU board energy per output token", "J/token", Better.LOWER,
@@ -97,7 +107,7 @@ METRICS = (
            derive=_per_token),
     Metric("response_s", "response time (median)", "s", Better.LOWER,
            value="/response_seconds/median", statistic="median", count="/response_seconds/sample_count",
-           minimum="/response_seconds/minimum", maximum="/response_seconds/maximum"),
+           minimum="/response_seconds/minimum", maximum="/response_seconds/maximum", **_per_request("response_seconds")),
 )
 
 KIND = CaseKind(
