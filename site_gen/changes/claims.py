@@ -3,8 +3,9 @@ across the page.
 
 The rule, as the methodology page states it: each claim compares two adjacent segments (the
 ratio after / before, with a Welch interval on log values where the data support one);
-Benjamini-Hochberg at q selects the significant claims of a page, whose intervals are widened
-to the false-coverage level 1 - R q / m (R selected of m tests). A claim is *changed* when it is
+Benjamini-Hochberg at q selects the significant claims of a page (overlapping ranges count as
+tests with p = 1), whose intervals are widened to the false-coverage level 1 - R q / m (R
+selected of m tests). A claim is *changed* when it is
 selected and its interval lies beyond ±delta, *equivalent* when its interval lies within ±delta,
 otherwise *inconclusive*; delta = max(3%, 2 x the noise within the segments). A summary-only
 comparison (no interval) is *changed* only when its ranges do not overlap, it is selected and
@@ -80,11 +81,15 @@ def _verdict(comparison: Comparison, selected: bool, interval: tuple[float, floa
 def assess(detections: Sequence[Detection], rule: Rule) -> list[list[Claim]]:
     """The claims of one page: for each detection, one claim per comparison (same order)."""
     flat = [c for d in detections for c in d.comparisons]
-    tested = [i for i, c in enumerate(flat) if c.p_value is not None]
+    # Every comparison that was looked at is one of the m tests; overlapping ranges (no p-value
+    # is printed) enter with p = 1, their least favourable value, so that small-n pages cannot
+    # make their few disjoint ranges look stronger than they are.
+    tested = [i for i, c in enumerate(flat) if c.p_value is not None or c.method == RANK_SUMMARY]
     adjusted: dict[int, float] = {}
     if tested:
-        values = stats.false_discovery_control(np.array([flat[i].p_value for i in tested], dtype=float), method="bh")
-        adjusted = {i: float(p) for i, p in zip(tested, values)}
+        ps = [flat[i].p_value if flat[i].p_value is not None else 1.0 for i in tested]
+        values = stats.false_discovery_control(np.array(ps, dtype=float), method="bh")
+        adjusted = {i: float(p) for i, p in zip(tested, values) if flat[i].p_value is not None}
     m = len(tested)
     selected = sum(1 for p in adjusted.values() if p <= rule.fdr_q)
     claims: list[Claim] = []

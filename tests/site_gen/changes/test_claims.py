@@ -65,9 +65,11 @@ def test_three_summary_records_report_what_n_allows_and_no_more():
     # overlapping ranges: no p-value, no interval, no claim
     assert steady.comparison.p_value is None and steady.adjusted_p is None and steady.interval is None
     assert steady.verdict == INCONCLUSIVE
-    # disjoint ranges at 5 vs 5: p = 2/252, the smallest there is; still no interval
+    # disjoint ranges at 5 vs 5: p = 2/252, the smallest there is; still no interval; the
+    # overlapping pair counts as a second test (p = 1) in the false-discovery control
     assert dropped.comparison.p_value == pytest.approx(2 / 252)
-    assert dropped.adjusted_p == pytest.approx(2 / 252)
+    assert dropped.adjusted_p == pytest.approx(2 * 2 / 252)
+    assert dropped.tests_on_page == 2 and dropped.selected_on_page == 1
     assert dropped.interval is None and dropped.minimum_detectable is None
     assert dropped.verdict == CHANGED
 

@@ -1,0 +1,193 @@
+"""History: every series of the verified records, each metric at each point tracked along it,
+change detection on every track and the claims of each series (one page each; the
+false-discovery rate is controlled across a series' claims, the page they appear on).
+
+What the series pages, the `change` citation, the Atom feed and `benchledger check` all read:
+the same records give the same report, so the site and CI never disagree."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterable, Sequence
+
+from benchledger.cases.base import Better, Case, Measure, Metric
+from benchledger.cases.registry import KINDS
+from benchledger.cases.series import Series, find_series
+from site_gen.changes.claims import CHANGED, Claim, assess
+from site_gen.changes.comparison import Comparison
+from site_gen.changes.detection import Detection, detect
+from site_gen.changes.observation import Observation
+from site_gen.changes.rule import DEFAULT_RULE, Rule
+
+Key = tuple[tuple[str, str], ...]
+
+
+def observation(measure: Measure) -> Observation | None:
+    """A measure as change detection sees it, or None when there is no positive number (an
+    unavailable energy, a zero). Raw values that do not give the summary are left out (the
+    consistency checks refuse such records; this keeps detection honest on anything else)."""
+    value = measure.value
+    if value is None or not math.isfinite(value) or value <= 0:
+        return None
+    rng = dict(count=measure.count, minimum=measure.minimum, maximum=measure.maximum) if measure.has_range else \
+        dict(count=measure.count)
+    statistic = measure.metric.statistic if measure.metric.statistic in ("median", "mean") else ""
+    try:
+        if measure.samples and statistic:
+            return Observation(value, values=measure.samples, statistic=statistic, **rng)
+        return Observation(value, statistic=statistic, **rng)
+    except ValueError:
+        try:
+            return Observation(value, statistic=statistic, **rng)
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True)
+class Track:
+    """One metric at one point (a context length, a token length) along a series: the cases
+    that have a number for it (`positions` into the series' cases), their observations, the
+    detection and (after `assess`) its claims."""
+
+    series: Series
+    point: Key
+    metric: Metric
+    positions: tuple[int, ...]
+    measures: tuple[Measure, ...]
+    observations: tuple[Observation, ...]
+    detection: Detection
+
+    @property
+    def label(self) -> str:
+        where = ", ".join(f"{k} {v}" for k, v in self.point)
+        return f"{self.metric.label}" + (f" at {where}" if where else "")
+
+    def case_at(self, track_index: int) -> Case:
+        """The case behind the track's `track_index`-th observation."""
+        return self.series.cases[self.positions[track_index]]
+
+    def cases_of(self, comparison: Comparison) -> tuple[list[Case], list[Case]]:
+        """The cases of the two segments of a comparison."""
+        before = [self.case_at(i) for i in range(comparison.before.start, comparison.before.stop)]
+        after = [self.case_at(i) for i in range(comparison.after.start, comparison.after.stop)]
+        return before, after
+
+
+def is_regression(metric: Metric, claim: Claim) -> bool:
+    """A *changed* claim that moved the wrong way for the metric."""
+    if claim.verdict != CHANGED:
+        return False
+    return claim.ratio < 1 if metric.better is Better.HIGHER else claim.ratio > 1
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One claim of a track, with where it sits."""
+
+    track: Track
+    claim: Claim
+
+    @property
+    def regression(self) -> bool:
+        return is_regression(self.track.metric, self.claim)
+
+    @property
+    def first_after(self) -> Case:
+        """The first case after the change (where the series is said to change)."""
+        return self.track.case_at(self.claim.comparison.after.start)
+
+    @property
+    def records(self) -> list[str]:
+        """The sha256 of every record the claim was computed from, in series order."""
+        before, after = self.track.cases_of(self.claim.comparison)
+        return list(dict.fromkeys(c.record_sha256 for c in before + after))
+
+
+@dataclass(frozen=True)
+class Change:
+    """A detected change: every *changed* claim of one series whose new segment starts at the
+    same case."""
+
+    series: Series
+    at: Case
+    findings: tuple[Finding, ...]
+
+    @property
+    def regression(self) -> bool:
+        return any(f.regression for f in self.findings)
+
+    @property
+    def records(self) -> list[str]:
+        return list(dict.fromkeys(sha for f in self.findings for sha in f.records))
+
+    @property
+    def slug(self) -> str:
+        return f"{self.series.slug}-{self.series.cases.index(self.at)}"
+
+
+@dataclass(frozen=True)
+class SeriesReport:
+    """A series, every track along it, and their claims (one page)."""
+
+    series: Series
+    tracks: tuple[Track, ...]
+    claims: tuple[tuple[Claim, ...], ...]  # per track, same order
+    rule: Rule
+
+    @cached_property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(Finding(t, c) for t, cs in zip(self.tracks, self.claims) for c in cs)
+
+    @cached_property
+    def changes(self) -> tuple[Change, ...]:
+        """The detected changes, in series order."""
+        by_case: dict[int, list[Finding]] = {}
+        for f in self.findings:
+            if f.claim.verdict == CHANGED:
+                by_case.setdefault(self.series.cases.index(f.first_after), []).append(f)
+        return tuple(Change(self.series, self.series.cases[i], tuple(fs)) for i, fs in sorted(by_case.items()))
+
+
+def tracks_of(series: Series, metrics: Iterable[Metric], rule: Rule) -> list[Track]:
+    """One track per (point, metric) that at least two cases of the series have."""
+    points: dict[Key, None] = {}
+    for case in series.cases:
+        for p in case.points:
+            points.setdefault(p.key, None)
+    out = []
+    for key in points:
+        for metric in metrics:
+            positions, measures, observations = [], [], []
+            for i, case in enumerate(series.cases):
+                point = next((p for p in case.points if p.key == key), None)
+                measure = point.measures.get(metric.name) if point else None
+                obs = observation(measure) if measure is not None else None
+                if obs is not None:
+                    positions.append(i)
+                    measures.append(measure)
+                    observations.append(obs)
+            if len(observations) >= 2:
+                out.append(Track(series, key, metric, tuple(positions), tuple(measures), tuple(observations),
+                                 detect(observations, rule)))
+    return out
+
+
+def report(series: Series, rule: Rule = DEFAULT_RULE) -> SeriesReport:
+    """Detection on every track of `series`, and the page's claims."""
+    kind = KINDS[series.schema]
+    metrics = [kind.metric(name) for name in kind.headline] + [m for m in kind.metrics if m.name not in kind.headline]
+    tracks = tracks_of(series, metrics, rule)
+    claims = assess([t.detection for t in tracks], rule)
+    return SeriesReport(series, tuple(tracks), tuple(tuple(c) for c in claims), rule)
+
+
+def history(records: Sequence[tuple[object, str, str, str]], rule: Rule = DEFAULT_RULE) -> list[SeriesReport]:
+    """Every series report of (data, sha256, path, schema) records, in ledger order: kinds in
+    registry order, series as `find_series` gives them."""
+    out = []
+    for schema, kind in KINDS.items():
+        cases = [c for data, sha, path, s in records if s == schema for c in kind.cases(data, sha, path)]
+        out.extend(report(series, rule) for series in find_series(kind, cases))
+    return out

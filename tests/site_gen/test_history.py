@@ -1,0 +1,122 @@
+"""History over real record shapes: series of records made from the LLM seed (consistent with
+the checks, differing only in runtime release), change detection on them, and the issue's
+done-when cases."""
+
+import pytest
+
+from benchledger.cases.registry import kind_for
+from benchledger.cases.series import find_series
+from benchledger.records.checks import check_record
+from site_gen.changes.claims import CHANGED, INCONCLUSIVE
+from site_gen.changes.comparison import NO_RANGE, RANK_SUMMARY, WELCH_RECORDS, WELCH_VALUES
+from site_gen.history import history
+from tests.history import graph_with_samples, llm_history
+from tests.store_copies import GSH, TGR, seed
+
+
+def _reports(records, schema=GSH):
+    return history([(d, f"{i + 1:064x}", f"history/r{i + 1}.json", schema) for i, d in enumerate(records)])
+
+
+def test_the_records_hold_together():
+    for record in llm_history(8, drop_from=6) + llm_history(3, raw=False):
+        assert check_record(record, GSH, "r.json") == []
+
+
+@pytest.mark.parametrize("raw", [True, False])
+def test_eight_records_with_a_drop_from_the_sixth_report_one_change_there(raw):
+    reports = _reports(llm_history(8, drop_from=6, raw=raw))
+    assert [r.series.field for r in reports] == ["runtime_release"] * 3  # one per placement
+    changes = [c for r in reports for c in r.changes]
+    assert len(changes) == 1
+    [change] = changes
+    assert change.at.values["runtime_release"].text == "b11151"  # the sixth record
+    assert change.at.record_path == "history/r6.json"
+    assert dict(change.series.fixed)["gpu_layers"] == "81"
+    assert change.regression
+    # the decode rate dropped, at both contexts, and only it
+    assert {(f.track.metric.name, dict(f.track.point)["context_tokens"]) for f in change.findings} == {
+        ("decode_tokens_per_s", "2048"), ("decode_tokens_per_s", "8192")}
+    for f in change.findings:
+        assert f.claim.verdict == CHANGED and f.claim.comparison.method == WELCH_RECORDS
+        assert 0.86 < f.claim.ratio < 0.90
+        assert f.claim.interval[1] < 1 - f.claim.delta
+        assert f.records == [f"{i:064x}" for i in range(1, 9)]
+
+
+@pytest.mark.parametrize("raw", [True, False])
+def test_the_same_eight_records_without_the_drop_report_none(raw):
+    reports = _reports(llm_history(8, raw=raw))
+    assert [c for r in reports for c in r.changes] == []
+    for r in reports:
+        for track in r.tracks:
+            assert track.detection.change_points == ()
+            if track.detection.halves is not None and track.detection.halves.log_ratio is not None:
+                # "no change found" comes with how large a change could have been found
+                assert 0 < track.detection.halves.minimum_detectable(r.rule) < 0.05
+
+
+def test_three_summary_only_records_report_what_n_allows_and_no_more():
+    reports = _reports(llm_history(3, drop_from=3, raw=False))
+    report = next(r for r in reports if dict(r.series.fixed)["gpu_layers"] == "81")
+    decode = [t for t in report.tracks if t.metric.name == "decode_tokens_per_s"]
+    for track, claims in zip(report.tracks, report.claims):
+        for claim in claims:
+            assert claim.interval is None  # summaries support no interval
+            assert claim.comparison.method in (RANK_SUMMARY, NO_RANGE)
+            if claim.comparison.p_value is not None:
+                assert claim.comparison.p_value == pytest.approx(2 / 252)  # the best 5 vs 5 can do
+            else:
+                assert claim.verdict == INCONCLUSIVE
+    for track in decode:
+        [steady, dropped] = report.claims[report.tracks.index(track)]
+        assert steady.verdict == INCONCLUSIVE
+        assert dropped.comparison.separation.disjoint
+    # every compared range is a test (12 here, 2 disjoint): 2/252 x 12 / 2 = 0.048 <= 0.05
+    disjoint = [c for cs in report.claims for c in cs if c.adjusted_p is not None]
+    assert len(disjoint) == 2  # the decode drop, at both contexts
+    for claim in disjoint:
+        assert claim.tests_on_page == 12 and claim.selected_on_page == 2
+        assert claim.adjusted_p == pytest.approx(2 / 252 * 12 / 2)
+    assert [c.at.values["runtime_release"].text for c in report.changes] == ["b11148"]
+
+
+def test_three_records_with_raw_values_get_within_run_intervals():
+    reports = _reports(llm_history(3, drop_from=3))
+    report = next(r for r in reports if dict(r.series.fixed)["gpu_layers"] == "81")
+    [change] = report.changes
+    assert change.at.values["runtime_release"].text == "b11148"
+    for f in change.findings:
+        assert f.track.metric.name == "decode_tokens_per_s"
+        assert f.claim.comparison.method == WELCH_VALUES and f.claim.interval is not None
+
+
+def test_graph_replay_series_along_torch_versions():
+    records = []
+    for i, version in enumerate(["2.9.1+cu128", "2.10.0+cu128", "2.11.0+cu128"]):
+        data = graph_with_samples(scale=1.0 + 0.3 * (i == 2))
+        data["torch_version"] = version
+        records.append(data)
+    [report] = _reports(records, TGR)
+    assert report.series.field == "torch_version"
+    assert [report.series.value_of(c) for c in report.series.cases] == ["2.9.1+cu128", "2.10.0+cu128", "2.11.0+cu128"]
+    [change] = report.changes
+    assert change.at.values["torch_version"].text == "2.11.0+cu128" and change.regression
+
+
+def test_series_of_repeats_run_along_the_test_date():
+    records = [seed(GSH) for _ in range(3)]
+    for i, r in enumerate(records):
+        r["tested_at"] = f"2026-10-0{3 - i}"
+        r["hardware"]["fan_profile"] = f"profile-{i}"  # context: never splits a series
+    reports = _reports(records)
+    assert {r.series.field for r in reports} == {"tested_at"}
+    for r in reports:
+        assert [r.series.value_of(c) for c in r.series.cases] == ["2026-10-01", "2026-10-02", "2026-10-03"]
+        assert r.series.along_axis is False
+
+
+def test_a_single_record_forms_no_series():
+    kind = kind_for(GSH)
+    assert find_series(kind, kind.cases(seed(GSH), "a" * 64, "x.json")) == []
+    assert _reports([seed(GSH)]) == []
