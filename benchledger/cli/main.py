@@ -20,6 +20,7 @@ COMMANDS = {
     "serve": "benchledger.cli.commands.serve",
     "collect": "benchledger.cli.commands.collect",
     "repair": "benchledger.cli.commands.repair",
+    "import": "benchledger.cli.commands.import_",
 }
 
 

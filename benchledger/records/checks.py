@@ -13,6 +13,7 @@ any real transcription or arithmetic error is far larger. Counts and byte sizes 
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
@@ -516,3 +517,111 @@ def _tgr_overlimit(data):
 def _tgr_adoption(data):
     if data["adopted_for_full_quality"] and not data["full_quality_graph_qualified"]:
         yield Mismatch(("adopted_for_full_quality",), False, True, "full_quality_graph_qualified is false")
+
+
+# --- llama-bench/1 ----------------------------------------------------------------------------
+#
+# llama-bench computes its averages itself and prints them with limited precision
+# (tools/llama-bench/llama-bench.cpp): samples_ns are integers; avg_ns is their integer mean
+# (uint64 sum / count, truncated); stddev_ns is the sample standard deviation in uint64
+# arithmetic (sqrt of sum(x²)/(n-1) - mean²·n/(n-1), each division truncated, the sqrt in double,
+# truncated again); samples_ts[i] = 1e9·(n_prompt + n_gen) / samples_ns[i], printed by a C++
+# stream with 6 significant digits; avg_ts and stddev_ts are the double mean and sample standard
+# deviation of the unrounded speeds, printed with 6 decimals (std::to_string). So the integer
+# figures are recomputed exactly, and the printed floats within what their printing can change:
+# a relative 5e-6 per sample (half a unit of the 6th significant digit), which also bounds
+# how far the mean of the printed samples can be from the printed mean, plus 5e-7 absolute for
+# the 6 decimals.
+
+LLB = "llama-bench/1"
+LLB_SAMPLE_RELATIVE_TOLERANCE = 5e-6
+LLB_PRINT_ABSOLUTE_TOLERANCE = 5e-7
+_U64 = 2**64
+
+
+def _tests(data: dict) -> Iterator[tuple[Parts, dict]]:
+    for i, row in enumerate(data["tests"]):
+        yield ("tests", i), row
+
+
+def _llb_close(found: float, expected: float, scale: float) -> bool:
+    """Within what llama-bench's printing can change: 5e-6 of `scale`, plus 5e-7 (+ float rounding)."""
+    return abs(found - expected) <= LLB_SAMPLE_RELATIVE_TOLERANCE * abs(scale) + LLB_PRINT_ABSOLUTE_TOLERANCE + 1e-12 * abs(expected)
+
+
+def llama_bench_stddev_ns(samples_ns: list[int]) -> int:
+    """llama-bench's stddev_ns of `samples_ns`, in its unsigned 64-bit arithmetic (wraps as it does)."""
+    n = len(samples_ns)
+    if n <= 1:
+        return 0
+    mean = (sum(samples_ns) % _U64) // n
+    squares = sum(x * x for x in samples_ns) % _U64
+    variance = (squares // (n - 1) - (mean * mean * n % _U64) // (n - 1)) % _U64
+    return int(math.sqrt(float(variance)))
+
+
+def llama_bench_tool_version(rows: list[dict]) -> str:
+    """llama-bench's build as its rows name it, "build N, commit C" (distinct ones joined by "; ")."""
+    return "; ".join(dict.fromkeys(f"build {r['build_number']}, commit {r['build_commit']}" for r in rows))
+
+
+@_check("llama-bench-sample-counts", LLB, "Every test has as many samples_ts as samples_ns (one per repetition).")
+def _llb_sample_counts(data):
+    for parts, row in _tests(data):
+        yield from _equal(parts + ("samples_ts",), len(row["samples_ts"]), len(row["samples_ns"]),
+                          "one per samples_ns (count)")
+
+
+@_check("llama-bench-avg-ns", LLB, "avg_ns equals llama-bench's integer mean of samples_ns (sum // count), exactly.")
+def _llb_avg_ns(data):
+    for parts, row in _tests(data):
+        samples = row["samples_ns"]
+        yield from _equal(parts + ("avg_ns",), row["avg_ns"], sum(samples) // len(samples), "sum(samples_ns) // count")
+
+
+@_check("llama-bench-stddev-ns", LLB,
+        "stddev_ns equals llama-bench's sample standard deviation of samples_ns in unsigned 64-bit arithmetic, exactly.")
+def _llb_stddev_ns(data):
+    for parts, row in _tests(data):
+        yield from _equal(parts + ("stddev_ns",), row["stddev_ns"], llama_bench_stddev_ns(row["samples_ns"]),
+                          "llama-bench's uint64 stdev of samples_ns")
+
+
+@_check("llama-bench-samples-ts", LLB,
+        "Each samples_ts is 1e9 x (n_prompt + n_gen) / samples_ns within 5e-6 relative (printed with 6 significant digits).")
+def _llb_samples_ts(data):
+    for parts, row in _tests(data):
+        tokens = row["n_prompt"] + row["n_gen"]
+        for j, (ts, ns) in enumerate(zip(row["samples_ts"], row["samples_ns"])):
+            expected = 1e9 * tokens / ns
+            if not _llb_close(ts, expected, expected):
+                yield Mismatch(parts + ("samples_ts", j), expected, ts, "1e9 x (n_prompt + n_gen) / samples_ns")
+
+
+@_check("llama-bench-avg-ts", LLB,
+        "avg_ts equals the mean of samples_ts within 5e-6 of the largest sample plus 5e-7 (llama-bench's printing).")
+def _llb_avg_ts(data):
+    for parts, row in _tests(data):
+        samples = row["samples_ts"]
+        expected = math.fsum(samples) / len(samples)
+        if not _llb_close(row["avg_ts"], expected, max(samples)):
+            yield Mismatch(parts + ("avg_ts",), expected, row["avg_ts"], "mean of samples_ts")
+
+
+@_check("llama-bench-stddev-ts", LLB,
+        "stddev_ts equals the sample standard deviation of samples_ts within 1e-5 of the largest sample plus 5e-7.")
+def _llb_stddev_ts(data):
+    for parts, row in _tests(data):
+        samples = row["samples_ts"]
+        expected = statistics.stdev(samples) if len(samples) > 1 else 0.0
+        # rounding each sample by up to 5e-6 moves the deviation by up to about twice that
+        if not _llb_close(row["stddev_ts"], expected, 2 * max(samples)):
+            yield Mismatch(parts + ("stddev_ts",), expected, row["stddev_ts"], "sample standard deviation of samples_ts")
+
+
+@_check("llama-bench-import-block", LLB, "import.test_count is the number of tests, and import.tool_version names their builds.")
+def _llb_import_block(data):
+    block, rows = data["import"], data["tests"]
+    yield from _equal(("import", "test_count"), block["test_count"], len(rows), "number of tests")
+    yield from _equal(("import", "tool_version"), block["tool_version"], llama_bench_tool_version(rows),
+                      "\"build N, commit C\" of tests[]")

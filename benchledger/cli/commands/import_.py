@@ -1,0 +1,35 @@
+"""`benchledger import TOOL FILE [--as PATH] [--limitation TEXT ...]`: seal another tool's
+results (llama-bench -o json / -o jsonl) as a record, with the exact file's sha256."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HELP = "import another tool's results (llama-bench -o json or -o jsonl) as a sealed record"
+
+
+def add_arguments(parser):
+    from collector.importers.registry import IMPORTERS
+
+    parser.add_argument("tool", choices=sorted(IMPORTERS), help="the tool that wrote FILE")
+    parser.add_argument("file", type=Path, help="the tool's output file, imported exactly (its sha256 is recorded)")
+    parser.add_argument("--as", dest="as_path", metavar="PATH",
+                        help="path inside the store (default: <tool>/<date of the first test>-<sha256 prefix>.json)")
+    parser.add_argument("--limitation", action="append", default=[], metavar="TEXT",
+                        help="a limitation to record beside the importer's own (repeatable)")
+    parser.add_argument("--imported-by", metavar="NAME", help="who imports it (default: the login name)")
+    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+
+
+def run(args) -> int:
+    from benchledger.records.store import Store
+    from collector.importers.base import import_file, read_source
+    from collector.importers.registry import importer_for
+
+    importer = importer_for(args.tool)
+    source = read_source(args.file, imported_by=args.imported_by)
+    store = Store(Path(args.records))
+    entry = import_file(importer, source, store, args.as_path, args.limitation)
+    print(f"sealed {store.shown(entry.path)}  sha256 {entry.sha256}  schema {entry.schema}")
+    print(f"imported {source.shown} ({args.tool}, sha256 {source.sha256}); ledger line {entry.position + 1}, head {entry.entry_sha256}")
+    return 0
