@@ -93,7 +93,8 @@ class Metric:
     - `samples`: where the record carries the raw values the number summarises (per request,
       per repetition), the pointer (relative to the point) of that array, and `sample` turns
       one element into its value (None when the elements are the values); `sample_formula`
-      says how, for the hover. Records without them have only the summary.
+      says how, for the hover. Records without them have only the summary; a metric with raw
+      values but no `count`/`minimum`/`maximum` takes its count and range from the raw values.
     """
 
     name: str
@@ -337,7 +338,18 @@ def _measure(m: Metric, node: Any, base: str) -> Measure:
         value = m.derive(*args) if all(a is not None for a in args) else None  # type: ignore[misc]
         return Measure(m, value, None, inputs=inputs, **extra)
     value, ptr = at(m.value)
-    return Measure(m, _number(value), ptr, **extra, **_samples(m, node, base))
+    raw = _samples(m, node, base)
+    if raw and extra["count"] is None and extra["minimum"] is None:
+        # a record with the raw values but no summary of them (llama-bench's per-repetition
+        # samples): the count and the range are the raw values' own, pointing at the elements
+        values, where = raw["samples"], raw["samples_pointer"]
+        low_i = min(range(len(values)), key=values.__getitem__)
+        high_i = max(range(len(values)), key=values.__getitem__)
+        exact = m.sample is None  # element i is value i only when no element was dropped
+        extra.update(count=len(values), minimum=values[low_i], maximum=values[high_i], count_pointer=where,
+                     minimum_pointer=f"{where}/{low_i}" if exact else where,
+                     maximum_pointer=f"{where}/{high_i}" if exact else where)
+    return Measure(m, _number(value), ptr, **extra, **raw)
 
 
 def _samples(m: Metric, node: Any, base: str) -> dict[str, Any]:

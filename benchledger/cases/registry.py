@@ -4,10 +4,10 @@ explorer, `benchledger compare` and the series; a kind listed nowhere is simply 
 
 from __future__ import annotations
 
-from benchledger.cases import graph_replay, llm_core
+from benchledger.cases import graph_replay, llama_bench, llm_core
 from benchledger.cases.base import CaseKind
 
-KINDS: dict[str, CaseKind] = {k.schema: k for k in (llm_core.KIND, graph_replay.KIND)}
+KINDS: dict[str, CaseKind] = {k.schema: k for k in (llm_core.KIND, graph_replay.KIND, llama_bench.KIND)}
 
 
 def kind_for(schema: str) -> CaseKind | None:

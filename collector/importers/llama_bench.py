@@ -132,7 +132,8 @@ def _parse_json(text: str, shown: str, line_offset: int = 0) -> Any:
         json.loads(text, parse_constant=lambda c: None)
     except json.JSONDecodeError as err:
         line = err.lineno + line_offset
-        if err.pos >= len(text.rstrip()):
+        # a string still open at the end, or nothing left where more was expected: cut off
+        if err.pos >= len(text.rstrip()) or err.msg.startswith("Unterminated string"):
             raise InputError(shown, "", "the JSON ends before it is complete (an interrupted llama-bench run?); "
                                         "import the output of a run that finished", line) from None
         word = _NOT_A_NUMBER.match(text, err.pos)

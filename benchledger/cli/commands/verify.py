@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from benchledger.errors import LedgerError, Problem
-from benchledger.records.checks import CHECKS
+from benchledger.records.checks import checks_for
 from benchledger.records.store import Store, VerifyReport
 from benchledger.records.validation_cache import ValidationCache
 
@@ -44,8 +44,10 @@ def run(args) -> int:
     print(table(report))
     if problems:
         raise LedgerError(problems, f"verification failed: {len(problems)} problem(s) in {report.root}")
+    # the rules that apply to the schemas present, not every rule there is
+    applied = sum(len(checks_for(schema)) for schema in sorted({r.schema for r in report.records}))
     print(f"all {len(report.records)} record(s) hold: bytes match the ledger, the chain is intact, "
-          f"schemas validate, {len(CHECKS)} consistency checks pass")
+          f"schemas validate, {applied} consistency checks pass")
     return 0
 
 

@@ -9,6 +9,7 @@ from benchledger.cases import evidence
 from benchledger.cases.base import CaseKind, Field, Metric, Role, Better, natural_key
 from benchledger.cases.comparison import differences, find, match_points
 from benchledger.cases.registry import KINDS, kind_for
+from tests.llama_bench_support import LLB, record as llama_bench_record
 from benchledger.records.checks import check_record
 from benchledger.records.schema import validate
 from tests.store_copies import GSH, TGR, seed
@@ -25,9 +26,9 @@ def cases(schema, *records):
 
 
 def test_every_registered_kind_names_a_shipped_schema_and_reads_its_seed():
-    assert set(KINDS) == {GSH, TGR} and kind_for("nope/1") is None
+    assert set(KINDS) == {GSH, TGR, LLB} and kind_for("nope/1") is None
     for schema, kind in KINDS.items():
-        found = kind.cases(seed(schema), "0" * 64, "seed.json")
+        found = kind.cases(llama_bench_record() if schema == LLB else seed(schema), "0" * 64, "seed.json")
         assert found and all(c.points for c in found)
         for case in found:
             for name, value in case.values.items():

@@ -42,7 +42,7 @@ BAD = [
     ("trailing garbage", b'{}\n}', [], ["in.json:2: not JSON: trailing data after the JSON document (column 1)"]),
     ("over the size limit", b" " * (16 * 1024 * 1024 + 1), [], ["in.json: file is 16777217 bytes, over the 16777216-byte limit for a record"]),
     ("unknown schema id", b"{}", ["--schema", "torch-graph-replay/7"],
-     ["torch-graph-replay/7: unknown schema id; known: gsh-llm-core-article/1, torch-graph-replay/1"]),
+     ["torch-graph-replay/7: unknown schema id; known: gsh-llm-core-article/1, llama-bench/1, torch-graph-replay/1"]),
     ("missing file", None, [], ["absent.json: no such file"]),
 ]
 

@@ -131,7 +131,7 @@ def not_json_behind_seals_back(records):
 
 def unknown_schema_behind_seals_back(records):
     append_unchecked(records, "x/y.json", b"{}", "made-up/9")
-    return ["records/x/y.json: schema 'made-up/9': unknown schema id; known: gsh-llm-core-article/1, torch-graph-replay/1"]
+    return ["records/x/y.json: schema 'made-up/9': unknown schema id; known: gsh-llm-core-article/1, llama-bench/1, torch-graph-replay/1"]
 
 
 TAMPERING = [flip_byte, delete_first_line, reorder_lines, edit_ledger_line, forge_line, add_unsealed_file, remove_file,

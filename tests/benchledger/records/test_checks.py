@@ -18,7 +18,7 @@ def test_checks_have_stable_unique_ids_and_descriptions():
     ids = [c.id for c in CHECKS]
     assert len(ids) == len(set(ids))
     assert all(c.description.endswith(".") and len(c.description) > 20 for c in CHECKS)
-    assert {c.schema for c in CHECKS} == {GSH, TGR}
+    assert {c.schema for c in CHECKS} == {GSH, TGR, "llama-bench/1"}
     assert [c.id for c in checks_for(TGR)] == [c.id for c in CHECKS if c.id.startswith("tgr-")]
 
 
@@ -100,7 +100,8 @@ BROKEN = [
 
 
 def test_every_check_has_a_breaking_case():
-    assert sorted(c.id for c in CHECKS) == sorted(check_id for check_id, _, _ in BROKEN)
+    # llama-bench/1's checks break real llama-bench output in test_checks_llama_bench.py
+    assert sorted(c.id for c in CHECKS if c.schema in (GSH, TGR)) == sorted(check_id for check_id, _, _ in BROKEN)
 
 
 @pytest.mark.parametrize("check_id, mutate, line", BROKEN, ids=[b[0] for b in BROKEN])

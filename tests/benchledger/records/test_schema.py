@@ -8,11 +8,12 @@ import pytest
 
 from benchledger.records.schema import load_schema, schema_ids, undescribed_keys, validate
 
+from tests.llama_bench_support import LLB, record as llama_bench_record
 from tests.store_copies import GSH, TGR, seed
 
 
 def test_shipped_schema_ids_and_their_ids():
-    assert schema_ids() == [GSH, TGR]
+    assert schema_ids() == [GSH, LLB, TGR]
     for schema_id in schema_ids():
         schema = load_schema(schema_id)
         jsonschema.Draft202012Validator.check_schema(schema)
@@ -37,7 +38,7 @@ def _properties(node, where):
             yield from _properties(child, f"{where}/{i}")
 
 
-@pytest.mark.parametrize("schema_id", [GSH, TGR])
+@pytest.mark.parametrize("schema_id", [GSH, TGR, LLB])
 def test_every_property_has_a_description(schema_id):
     schema = load_schema(schema_id)
     # properties inside if/then/else only tighten a described property; they need no text
@@ -51,6 +52,11 @@ def test_every_property_has_a_description(schema_id):
 def test_every_key_of_the_seeds_is_described(schema_id):
     # the collector's own records are walked where they are collected (tests/collector)
     assert undescribed_keys(seed(schema_id), schema_id) == []
+
+
+def test_every_key_of_an_imported_llama_bench_record_is_described():
+    assert undescribed_keys(llama_bench_record(), LLB) == []
+    assert undescribed_keys(llama_bench_record("tiny-threads-1.jsonl"), LLB) == []
 
 
 def test_undescribed_keys_are_named_once_with_wildcard_indexes():
@@ -85,7 +91,7 @@ def test_every_violation_is_listed_with_its_path():
 
 def test_unknown_schema_id_is_a_problem_not_a_crash():
     (problem,) = validate({}, "nope/1", "r.json")
-    assert str(problem) == "r.json: schema 'nope/1': unknown schema id; known: gsh-llm-core-article/1, torch-graph-replay/1"
+    assert str(problem) == "r.json: schema 'nope/1': unknown schema id; known: gsh-llm-core-article/1, llama-bench/1, torch-graph-replay/1"
 
 
 def cpu_only_article():

@@ -65,7 +65,7 @@ def test_seal_into_a_new_store(tmp_path, store):
     ("outside", SealError, "x: target path '../escape.json' must stay inside the store (no '..', '.' or empty segments)"),
     ("unsafe path", SealError, "x: target path 'a/javascript:alert(1)[x].json' may contain only letters, digits, '-', '_', '.' and '/' (found '(', ')', ':', '[', ']')"),
     ("directory", SealError, "x: {root}/notes/dir.json is a folder; a record is sealed into a new file: choose another --as path"),
-    ("unknown schema", InputError, "nope/1: unknown schema id; known: gsh-llm-core-article/1, torch-graph-replay/1"),
+    ("unknown schema", InputError, "nope/1: unknown schema id; known: gsh-llm-core-article/1, llama-bench/1, torch-graph-replay/1"),
     ("not json", InputError, "x:1: not JSON: Expecting value (column 1)"),
     ("schema violation", SchemaError, "x: $: 'device' is a required property"),
     ("inconsistent", ConsistencyError, "x: $.measurements[0].mean_speedup: expected 3.9366984155 (timing.eager.mean_ms / timing.graph.mean_ms), found 9.0 [check tgr-mean-speedup]"),
