@@ -6,9 +6,10 @@ from __future__ import annotations
 from benchledger.errors import BuildError
 from site_gen.pages.records.base import RecordRenderer
 from site_gen.pages.records.graph_replay import GraphReplayRenderer
+from site_gen.pages.records.llama_bench import LlamaBenchRenderer
 from site_gen.pages.records.llm_core import LlmCoreRenderer
 
-RENDERERS: dict[str, RecordRenderer] = {r.schema: r for r in (LlmCoreRenderer(), GraphReplayRenderer())}
+RENDERERS: dict[str, RecordRenderer] = {r.schema: r for r in (LlmCoreRenderer(), GraphReplayRenderer(), LlamaBenchRenderer())}
 
 
 def renderer_for(schema: str, path: str) -> RecordRenderer:

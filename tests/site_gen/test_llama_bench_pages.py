@@ -1,0 +1,57 @@
+"""Articles of imported llama-bench records (two real captured runs, threads 1 and 2): a golden
+file for what a reader sees, every test's numbers traced to their pointers, the varying field
+named, and the schema in the methodology glossary."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from benchledger.records.store import Store
+from site_gen.build import build_site
+from tests.llama_bench_support import LLB, record_bytes, seal_at_fixed_time
+from tests.store_copies import shipped_copy
+
+GOLDEN = Path(__file__).resolve().parent / "golden_site" / "article-llama-bench.md"
+THREADS = {1: "llama-bench/threads-1.json", 2: "llama-bench/threads-2.json"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("llama-bench-site")
+    records = shipped_copy(tmp)
+    for threads, path in THREADS.items():
+        seal_at_fixed_time(records, path, record_bytes(f"tiny-threads-{threads}.json"))
+    store = Store(records)
+    return store, build_site(records, tmp / "site", cache_dir=tmp / "cache")
+
+
+def test_article_markdown_matches_golden(built):
+    _, result = built
+    text = (result.docs_dir / "articles/llama-bench/threads-1.md").read_text(encoding="utf-8")
+    if os.environ.get("BENCHLEDGER_UPDATE_GOLDEN") == "1":
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert text == GOLDEN.read_text(encoding="utf-8"), "rerun with BENCHLEDGER_UPDATE_GOLDEN=1 and review the diff"
+
+
+def test_every_test_number_is_on_its_page_with_its_origin(built):
+    store, result = built
+    for sealed in (r for r in store.load_verified() if r.entry.schema == LLB):
+        page = (result.out_dir / "articles" / sealed.entry.path.replace(".json", ".html")).read_text(encoding="utf-8")
+        assert '<h2 id="results">Results' in page and "Every repetition" in page
+        for i, row in enumerate(sealed.data["tests"]):
+            for field in ("avg_ts", "stddev_ts", "avg_ns", "stddev_ns"):
+                assert f'data-sha256="{sealed.entry.sha256}" data-pointer="/tests/{i}/{field}"' in page
+            for j, value in enumerate(row["samples_ts"]):
+                assert f'data-pointer="/tests/{i}/samples_ts/{j}" title="record sha256 {sealed.entry.sha256} · ' \
+                       f'pointer /tests/{i}/samples_ts/{j} · raw value {value!r}"' in page
+        assert sealed.data["import"]["source_sha256"] in page
+        assert "id=\"chart-speed-per-repetition\"" in page
+
+
+def test_methodology_lists_the_schema_and_its_checks(built):
+    _, result = built
+    page = (result.out_dir / "methodology.html").read_text(encoding="utf-8")
+    assert "llama-bench/1" in page and "/tests/*/samples_ts" in page
