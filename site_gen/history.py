@@ -16,8 +16,8 @@ from benchledger.cases.base import Better, Case, Measure, Metric
 from benchledger.cases.registry import KINDS
 from benchledger.cases.series import Series, find_series
 from site_gen.changes.claims import CHANGED, Claim, assess
-from site_gen.changes.comparison import Comparison
-from site_gen.changes.detection import Detection, detect
+from site_gen.changes.comparison import STATISTICS, Comparison
+from site_gen.changes.detection import ALGORITHMS, Detection, detect
 from site_gen.changes.observation import Observation
 from site_gen.changes.rule import DEFAULT_RULE, Rule
 
@@ -88,6 +88,7 @@ class Finding:
 
     track: Track
     claim: Claim
+    rule: Rule = DEFAULT_RULE
 
     @property
     def regression(self) -> bool:
@@ -138,7 +139,7 @@ class SeriesReport:
 
     @cached_property
     def findings(self) -> tuple[Finding, ...]:
-        return tuple(Finding(t, c) for t, cs in zip(self.tracks, self.claims) for c in cs)
+        return tuple(Finding(t, c, self.rule) for t, cs in zip(self.tracks, self.claims) for c in cs)
 
     @cached_property
     def changes(self) -> tuple[Change, ...]:
@@ -191,3 +192,78 @@ def history(records: Sequence[tuple[object, str, str, str]], rule: Rule = DEFAUL
         cases = [c for data, sha, path, s in records if s == schema for c in kind.cases(data, sha, path)]
         out.extend(report(series, rule) for series in find_series(kind, cases))
     return out
+
+
+# -- what a claim is made of, as data (hover text, `check --json`, the feed) ------------------
+
+def series_title(series: Series) -> str:
+    """A plain-text title: what is measured, along what, with what held fixed that matters."""
+    kind = KINDS[series.schema]
+    identity = dict(series.identity)
+    subject = " ".join(identity.get(name, "") for name in kind.subject).strip() or kind.title
+    field_label = kind.field(series.field).label
+    return f"{subject}: {kind.title} along {field_label}"
+
+
+def series_setup(series: Series) -> str:
+    """The fixed setup of a series as `label value` pairs (plain text)."""
+    kind = KINDS[series.schema]
+    return ", ".join(f"{kind.field(n).label} {v}" for n, v in series.fixed if v != "n/a")
+
+
+def _side(track: Track, start: int, stop: int) -> list[dict]:
+    out = []
+    for i in range(start, stop):
+        case, measure, obs = track.case_at(i), track.measures[i], track.observations[i]
+        out.append({
+            "path": case.record_path,
+            "sha256": case.record_sha256,
+            "case": case.pointer,
+            "value_pointer": measure.pointer,
+            "inputs": dict(measure.inputs) or None,
+            "value": obs.value,
+            "count": obs.count,
+            "range": [obs.minimum, obs.maximum] if obs.has_range else None,
+            "samples_pointer": measure.samples_pointer if obs.values is not None else None,
+            track.series.field: track.series.value_of(case),
+        })
+    return out
+
+
+def finding_json(finding: Finding) -> dict:
+    """Everything a claim was computed from and how: records (paths, hashes, pointers), the
+    statistic, its inputs, the algorithm with its parameters and the verdict."""
+    track, claim = finding.track, finding.claim
+    c = claim.comparison
+    detection = track.detection
+    return {
+        "series": track.series.slug,
+        "metric": track.metric.name,
+        "metric_label": track.metric.label,
+        "unit": track.metric.unit,
+        "better": track.metric.better.value,
+        "point": dict(track.point),
+        "at": {"path": finding.first_after.record_path, "sha256": finding.first_after.record_sha256,
+               track.series.field: track.series.value_of(finding.first_after)},
+        "verdict": claim.verdict,
+        "regression": finding.regression,
+        "ratio": claim.ratio,
+        "change_percent": (claim.ratio - 1) * 100,
+        "interval": list(claim.interval) if claim.interval else None,
+        "confidence": claim.confidence,
+        "delta": claim.delta,
+        "p_value": c.p_value,
+        "adjusted_p": claim.adjusted_p,
+        "tests_on_page": claim.tests_on_page,
+        "selected_on_page": claim.selected_on_page,
+        "minimum_detectable": claim.minimum_detectable,
+        "statistic": {"method": c.method, "text": STATISTICS[c.method], "noise": c.noise,
+                      "df": c.log_ratio.df if c.log_ratio else None,
+                      "separation_gap": c.separation.gap if c.separation else None},
+        "algorithm": {"name": detection.algorithm, "text": ALGORITHMS[detection.algorithm],
+                      "records_in_series": detection.size,
+                      "change_point_p": next((cp.pvalue for cp in detection.change_points if cp.index == c.after.start), None),
+                      "parameters": finding.rule.parameters()},
+        "before": _side(track, c.before.start, c.before.stop),
+        "after": _side(track, c.after.start, c.after.stop),
+    }

@@ -19,6 +19,7 @@ COMMANDS = {
     "build": "benchledger.cli.commands.build",
     "serve": "benchledger.cli.commands.serve",
     "collect": "benchledger.cli.commands.collect",
+    "check": "benchledger.cli.commands.check",
     "repair": "benchledger.cli.commands.repair",
     "import": "benchledger.cli.commands.import_",
 }
