@@ -221,5 +221,9 @@ def dry_run_lines(plan: Plan, runner: Runner) -> list[str]:
     return lines
 
 
-def default_runs_dir() -> Path:
-    return Path(os.environ.get("BENCHLEDGER_RUNS", "runs"))
+def default_runs_dir(project_root: Path | None = None) -> Path:
+    """$BENCHLEDGER_RUNS when set, else runs/ in the project (the working folder without one)."""
+    env = os.environ.get("BENCHLEDGER_RUNS")
+    if env:
+        return Path(env)
+    return Path(project_root) / "runs" if project_root is not None else Path("runs")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
+from benchledger.project import ExtraPage
 from site_gen.limitations import Limitation, find_limitations
 from site_gen.render_cache import RenderCache
 from site_gen.templating import make_jinja_env
@@ -32,8 +33,14 @@ class BuildOptions:
     # Where the site will be published, for absolute links in the Atom feed and "cite this
     # article"; "" when unknown (relative links).
     site_url: str = ""
-    # Authored articles (page kind `authored`); None means the project's docs/articles.
+    # Authored articles (page kind `authored`); None: none.
     articles_dir: Path | None = None
+    # The project's look and extra pages (benchledger.toml's [theme], [paths].templates, [[pages]]).
+    palette_primary: str = "indigo"
+    palette_accent: str = "amber"
+    logo: Path | None = None
+    templates_dir: Path | None = None  # files here replace packaged templates of the same name
+    extra_pages: tuple[ExtraPage, ...] = ()
 
 
 @dataclass

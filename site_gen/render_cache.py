@@ -27,11 +27,15 @@ TEMPLATES_DIR = PACKAGE_DIR.parent / "templates"
 LIBRARIES = ("altair", "vl-convert-python", "pandas", "jinja2")
 
 
-def code_fingerprint() -> str:
-    """SHA-256 over the generator's sources, templates and library versions."""
+def code_fingerprint(overrides: Path | None = None) -> str:
+    """SHA-256 over the generator's sources, templates and library versions, and the files of
+    a project's templates folder (`overrides`) when it has one."""
     files = [(path.relative_to(root.parent).as_posix(), path.read_bytes())
              for root in (PACKAGE_DIR, RECORDS_DIR, TEMPLATES_DIR)
              for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)]
+    if overrides is not None:
+        files += [("overrides/" + path.relative_to(overrides).as_posix(), path.read_bytes())
+                  for path in sorted(p for p in overrides.rglob("*") if p.is_file())]
     return named_bytes_sha256(files + [(f"{name}={metadata.version(name)}", b"") for name in LIBRARIES])
 
 
@@ -50,14 +54,15 @@ class RenderCache:
     """`memo(view, name, make)`: the cached JSON value, or `make()` stored for next time.
     With no folder it only calls `make()`."""
 
-    def __init__(self, cache_dir: Path | None):
+    def __init__(self, cache_dir: Path | None, template_overrides: Path | None = None):
         self.dir = cache_dir
+        self.template_overrides = template_overrides
         self.hits = 0
         self._lock = threading.Lock()
 
     @cached_property
     def fingerprint(self) -> str:
-        return code_fingerprint()
+        return code_fingerprint(self.template_overrides)
 
     def _key(self, view: Rendered, name: str) -> str:
         ident = [self.fingerprint, name, dataclasses.asdict(view.entry), repr(view.options)]

@@ -30,11 +30,23 @@ def code_ticks(value: str) -> Markup:
     return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
 
 
-def make_jinja_env() -> jinja2.Environment:
-    """Jinja over templates/ with autoescape on for every template (they produce HTML inside
-    Markdown). `md` marks record text literal Markdown; `attr` escapes for attributes."""
+def template_bytes(name: str, override_dir: Path | None = None) -> bytes:
+    """A template or static asset (e.g. "assets/benchledger.css"): the project's override when
+    its templates folder has one of that name, else the packaged file."""
+    if override_dir is not None and (override_dir / name).is_file():
+        return (override_dir / name).read_bytes()
+    return (TEMPLATES_DIR / name).read_bytes()
+
+
+def make_jinja_env(override_dir: Path | None = None) -> jinja2.Environment:
+    """Jinja over templates/ (a project's templates folder first, when it has one) with
+    autoescape on for every template (they produce HTML inside Markdown). `md` marks record
+    text literal Markdown; `attr` escapes for attributes."""
+    loaders = [jinja2.FileSystemLoader(str(TEMPLATES_DIR))]
+    if override_dir is not None:
+        loaders.insert(0, jinja2.FileSystemLoader(str(override_dir)))
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+        loader=jinja2.ChoiceLoader(loaders),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,

@@ -9,6 +9,7 @@ import os
 import sys
 
 from benchledger import __version__
+from benchledger.cli.locations import add_project_argument
 from benchledger.errors import BenchledgerError
 
 # verb -> module; each module has `HELP`, `add_arguments(parser)` and `run(args) -> int`.
@@ -31,11 +32,13 @@ def make_parser() -> argparse.ArgumentParser:
         description="Seal benchmark records, verify them, and publish them as auditable articles.",
     )
     parser.add_argument("--version", action="version", version=f"benchledger {__version__}")
+    add_project_argument(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for verb, module_name in COMMANDS.items():
         module = importlib.import_module(module_name)
         p = sub.add_parser(verb, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
+        add_project_argument(p)
         p.set_defaults(_run=module.run)
     return parser
 

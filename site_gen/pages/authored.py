@@ -44,14 +44,14 @@ class AuthoredArticles(PageKind):
     def __init__(self, articles_dir: Path | None = None):
         self.articles_dir = articles_dir
 
-    def directory(self, site: "SiteContext") -> Path:
-        """Where the article sources are: this kind's, else the build's option, else the
-        project's docs/articles."""
-        return self.articles_dir or site.options.articles_dir or DOCS_DIR / "articles"
+    def directory(self, site: "SiteContext") -> Path | None:
+        """Where the article sources are: this kind's, else the build's option (the project's
+        articles folder); None: no authored articles."""
+        return self.articles_dir or site.options.articles_dir
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         directory = self.directory(site)
-        articles = load_articles(directory, display_root=directory.parent.parent)
+        articles = load_articles(directory, display_root=directory.parent.parent) if directory is not None else []
         # The index is built even with no articles: the navigation links to it.
         pages, problems = [], []
         for article in articles:

@@ -7,6 +7,7 @@ from site_gen.pages.audit import AuditPage
 from site_gen.pages.authored import AuthoredArticles
 from site_gen.pages.base import PageKind
 from site_gen.pages.comparisons import ComparisonPages
+from site_gen.pages.handwritten import HandWrittenPages
 from site_gen.pages.home import HomePage
 from site_gen.pages.methodology import MethodologyPage
 from site_gen.pages.record_article import RecordArticles
@@ -18,6 +19,7 @@ PAGE_KINDS: tuple[PageKind, ...] = (
     ComparisonPages(),
     MethodologyPage(),
     AuditPage(),
+    HandWrittenPages(),
 )
 
 # The few pages the navigation lists; every other page is reached from these (a nav that grows

@@ -4,27 +4,56 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchledger.cli.locations import project_of, records_dir, shown_path
 from benchledger.errors import InputError
+from benchledger.project import site_url_problem
 
 HELP = "verify every record, then build the site (refuses to build on any failure)"
 
 
 def add_arguments(parser):
-    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
-    parser.add_argument("--out", default="site", help="where the site goes (default: ./site)")
-    parser.add_argument("--articles", default=None, help="authored articles to publish (default: docs/articles of the project)")
-    parser.add_argument("--site-url", default="", help="the site's public URL, for absolute links in the feed and citations")
+    add_site_arguments(parser)
+    parser.add_argument("--articles", default=None, help="authored articles to publish (default: the project's, docs/articles)")
+    parser.add_argument("--site-url", default=None, help="the site's public URL, for absolute links in the feed and citations (default: the project's)")
     parser.add_argument("--cache", default=None, help="cache of validation passes, charts, renderings and generated docs (default: $BENCHLEDGER_CACHE_DIR, else .cache/benchledger beside the records)")
 
 
-def run(args) -> int:
+def add_site_arguments(parser):
+    """The arguments `build` and `serve` share."""
+    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--out", default=None, help="where the site goes (default: site/ in the project)")
+
+
+def build(args):
+    """Build the site as the project and the flags say; returns the BuildResult."""
     from site_gen.build import build_site
     from site_gen.context import BuildOptions
 
-    if args.articles and not Path(args.articles).is_dir():  # a mistyped folder must not publish no articles
-        raise InputError(args.articles, "", "no such articles folder")
-    options = BuildOptions(articles_dir=Path(args.articles) if args.articles else None, site_url=args.site_url)
-    result = build_site(Path(args.records), Path(args.out), cache_dir=args.cache, options=options)
+    project = project_of(args)
+    articles = getattr(args, "articles", None)
+    if articles and not Path(articles).is_dir():  # a mistyped folder must not publish no articles
+        raise InputError(articles, "", "no such articles folder")
+    site_url = getattr(args, "site_url", None)
+    if site_url is None:
+        site_url = project.site_url
+    elif site_url_problem(site_url):
+        raise InputError("--site-url", "", site_url_problem(site_url))
+    options = BuildOptions(
+        site_name=project.site_name,
+        site_url=site_url,
+        articles_dir=Path(articles) if articles else project.articles_dir,
+        palette_primary=project.theme.primary,
+        palette_accent=project.theme.accent,
+        logo=project.theme.logo,
+        templates_dir=project.templates_dir,
+        extra_pages=project.pages,
+    )
+    out = Path(args.out) if args.out else shown_path(project.site_dir)
+    return build_site(records_dir(args), out, cache_dir=getattr(args, "cache", None), options=options)
+
+
+def run(args) -> int:
+    result = build(args)
     print(f"built {result.pages} pages into {result.out_dir} ({result.files_written} generated files changed, "
           f"{result.charts_rendered} charts rendered)")
     return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchledger.cli.locations import project_of, records_dir, shown_path
+
 HELP = "run a collection plan (TOML) and seal the record it produces"
 
 
@@ -11,8 +13,8 @@ def add_arguments(parser):
     parser.add_argument("plan", type=Path, help="the plan file (TOML)")
     parser.add_argument("--case", action="append", dest="cases", metavar="ID", help="run only this case (repeatable); the record then holds only the selected cases")
     parser.add_argument("--dry-run", action="store_true", help="validate the plan and print what would run; run nothing")
-    parser.add_argument("--records", type=Path, default=Path("records"), help="the records store (default: ./records)")
-    parser.add_argument("--runs", type=Path, default=None, help="where runs keep their case results and logs (default: ./runs or $BENCHLEDGER_RUNS)")
+    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--runs", type=Path, default=None, help="where runs keep their case results and logs (default: $BENCHLEDGER_RUNS, else runs/ in the project)")
     parser.add_argument("--fresh", action="store_true", help="run every case again; without it, an earlier run of the same plan is resumed: its completed cases are kept, failed and unfinished ones run")
 
 
@@ -21,7 +23,7 @@ def run(args) -> int:
     from collector.runner import Runner, default_runs_dir, dry_run_lines
 
     plan = load_plan(args.plan)
-    runner = Runner(plan, args.records, args.runs or default_runs_dir(), args.cases)
+    runner = Runner(plan, records_dir(args), args.runs or default_runs_dir(shown_path(project_of(args).root)), args.cases)
     if args.dry_run:
         print("\n".join(dry_run_lines(plan, runner)))
         return 0

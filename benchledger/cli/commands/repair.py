@@ -7,8 +7,7 @@ ledger are never changed."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from benchledger.cli.locations import records_dir
 from benchledger.records.store import Store
 from benchledger.records.verification import UNSEALED
 
@@ -16,11 +15,11 @@ HELP = "remove temp files an interrupted seal left in the store and list files s
 
 
 def add_arguments(parser):
-    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
 
 
 def run(args) -> int:
-    store = Store(Path(args.records))
+    store = Store(records_dir(args))
     removed = store.repair()
     for rel in removed:
         print(f"removed {store.shown(rel)} (a temp file of an interrupted seal; it held nothing sealed)")

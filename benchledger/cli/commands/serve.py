@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import functools
 import http.server
-from pathlib import Path
 
+from benchledger.cli.commands.build import add_site_arguments, build
 from benchledger.errors import BenchledgerError
 
 HELP = "build the site and preview it on http://127.0.0.1:PORT (loopback only)"
 
 
 def add_arguments(parser):
-    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
-    parser.add_argument("--out", default="site", help="where the site goes (default: ./site)")
+    add_site_arguments(parser)
     parser.add_argument("--port", type=port, default=8000, help="port on 127.0.0.1 (default: 8000)")
 
 
@@ -26,9 +25,7 @@ def port(text: str) -> int:
 
 
 def run(args) -> int:
-    from site_gen.build import build_site
-
-    result = build_site(Path(args.records), Path(args.out))
+    result = build(args)
     print(f"built {result.pages} pages into {result.out_dir}")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(result.out_dir))
     # Loopback only: a preview is not a publication.

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from pathlib import Path
 from typing import Any, Iterator
 
+from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError
-from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.digest import is_sha256
+from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.pointer import to_pointer, walk
 from benchledger.records.store import Store
 
@@ -19,7 +19,7 @@ HELP = "print a record's ledger entry and the upstream hashes it claims"
 
 def add_arguments(parser):
     parser.add_argument("record", metavar="HASH-OR-PATH", help="a record's sha256 (or a unique prefix of >= 12 digits) or its path")
-    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
     parser.add_argument("--json", action="store_true", help="print as JSON on stdout")
 
 
@@ -31,7 +31,7 @@ def claimed_hashes(data: Any) -> Iterator[tuple[str, str]]:
 
 
 def run(args) -> int:
-    store = Store(Path(args.records))
+    store = Store(records_dir(args))
     entry = store.find(args.record)
     shown = store.shown(entry.path)
     try:

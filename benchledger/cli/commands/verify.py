@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from benchledger.cli.locations import records_dir
 from benchledger.errors import LedgerError, Problem
 from benchledger.records.checks import checks_for
 from benchledger.records.store import Store, VerifyReport
@@ -17,7 +18,7 @@ SHA256_SHOWN = 12  # hex digits of a sha256 shown in the table
 
 
 def add_arguments(parser):
-    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     parser.add_argument("--expect-head", metavar="SHA256",
                         help="also fail unless the ledger's head hash is this one (pins the history, so an "
@@ -31,7 +32,7 @@ def add_arguments(parser):
 def run(args) -> int:
     if args.site:
         return run_site(Path(args.site))
-    root = Path(args.records)
+    root = records_dir(args)
     store = Store(root, ValidationCache(None) if args.no_cache else None)
     report = store.verify()
     problems = list(report.problems)

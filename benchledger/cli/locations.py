@@ -1,0 +1,43 @@
+"""Where a command reads and writes: the project (`--project DIR`, else the nearest folder from
+the working folder up holding a benchledger.toml, else the working folder), unless a flag such
+as `--records` names a place itself. Flags are relative to the working folder, as typed; every
+default is relative to the project."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from benchledger.project import Project, find_project
+
+
+def add_project_argument(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    """`--project DIR`, accepted before the verb and after it."""
+    parser.add_argument("--project", metavar="DIR", default=None if top else argparse.SUPPRESS,
+                        help="the project folder (default: the nearest folder from here up holding a benchledger.toml, else this one)")
+
+
+def project_of(args: argparse.Namespace) -> Project:
+    """The command's project, found once per command."""
+    found = getattr(args, "_project", None)
+    if found is None:
+        found = find_project(getattr(args, "project", None))
+        args._project = found
+    return found
+
+
+def shown_path(path: Path) -> Path:
+    """`path` as messages should name it: relative to the working folder when inside it."""
+    try:
+        rel = Path(os.path.relpath(path, Path.cwd()))
+    except ValueError:
+        return path
+    return path if rel.parts[:1] == ("..",) else rel
+
+
+def records_dir(args: argparse.Namespace) -> Path:
+    """`--records` as typed, else the project's records folder."""
+    if getattr(args, "records", None):
+        return Path(args.records)
+    return shown_path(project_of(args).records_dir)

@@ -1,0 +1,128 @@
+"""Commands work on the project they are run in: the nearest benchledger.toml from the working
+folder up (or --project DIR), with every default path the project's, never the install's.
+Real builds (MkDocs), real stores."""
+
+import shutil
+from pathlib import Path
+
+from benchledger.cli.main import main
+from tests.store_copies import SHIPPED, tree_digest
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err.splitlines()
+
+
+def copy_of_this_project(tmp_path: Path) -> Path:
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(REPO / "benchledger.toml", copy)
+    shutil.copytree(SHIPPED, copy / "records")
+    shutil.copytree(REPO / "docs" / "articles", copy / "docs" / "articles")
+    return copy
+
+
+def test_a_copy_of_the_checkout_publishes_its_own_articles(tmp_path, capsys, monkeypatch):
+    copy = copy_of_this_project(tmp_path)
+    article = copy / "docs" / "articles" / "llama-cpp-cpu-offload-72b.md"
+    article.write_text(article.read_text().replace("title: What CPU offload costs", "title: Edited in the copy, what CPU offload costs"))
+    repo_site = tree_digest(REPO / "site") if (REPO / "site").exists() else None
+    monkeypatch.chdir(copy / "docs")  # from a subfolder: the project is found upwards
+    code, out, err = run(capsys, "build")
+    assert code == 0, err
+    assert "built" in out and "into " in out
+    page = (copy / "site" / "posts" / "index.html").read_text()
+    assert "Edited in the copy" in page  # the copy's article, not the checkout's
+    assert (copy / ".cache" / "benchledger").is_dir()  # the cache beside the project's records
+    assert (tree_digest(REPO / "site") if (REPO / "site").exists() else None) == repo_site
+
+
+def test_project_options_shape_the_site(tmp_path, capsys, monkeypatch):
+    project = tmp_path / "lab"
+    shutil.copytree(SHIPPED, project / "store")
+    (project / "look" / "assets").mkdir(parents=True)
+    css = (REPO / "templates" / "assets" / "benchledger.css").read_text()
+    (project / "look" / "assets" / "benchledger.css").write_text(css + "\n/* lab override */\n")
+    (project / "logo.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"/>')
+    (project / "about.md").write_text("# About the lab\n\nWe measure things.\n")
+    (project / "benchledger.toml").write_text("""
+[site]
+name = "Lab benchmarks"
+url = "https://example.org/lab/"
+[paths]
+records = "store"
+templates = "look"
+[theme]
+logo = "logo.svg"
+[theme.palette]
+primary = "teal"
+accent = "deep orange"
+[[pages]]
+title = "About: the lab"
+source = "about.md"
+""")
+    monkeypatch.chdir(tmp_path)  # outside the project: --project names it
+    code, out, err = run(capsys, "build", "--project", str(project))
+    assert code == 0, err
+    site = project / "site"
+    home = (site / "index.html").read_text()
+    assert "Lab benchmarks" in home.split("</title>")[0]  # the name in <title>
+    assert 'data-md-color-primary="teal"' in home and 'data-md-color-accent="deep-orange"' in home
+    assert 'src="assets/logo.svg"' in home and (site / "assets" / "logo.svg").is_file()
+    assert 'href="pages/about.html"' in home and "About: the lab" in home
+    assert "We measure things." in (site / "pages" / "about.html").read_text()
+    assert "/* lab override */" in (site / "assets" / "benchledger.css").read_text()
+    assert "https://example.org/lab/" in (site / "posts" / "feed.xml").read_text()
+    assert not (tmp_path / "site").exists()  # nothing written where we stood
+
+
+def test_a_changed_template_override_renders_again(tmp_path, capsys, monkeypatch):
+    project = tmp_path / "p"
+    shutil.copytree(SHIPPED, project / "records")
+    (project / "look").mkdir()
+    head = (REPO / "templates" / "article_head.md.j2").read_text()
+    (project / "look" / "article_head.md.j2").write_text(head + "\nFIRST OVERRIDE\n")
+    (project / "benchledger.toml").write_text("[paths]\ntemplates = 'look'\n")
+    monkeypatch.chdir(project)
+    assert run(capsys, "build")[0] == 0
+    article = next((project / "site" / "articles").rglob("2026-09-27.html"))
+    assert "FIRST OVERRIDE" in article.read_text()
+    (project / "look" / "article_head.md.j2").write_text(head + "\nSECOND OVERRIDE\n")
+    assert run(capsys, "build")[0] == 0  # the render cache must not serve the first rendering
+    assert "SECOND OVERRIDE" in article.read_text() and "FIRST OVERRIDE" not in article.read_text()
+
+
+def test_record_commands_use_the_projects_store(tmp_path, capsys, monkeypatch):
+    project = tmp_path / "p"
+    (project / "data").mkdir(parents=True)
+    (project / "benchledger.toml").write_text("[paths]\nrecords = 'data'\n")
+    monkeypatch.chdir(project)
+    seed = SHIPPED / "llm-cpu-offload" / "2026-09-27.json"
+    code, out, err = run(capsys, "seal", str(seed), "--schema", "gsh-llm-core-article/1", "--as", "offload/run.json")
+    assert code == 0, err
+    assert "sealed data/offload/run.json" in out  # named as typed from here
+    assert (project / "data" / "offload" / "run.json").read_bytes() == seed.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "verify", "--project", str(project))
+    assert code == 0, err
+    assert "all 1 record(s) hold" in out
+    code, out, err = run(capsys, "--project", str(project), "show", "offload/run.json")
+    assert code == 0, err
+
+
+def test_a_broken_project_file_stops_every_command_with_every_problem(tmp_path, capsys, monkeypatch):
+    (tmp_path / "benchledger.toml").write_text("[site]\nurl = 'ftp://x'\nname = ''\n[paths]\narticles = 'nowhere'\n")
+    monkeypatch.chdir(tmp_path)
+    for verb in (["build"], ["verify"], ["seal", "x.json", "--schema", "s"]):
+        code, out, err = run(capsys, *verb)
+        assert code == 1 and out == ""
+        assert err == [
+            f"benchledger {verb[0]}: error: benchledger.toml: $.site.name: expected a name of 1 to 80 printable characters without < > & \" ' ` \\ {{ }}",
+            f"benchledger {verb[0]}: error: benchledger.toml: $.site.url: expected an absolute http(s) URL without query or fragment, e.g. 'https://example.org/bench/'; found 'ftp://x'",
+            f"benchledger {verb[0]}: error: benchledger.toml: $.paths.articles: no such folder 'nowhere' in the project",
+            f"benchledger {verb[0]}: error: benchledger.toml: 3 problem(s) in the project file; nothing was done",
+        ]

@@ -1,0 +1,153 @@
+"""benchledger.project: the project folder is found like git finds .git, its benchledger.toml is
+validated with every problem at once, and every path is the project's, never the install's."""
+
+from pathlib import Path
+
+import pytest
+
+from benchledger.errors import InputError
+from benchledger.project import PROJECT_FILE, ProjectError, find_project, load_project
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def write(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / PROJECT_FILE).write_text(text)
+    return folder
+
+
+def test_without_a_file_the_defaults_apply_in_the_working_folder(tmp_path):
+    project = find_project(start=tmp_path)
+    assert project.root == tmp_path.resolve() and project.config_file is None
+    assert project.records_dir == tmp_path.resolve() / "records"
+    assert project.articles_dir == tmp_path.resolve() / "docs" / "articles"
+    assert project.site_dir == tmp_path.resolve() / "site"
+    assert (project.site_name, project.site_url, project.pages, project.templates_dir) == ("benchledger", "", (), None)
+
+
+def test_the_nearest_parent_with_a_file_is_the_project(tmp_path):
+    outer = write(tmp_path / "outer", "[site]\nname = 'outer'\n")
+    inner = write(outer / "a", "[site]\nname = 'inner'\n[paths]\nrecords = 'store'\n")
+    (inner / "store").mkdir()
+    deep = inner / "b" / "c"
+    deep.mkdir(parents=True)
+    project = find_project(start=deep)
+    assert project.root == inner.resolve() and project.site_name == "inner"
+    assert project.records_dir == inner.resolve() / "store"  # relative to the file, not to where we stand
+    (outer / "elsewhere").mkdir()
+    assert find_project(start=outer / "elsewhere").site_name == "outer"
+
+
+def test_project_names_the_folder_explicitly(tmp_path, monkeypatch):
+    monkeypatch.chdir(write(tmp_path / "here", "[site]\nname = 'here'\n"))
+    other = write(tmp_path / "other", "[site]\nname = 'other'\n")
+    assert find_project(other).site_name == "other"
+    (tmp_path / "bare").mkdir()
+    bare = find_project(tmp_path / "bare")  # a folder without a file: its defaults, not the working folder's file
+    assert (bare.root, bare.config_file, bare.site_name) == ((tmp_path / "bare").resolve(), None, "benchledger")
+    with pytest.raises(InputError, match="no such project folder"):
+        find_project(tmp_path / "absent")
+
+
+def test_this_repository_is_a_project_with_the_shipped_defaults():
+    project = find_project(start=REPO / "docs" / "articles")
+    assert project.root == REPO and project.config_file == REPO / PROJECT_FILE
+    assert project.records_dir == REPO / "records" and project.articles_dir == REPO / "docs" / "articles"
+    assert (project.theme.primary, project.theme.accent, project.site_name) == ("indigo", "amber", "benchledger")
+
+
+def test_every_setting_is_read(tmp_path):
+    (tmp_path / "data" / "store").mkdir(parents=True)
+    (tmp_path / "posts").mkdir()
+    (tmp_path / "look").mkdir()
+    (tmp_path / "logo.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    (tmp_path / "about.md").write_text("# About\n")
+    (tmp_path / "Team Page.md").write_text("# Team\n")
+    write(tmp_path, """
+[site]
+name = "Lab benchmarks"
+url = "https://example.org/bench/"
+[paths]
+records = "data/store"
+articles = "posts"
+templates = "look"
+[theme]
+logo = "logo.svg"
+[theme.palette]
+primary = "deep purple"
+accent = "light blue"
+[[pages]]
+title = "About: us"
+source = "about.md"
+[[pages]]
+title = "Team"
+source = "Team Page.md"
+""")
+    p = load_project(tmp_path)
+    root = tmp_path.resolve()
+    assert (p.site_name, p.site_url) == ("Lab benchmarks", "https://example.org/bench/")
+    assert (p.records_dir, p.articles_dir, p.templates_dir) == (root / "data/store", root / "posts", root / "look")
+    assert (p.theme.primary, p.theme.accent, p.theme.logo) == ("deep purple", "light blue", root / "logo.svg")
+    assert [(x.title, x.source, x.slug) for x in p.pages] == [("About: us", root / "about.md", "about"), ("Team", root / "Team Page.md", "team-page")]
+
+
+def test_every_problem_is_reported_at_once(tmp_path, monkeypatch):
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "a.md").write_text("x")
+    (tmp_path / "A.md").write_text("x")
+    write(tmp_path, """
+colour = "red"
+[site]
+name = "<script>"
+url = "javascript:alert(1)"
+extra = 1
+[paths]
+records = "../elsewhere"
+articles = "/etc"
+templates = "missing"
+[theme]
+logo = "notes.txt"
+[theme.palette]
+primary = "chartreuse"
+accent = "black"
+[[pages]]
+title = "A"
+source = "a.md"
+[[pages]]
+title = 5
+source = "A.md"
+[[pages]]
+title = "No source"
+""")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ProjectError) as caught:
+        load_project(tmp_path)
+    lines = caught.value.lines()
+    where = [line.split(": ")[1] for line in lines[:-1]]
+    assert all(line.startswith("benchledger.toml: $.") for line in lines[:-1])
+    assert where == ["$.colour", "$.site.extra", "$.site.name", "$.site.url", "$.paths.records", "$.paths.articles",
+                     "$.paths.templates", "$.theme.logo", "$.theme.palette.primary", "$.theme.palette.accent",
+                     "$.pages[1].title", "$.pages[1].source", "$.pages[2].source"]
+    assert "leaves the project folder" in lines[4] and "expected an absolute http(s) URL" in lines[3]
+    assert lines[-1] == "benchledger.toml: 13 problem(s) in the project file; nothing was done"
+
+
+def test_a_file_that_is_not_toml_names_the_line(tmp_path):
+    write(tmp_path, "[site]\nname = \n")
+    with pytest.raises(InputError) as caught:
+        load_project(tmp_path)
+    problem = caught.value.problems[0]
+    assert problem.line == 2 and "not valid TOML" in problem.message and problem.file.endswith(PROJECT_FILE)
+
+
+@pytest.mark.parametrize("text, where", [
+    ("site = 1\n", "$.site"), ("pages = 'x'\n", "$.pages"), ("[theme]\npalette = 'red'\n", "$.theme.palette"),
+    ("[paths]\nrecords = 3\n", "$.paths.records"), ("[[pages]]\ntitle = 'T'\nsource = 'x.txt'\n", "$.pages[0].source"),
+])
+def test_wrong_shapes_are_named(tmp_path, text, where):
+    (tmp_path / "x.txt").write_text("")
+    write(tmp_path, text)
+    with pytest.raises(ProjectError) as caught:
+        load_project(tmp_path)
+    assert [p.path for p in caught.value.problems] == [where]
