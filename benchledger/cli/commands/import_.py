@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchledger.cli.locations import records_dir
+
 HELP = "import another tool's results (llama-bench -o json or -o jsonl) as a sealed record"
 
 
@@ -18,7 +20,7 @@ def add_arguments(parser):
     parser.add_argument("--limitation", action="append", default=[], metavar="TEXT",
                         help="a limitation to record beside the importer's own (repeatable)")
     parser.add_argument("--imported-by", metavar="NAME", help="who imports it (default: the login name)")
-    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
 
 
 def run(args) -> int:
@@ -28,7 +30,7 @@ def run(args) -> int:
 
     importer = importer_for(args.tool)
     source = read_source(args.file, imported_by=args.imported_by)
-    store = Store(Path(args.records))
+    store = Store(records_dir(args))
     entry = import_file(importer, source, store, args.as_path, args.limitation)
     print(f"sealed {store.shown(entry.path)}  sha256 {entry.sha256}  schema {entry.schema}")
     print(f"imported {source.shown} ({args.tool}, sha256 {source.sha256}); ledger line {entry.position + 1}, head {entry.entry_sha256}")
