@@ -171,6 +171,13 @@ def parse_rows(raw: bytes, shown: str) -> tuple[str, list[Any], list[int] | None
         except InputError as err:
             problems.extend(err.problems)
     if problems:
+        try:  # one object over several lines is not llama-bench's JSONL: say what it is instead
+            whole = json.loads(text)
+        except ValueError:
+            whole = None
+        if isinstance(whole, dict):
+            raise InputError(shown, "$", "one JSON object over several lines: expected llama-bench's output, a list of "
+                                         "test rows (-o json) or one row per line (-o jsonl)")
         raise RowsError(problems, f"{shown}: {len(problems)} line(s) are not JSON; nothing was sealed")
     return fmt, rows, lines
 

@@ -15,7 +15,7 @@ from tests.llama_bench_support import LLB, record_bytes, seal_at_fixed_time
 from tests.store_copies import shipped_copy
 
 GOLDEN = Path(__file__).resolve().parent / "golden_site" / "article-llama-bench.md"
-THREADS = {1: "llama-bench/threads-1.json", 2: "llama-bench/threads-2.json"}
+THREADS = {"1": "llama-bench/threads-1.json", "2": "llama-bench/threads-2.json", "1-2": "llama-bench/threads-1-2.json"}
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +49,16 @@ def test_every_test_number_is_on_its_page_with_its_origin(built):
                        f'pointer /tests/{i}/samples_ts/{j} · raw value {value!r}"' in page
         assert sealed.data["import"]["source_sha256"] in page
         assert "id=\"chart-speed-per-repetition\"" in page
+
+
+def test_a_field_that_varies_inside_a_record_is_named_and_charted(built):
+    _, result = built
+    page = (result.docs_dir / "articles/llama-bench/threads-1-2.md").read_text(encoding="utf-8")
+    assert "across threads" in page.splitlines()[0]
+    assert "Fields that differ between rows: threads." in page
+    assert 'id="chart-speed-by-n-threads"' in page and 'id="chart-speed-per-repetition"' in page
+    for i in range(4):  # the threads column of the results table is traced too
+        assert f'data-pointer="/tests/{i}/n_threads"' in page
 
 
 def test_methodology_lists_the_schema_and_its_checks(built):

@@ -85,7 +85,12 @@ def _markdown():
     (_markdown, "bad.json: this is llama-bench's Markdown table (-o md, its default), not JSON; run llama-bench again with -o json"),
     (lambda: b"", "bad.json: the file is empty"),
     (lambda: b'{"build_commit": "unknown", "build_number": 0,\n', "bad.json:1: the JSON ends before it is complete"),
-], ids=["truncated", "missing-avg_ts", "samples-vs-average", "text-output", "empty", "truncated-jsonl"])
+    (lambda: captured("tiny-threads-1.json").read_bytes().replace(b'"stddev_ts": ', b'"stddev_ts": -nan, "x": ', 1),
+     "bad.json:{nan_line}: llama-bench printed '-nan' where a number belongs"),
+    (lambda: b'{\n  "avg_ts": 1.0\n}\n', "bad.json: $: one JSON object over several lines"),
+    (lambda: b"[1]", "bad.json: $[0]: expected an object (one llama-bench test row)"),
+], ids=["truncated", "missing-avg_ts", "samples-vs-average", "text-output", "empty", "truncated-jsonl", "nan", "one-object",
+        "not-rows"])
 def test_malformed_output_one_error_and_nothing_sealed(records, cli, tmp_path, make, line):
     raw = make()
     (tmp_path / "bad.json").write_bytes(raw)
@@ -94,7 +99,9 @@ def test_malformed_output_one_error_and_nothing_sealed(records, cli, tmp_path, m
     assert result.code == 1 and result.out == ""
     assert len(result.err) == 1, result.err
     rows = _rows()
-    expected = line.format(line=raw.decode().rstrip().count("\n") + 1, mean=f"{sum(rows[0]['samples_ts']) / 5:.12g}",
+    text = raw.decode()
+    expected = line.format(line=text.rstrip().count("\n") + 1, nan_line=text[: text.find("-nan")].count("\n") + 1,
+                           mean=f"{sum(rows[0]['samples_ts']) / 5:.12g}",
                            found=round(rows[0]["avg_ts"] * 1.1, 6))
     assert result.err[0].startswith(f"benchledger import: error: {expected}"), result.err[0]
     assert tree_digest(records) == before

@@ -13,7 +13,7 @@ from benchledger.records.checks import check_record, checks_for, llama_bench_std
 from tests.llama_bench_support import LLB, record
 
 
-@pytest.mark.parametrize("name", ["tiny-threads-1.json", "tiny-threads-2.json", "tiny-threads-1.jsonl"])
+@pytest.mark.parametrize("name", ["tiny-threads-1.json", "tiny-threads-2.json", "tiny-threads-1.jsonl", "tiny-threads-1-2.json"])
 def test_real_llama_bench_output_holds(name):
     assert check_record(record(name), LLB, "r.json") == []
 
