@@ -5,8 +5,8 @@ pages, so CI and the site never disagree."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError
 from benchledger.records.digest import is_sha256_prefix
 from benchledger.records.store import Store
@@ -17,7 +17,7 @@ SHA256_SHOWN = 12
 
 
 def add_arguments(parser):
-    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
     parser.add_argument("--since", metavar="HEAD",
                         help="only changes involving records sealed after this ledger head hash "
                              "(a full entry sha256 or a unique prefix of >= 12 hex digits, as `verify` prints)")
@@ -44,7 +44,7 @@ def _sealed_after(store: Store, head: str) -> set[str]:
 def run(args) -> int:
     from site_gen.history import finding_json, history, series_setup, series_title
 
-    store = Store(Path(args.records))
+    store = Store(records_dir(args))
     records = store.load_verified()  # refuses (LedgerError, every problem listed) unless all hold
     new = _sealed_after(store, args.since) if args.since else None
     reports = history([(r.data, r.entry.sha256, r.entry.path, r.entry.schema) for r in records])
