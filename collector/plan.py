@@ -41,6 +41,15 @@ threads = 1
 [[comparisons]]
 axis = "threads"
 cases = ["threads-1", "threads-2"]
+
+[dispatch]                           # optional: how `collect --ray` places cases (ignored locally)
+gpus = 1                             # whole GPUs per case (default 1; 0 for a CPU-only case)
+cpus = 1                             # CPUs Ray reserves per case (default 1)
+host_exclusive = false               # true: no other case shares the host while this one runs
+host = "node-a"                      # pin to the node started with resource "host:node-a"
+timeout_s = 3600                     # a case running longer is cancelled and recorded as timed out
+system_retries = 2                   # new attempts after a worker/node died, an object was lost, OOM
+# a case's [cases.dispatch] table overrides these keys for that case
 ```
 """
 
@@ -81,8 +90,17 @@ CORE_SETTINGS = {
     "pss_mode": PlanKey("boundaries", lambda v: v in ("every_sample", "boundaries"), "'every_sample' or 'boundaries'"),
     "gpu_power_method": PlanKey("power_usage", lambda v: v in ("power_usage", "instant", "average"), "one of 'power_usage', 'instant', 'average'"),
 }
-TOP_KEYS = {"article_key", "module", "timezone", "limitations", "settings", "models", "cases", "comparisons", "schema"}
-CASE_KEYS = {"id", "module", "model", "placement", "settings", "options"}
+TOP_KEYS = {"article_key", "module", "timezone", "limitations", "settings", "models", "cases", "comparisons", "schema", "dispatch"}
+CASE_KEYS = {"id", "module", "model", "placement", "settings", "options", "dispatch"}
+# [dispatch] / [cases.dispatch]: what a case needs and where it may run under `collect --ray`
+DISPATCH_KEYS = {
+    "gpus": PlanKey(1, lambda v: _nonneg_int(v) and v <= 64, "a whole number of GPUs in [0, 64] (fractions would share a GPU)"),
+    "cpus": PlanKey(1, lambda v: is_number(v) and 0 < v <= 1024, "a number of CPUs > 0 and <= 1024"),
+    "host_exclusive": PlanKey(False, lambda v: isinstance(v, bool), "true or false"),
+    "host": PlanKey(None, lambda v: isinstance(v, str) and bool(ID_RE.match(v)), "a host label like 'node-a' ([a-z0-9._-], at most 64 characters)"),
+    "timeout_s": PlanKey(None, lambda v: is_number(v) and 0 < v <= 7 * 86400, "a number of seconds > 0 and <= 604800"),
+    "system_retries": PlanKey(2, lambda v: _nonneg_int(v) and v <= 10, "an integer in [0, 10]"),
+}
 
 
 def is_int(v: Any) -> bool:
@@ -137,6 +155,18 @@ class ModelSpec:
 
 
 @dataclass(frozen=True)
+class Dispatch:
+    """What a case needs and where it may run when dispatched through Ray (see [dispatch])."""
+
+    gpus: int = 1
+    cpus: float = 1.0
+    host_exclusive: bool = False
+    host: str | None = None  # pinned host label: the node offering resource "host:<label>"
+    timeout_s: float | None = None
+    system_retries: int = 2
+
+
+@dataclass(frozen=True)
 class CaseSpec:
     id: str
     file: str  # the plan file, for Problems
@@ -147,6 +177,7 @@ class CaseSpec:
     settings: Settings
     options: dict[str, Any]
     own_settings: frozenset[str] = frozenset()  # keys set in the case's [cases.settings]
+    dispatch: Dispatch = Dispatch()
 
     @property
     def json_path(self) -> str:
@@ -283,6 +314,11 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
         bad("$.settings", "expected a table")
         base_settings = {}
     settings = _settings(base_settings, "$.settings", bad)
+    base_dispatch = doc.get("dispatch", {})
+    if not isinstance(base_dispatch, dict):
+        bad("$.dispatch", "expected a table, e.g. [dispatch] with gpus = 1")
+        base_dispatch = {}
+    _dispatch(base_dispatch, "$.dispatch", bad)
 
     models: dict[str, ModelSpec] = {}
     raw_models = doc.get("models", {})
@@ -350,8 +386,14 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
             bad(f"{where}.settings", "expected a table of setting overrides")
             overrides = {}
         case_settings = _settings({**base_settings, **overrides}, f"{where}.settings", bad, only=set(overrides))
+        own_dispatch = c.get("dispatch", {})
+        if not isinstance(own_dispatch, dict):
+            bad(f"{where}.dispatch", "expected a table, e.g. { host = \"node-a\" }")
+            own_dispatch = {}
+        _dispatch(own_dispatch, f"{where}.dispatch", bad)
+        dispatch = _dispatch({**base_dispatch, **own_dispatch}, "", None)
         cases.append(CaseSpec(cid, str(path), i, cmod if isinstance(cmod, str) else "", model, placement, case_settings, options,
-                              frozenset(overrides)))
+                              frozenset(overrides), dispatch))
 
     comparisons: list[Comparison] = []
     raw_cmp = doc.get("comparisons", [])
@@ -392,6 +434,27 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
         schema=schema,
     )
     return plan, problems
+
+
+def _dispatch(table: dict[str, Any], where: str, bad) -> Dispatch:
+    """A Dispatch from a [dispatch] table; every unknown key and bad value reported through
+    `bad` (None: already reported), a bad value replaced by its default."""
+    values: dict[str, Any] = {}
+    for key in sorted(set(table) - set(DISPATCH_KEYS)):
+        if bad is not None:
+            bad(f"{where}.{key}", f"unknown key; expected one of {', '.join(DISPATCH_KEYS)}")
+    for key, spec in DISPATCH_KEYS.items():
+        if key in table:
+            if spec.check(table[key]):
+                values[key] = table[key]
+                continue
+            if bad is not None:
+                bad(f"{where}.{key}", f"expected {spec.expected}, got {table[key]!r}")
+    if "cpus" in values:
+        values["cpus"] = float(values["cpus"])
+    if "timeout_s" in values:
+        values["timeout_s"] = float(values["timeout_s"])
+    return Dispatch(**values)
 
 
 def _settings(table: dict[str, Any], where: str, bad, only: set[str] | None = None) -> Settings:

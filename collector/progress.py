@@ -56,9 +56,10 @@ class Progress:
         self.round_i, self.round_n = i, n
         self._emit(force=not self.tty)
 
-    def case_done(self, status: str) -> None:
+    def case_done(self, status: str, case_id: str | None = None) -> None:
+        """A case finished (`case_id`: when not the current one, as with cases run in parallel)."""
         self.cases_done += 1
-        self.note(f"case {self.case_id}: {status}")
+        self.note(f"case {case_id or self.case_id}: {status}")
 
     def case_kept(self, case_id: str, status: str) -> None:
         """A case finished by an earlier, interrupted run of the same plan."""

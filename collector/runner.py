@@ -114,13 +114,15 @@ class Runner:
             self.record_file.unlink(missing_ok=True)
             self.target_file.unlink(missing_ok=True)
         if not self.record_file.is_file():
+            pending = []
             for case in self.cases:
                 if case.id in done and case.id not in retry:
                     self.progress.case_kept(case.id, done[case.id]["status"])
                 else:
                     if case.id in retry:
                         self.progress.note(f"case {case.id}: failed in an earlier run; running it again")
-                    done[case.id] = self.run_case(case)
+                    pending.append(case)
+            done.update(self.run_cases(pending))
             self.progress.finish()
             results = [done[c.id] for c in self.cases]
             module = get_module(self.plan.module)
@@ -177,30 +179,51 @@ class Runner:
         probe.stop()
         return info
 
+    def run_cases(self, cases: list[CaseSpec]) -> dict[str, dict[str, Any]]:
+        """Run these cases (none finished yet) and return their results by case id, each stored
+        before it is returned. Here one after the other on this machine; `collect --ray`
+        (collector.dispatch.ray_runner) spreads them over a cluster."""
+        return {case.id: self.run_case(case) for case in cases}
+
     def run_case(self, case: CaseSpec) -> dict[str, Any]:
         """Run one case; a failure is recorded (status failed + reason), never raised. The
         result is stored atomically before returning."""
-        module = get_module(case.module)
         self.progress.case(case.id)
-        session = CaseSession(self.plan, case, self.run_dir / "logs" / case.id, self.progress, nvml=self.nvml)
-        reason = None
-        session.start()
-        try:
-            result = module.run_case(case, session)
-        except CaseFailed as err:
-            reason = err.reason or "failed without a reason"
-        except Exception as err:  # a module bug or an unexpected condition: the case fails, the run goes on
-            reason = f"{type(err).__name__}: {err}"
-            session.log_path("error.log").write_text(traceback.format_exc())
-        finally:  # KeyboardInterrupt passes through: the case stays unfinished and re-runs on resume
-            session.stop()
-        if reason is not None:
-            result = module.failed_case(case, reason, session)
-            result["status"] = "failed"
-            result["failure_reason"] = reason
-        write_atomic(self.result_file(case), record_io.encode(result))
-        self.progress.case_done(result.get("status", "?") + (f": {reason}" if reason else ""))
+        result = execute_case(self.plan, case, self.run_dir / "logs" / case.id, self.progress, self.nvml)
+        self.store_result(case, result)
         return result
+
+    def store_result(self, case: CaseSpec, result: dict[str, Any]) -> None:
+        """Keep a finished case's result (atomically) and report it."""
+        write_atomic(self.result_file(case), record_io.encode(result))
+        reason = result.get("failure_reason")
+        self.progress.case_done(result.get("status", "?") + (f": {reason}" if reason else ""), case.id)
+
+
+def execute_case(plan: Plan, case: CaseSpec, log_dir: Path, progress: Progress, nvml: Any = None,
+                 refuse: str | None = None) -> dict[str, Any]:
+    """Run one case through its module with telemetry sampling and return its result; a failure
+    (raised by the module, or `refuse`: a reason found before measuring) becomes a failed
+    result with its reason, never an exception. KeyboardInterrupt passes through."""
+    module = get_module(case.module)
+    session = CaseSession(plan, case, log_dir, progress, nvml=nvml)
+    reason = refuse
+    session.start()
+    try:
+        if refuse is None:
+            result = module.run_case(case, session)
+    except CaseFailed as err:
+        reason = err.reason or "failed without a reason"
+    except Exception as err:  # a module bug or an unexpected condition: the case fails, the run goes on
+        reason = f"{type(err).__name__}: {err}"
+        session.log_path("error.log").write_text(traceback.format_exc())
+    finally:  # KeyboardInterrupt passes through: the case stays unfinished and re-runs on resume
+        session.stop()
+    if reason is not None:
+        result = module.failed_case(case, reason, session)
+        result["status"] = "failed"
+        result["failure_reason"] = reason
+    return result
 
 
 def dry_run_lines(plan: Plan, runner: Runner) -> list[str]:

@@ -226,6 +226,28 @@ class GpuSampler(PeriodicSampler[GpuSample]):
                     break  # the GPU itself has no reasons; the older name will not help
         return None, why
 
+    def foreign_processes(self, own_pids: set[int]) -> tuple[list[dict[str, Any]], str | None]:
+        """Processes other than `own_pids` that NVML lists on the open GPU (compute and
+        graphics), as [{"pid", "used_memory_bytes", "kind"}], and None; or [] and why NVML
+        cannot say (not open, no such call, an NVML error). Call it before the case touches the
+        GPU: then every listed process is foreign, whichever PID namespace NVML reports in."""
+        with self._lock:
+            if self._handle is None:
+                return [], f"GPU not open: {self.info.reason or 'not opened'}"
+            found: list[dict[str, Any]] = []
+            for kind, call in (("compute", "nvmlDeviceGetComputeRunningProcesses"), ("graphics", "nvmlDeviceGetGraphicsRunningProcesses")):
+                try:
+                    procs = getattr(self._nvml, call)(self._handle)
+                except Exception as err:
+                    if kind == "graphics" and _unsupported(err):
+                        continue  # compute-only boards (most data-centre GPUs) have no graphics list
+                    return [], f"{call}: {_error_text(err)}"
+                for proc in procs:
+                    if int(proc.pid) not in own_pids:
+                        used = getattr(proc, "usedGpuMemory", None)
+                        found.append({"kind": kind, "pid": int(proc.pid), "used_memory_bytes": None if used is None else int(used)})
+            return found, None
+
     def start(self) -> None:
         if self.info.available:
             super().start()

@@ -58,6 +58,8 @@ class FakeNvml:
         mig_mode: int | None = None,
         power_fields: dict[int, int] | None = None,
         power_value_type: int = real.NVML_VALUE_TYPE_UNSIGNED_INT,
+        compute_pids=(),
+        graphics_pids=None,
     ):
         self.library = library
         self.device_count = device_count
@@ -76,6 +78,8 @@ class FakeNvml:
         self.mig_mode = mig_mode
         self.power_fields = power_fields or {}
         self.power_value_type = power_value_type
+        self.compute_pids = list(compute_pids)
+        self.graphics_pids = graphics_pids  # None: NOT_SUPPORTED (a compute-only board)
         self.calls: list[str] = []
         self.initialised = 0
         self._handles = [real.c_nvmlDevice_t() for _ in range(device_count)]
@@ -201,6 +205,19 @@ class FakeNvml:
     def nvmlDeviceGetTotalEnergyConsumption(self, handle):
         self._device(handle)
         return self._next("energy")
+
+
+    def _processes(self, handle, pids):
+        self._device(handle)
+        if pids is None:
+            raise nvml_error(real.NVML_ERROR_NOT_SUPPORTED)
+        return [real.nvmlStructToFriendlyObject(real.c_nvmlProcessInfo_v3_t(pid=pid, usedGpuMemory=256 << 20)) for pid in pids]
+
+    def nvmlDeviceGetComputeRunningProcesses(self, handle):
+        return self._processes(handle, self.compute_pids)
+
+    def nvmlDeviceGetGraphicsRunningProcesses(self, handle):
+        return self._processes(handle, self.graphics_pids)
 
 
 def _series(values):

@@ -164,3 +164,25 @@ def test_toml_syntax_error_names_the_line(tmp_path):
     assert err.value.problems[0].line == 2 and "not valid TOML" in str(err.value)
     with pytest.raises(InputError, match="cannot read plan"):
         load_plan(tmp_path / "absent.toml")
+
+
+def test_dispatch_needs_default_to_a_whole_gpu_and_cases_override_the_plan(tmp_path):
+    text = GOOD.replace('[[cases]]\nid = "a"', '[dispatch]\nsystem_retries = 1\ntimeout_s = 600\n[[cases]]\nid = "a"\ndispatch = { host = "node-b", host_exclusive = true, gpus = 0 }', 1)
+    plan = load_plan(write(tmp_path, text))
+    a, b = plan.cases
+    assert (a.dispatch.host, a.dispatch.host_exclusive, a.dispatch.gpus, a.dispatch.timeout_s, a.dispatch.system_retries) == ("node-b", True, 0, 600.0, 1)
+    assert (b.dispatch.host, b.dispatch.host_exclusive, b.dispatch.gpus, b.dispatch.cpus, b.dispatch.system_retries) == (None, False, 1, 1.0, 1)
+    default = load_plan(write(tmp_path, GOOD, "plain.toml")).cases[0].dispatch
+    assert (default.gpus, default.timeout_s, default.system_retries) == (1, None, 2)
+
+
+def test_every_dispatch_problem_is_reported_at_once(tmp_path):
+    text = GOOD.replace('[[cases]]\nid = "a"', '[dispatch]\ngpus = 0.5\nsystem_retries = -1\nwhere = "x"\n[[cases]]\nid = "a"\ndispatch = { host = "Node B", timeout_s = 0, host_exclusive = "yes" }', 1)
+    text = text.replace('[[cases]]\nid = "b"', '[[cases]]\nid = "b"\ndispatch = "node-a"')
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, text))
+    found = {p.path: p.message for p in err.value.problems}
+    assert set(found) == {"$.dispatch.gpus", "$.dispatch.system_retries", "$.dispatch.where", "$.cases[0].dispatch.host",
+                          "$.cases[0].dispatch.timeout_s", "$.cases[0].dispatch.host_exclusive", "$.cases[1].dispatch"}
+    assert "fractions would share a GPU" in found["$.dispatch.gpus"] and "unknown key" in found["$.dispatch.where"]
+    assert all(str(p).startswith(str(tmp_path / "plan.toml") + ": $.") for p in err.value.problems)
