@@ -69,6 +69,10 @@ class LedgerError(ProblemsError):
     """The ledger or the store does not hold together (tampering, unsealed files...)."""
 
 
+class MergeError(ProblemsError):
+    """Records of another store could not be merged (their paths hold other bytes here)."""
+
+
 class SealError(BenchledgerError):
     """Sealing was refused (same bytes twice, target exists, target outside the store...)."""
 

@@ -23,6 +23,7 @@ COMMANDS = {
     "check": "benchledger.cli.commands.check",
     "repair": "benchledger.cli.commands.repair",
     "import": "benchledger.cli.commands.import_",
+    "merge": "benchledger.cli.commands.merge",
 }
 
 

@@ -1,0 +1,68 @@
+"""`benchledger merge OTHER`: records the other store has and this one lacks are sealed here by
+hash; a path holding other bytes is reported and never overwritten; a broken other store
+merges nothing; the result verifies."""
+
+import json
+import shutil
+
+from benchledger.records.store import Store
+from tests.store_copies import tree_digest
+
+TGR = "torch-graph-replay/1"
+
+
+def new_record(records, finished_epoch: float) -> bytes:
+    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
+    data["finished_epoch"] = finished_epoch
+    return json.dumps(data, indent=1).encode()
+
+
+def other_store(records, tmp_path, name="other"):
+    """A copy of the shipped store, collected further on another machine."""
+    other = tmp_path / name
+    shutil.copytree(records, other, ignore=shutil.ignore_patterns(".cache"))
+    Store(other).seal_bytes(new_record(records, 1800000000.5), TGR, "torch-graph-replay/2026-11-30.json")
+    Store(other).seal_bytes(new_record(records, 1800000001.5), TGR, "torch-graph-replay/2026-12-01.json")
+    return other
+
+
+def test_merge_appends_what_this_store_lacks_and_twice_is_a_no_op(records, tmp_path, cli):
+    other = other_store(records, tmp_path)
+    result = cli("merge", "other")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[:2] == [f"merged records/torch-graph-replay/2026-11-30.json  sha256 {Store(other).entries()[2].sha256}",
+                                           f"merged records/torch-graph-replay/2026-12-01.json  sha256 {Store(other).entries()[3].sha256}"]
+    assert "2 record(s) merged, 2 already held, 0 in conflict" in result.out
+    for path in ("torch-graph-replay/2026-11-30.json", "torch-graph-replay/2026-12-01.json"):
+        assert (records / path).read_bytes() == (other / path).read_bytes()
+    assert Store(records).verify().ok and len(Store(records).entries()) == 4
+    before = tree_digest(records)
+    again = cli("merge", "other")
+    assert again.code == 0 and "0 record(s) merged, 4 already held" in again.out
+    assert tree_digest(records) == before
+
+
+def test_a_path_sealed_here_with_other_bytes_is_reported_and_the_rest_merged(records, tmp_path, cli):
+    other = other_store(records, tmp_path)
+    mine = Store(records).seal_bytes(new_record(records, 1700000000.5), TGR, "torch-graph-replay/2026-11-30.json")
+    result = cli("merge", "other")
+    assert result.code == 1
+    assert result.err[0] == (f"benchledger merge: error: records/torch-graph-replay/2026-11-30.json: sealed here with sha256 {mine.sha256}; "
+                             f"the other store's record {Store(other).entries()[2].sha256} was not merged (sealed files are never overwritten)")
+    assert (records / "torch-graph-replay/2026-11-30.json").read_bytes() == new_record(records, 1700000000.5)
+    assert (records / "torch-graph-replay/2026-12-01.json").read_bytes() == (other / "torch-graph-replay/2026-12-01.json").read_bytes()
+    assert Store(records).verify().ok
+
+
+def test_an_other_store_that_does_not_verify_merges_nothing(records, tmp_path, cli):
+    other = other_store(records, tmp_path)
+    path = other / "torch-graph-replay/2026-12-01.json"
+    path.write_bytes(path.read_bytes().replace(b"1800000001.5", b"1800000009.5"))
+    before = tree_digest(records)
+    result = cli("merge", "other")
+    assert result.code == 1
+    assert any("other/torch-graph-replay/2026-12-01.json" in line for line in result.err)
+    assert result.err[-2] == "benchledger merge: error: other: the other store does not verify (1 problem(s)); run `benchledger verify --records other`"
+    assert result.err[-1] == "benchledger merge: error: other: nothing was merged"
+    assert tree_digest(records) == before
+    assert cli("merge", "records").err == ["benchledger merge: error: records: is the store being merged into; pass another store"]
