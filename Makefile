@@ -12,7 +12,7 @@ $(VENV)/.core: pyproject.toml
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.core
-	$(PY) -m pip install -q -e '.[torch,test]'
+	$(PY) -m pip install -q -e '.[torch,test,ray]'
 	touch $@
 
 ## Build the site from the shipped records into site/.

@@ -15,6 +15,7 @@ def add_arguments(parser):
     parser.add_argument("--dry-run", action="store_true", help="validate the plan and print what would run; run nothing")
     parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
     parser.add_argument("--runs", type=Path, default=None, help="where runs keep their case results and logs (default: $BENCHLEDGER_RUNS, else runs/ in the project)")
+    parser.add_argument("--ray", metavar="ADDRESS", default=None, help="dispatch the cases to the Ray cluster at ADDRESS (host:port, or 'auto'); needs benchledger[ray]; see the plan's [dispatch]")
     parser.add_argument("--fresh", action="store_true", help="run every case again; without it, an earlier run of the same plan is resumed: its completed cases are kept, failed and unfinished ones run")
 
 
@@ -23,7 +24,13 @@ def run(args) -> int:
     from collector.runner import Runner, default_runs_dir, dry_run_lines
 
     plan = load_plan(args.plan)
-    runner = Runner(plan, records_dir(args), args.runs or default_runs_dir(shown_path(project_of(args).root)), args.cases)
+    records, runs = records_dir(args), args.runs or default_runs_dir(shown_path(project_of(args).root))
+    if args.ray:
+        from collector.dispatch.ray_runner import RayRunner
+
+        runner = RayRunner(plan, records, runs, args.ray, args.cases)
+    else:
+        runner = Runner(plan, records, runs, args.cases)
     if args.dry_run:
         print("\n".join(dry_run_lines(plan, runner)))
         return 0

@@ -286,6 +286,7 @@ class LlmCoreRenderer(RecordRenderer):
         )
         if case.get("status") != "completed":
             self._failure(page, base, case)
+        self._host(page, base, case)
         page.notes(at(base), "Limitations of this case")
         if case.get("groups"):
             self._groups(page, base, case)
@@ -300,6 +301,32 @@ class LlmCoreRenderer(RecordRenderer):
             page.table(settings, ["field", "value"])
             page.add("</details>")
         page.notes(under(base), "Other limitations of this case")
+
+    def _host(self, page: ArticleWriter, base: str, case: dict) -> None:
+        """Where a dispatched case ran (its `host`, measured there) and every attempt at it;
+        nothing for a case run locally, whose machine is the record's."""
+        host = case.get("host")
+        if isinstance(host, dict):
+            hp = f"{base}/host"
+            gpus = host.get("gpus") if isinstance(host.get("gpus"), list) else []
+            gpu_text = "; ".join(f'{page.text(f"{hp}/gpus/{g}/name")} <code class="bl-hash">{page.text(f"{hp}/gpus/{g}/uuid")}</code>'
+                                 for g in range(len(gpus))) or "none seen through NVML"
+            page.add(
+                f'<p class="bl-host">Ran on host {page.text(hp + "/label")} ({page.text(hp + "/hostname")}): '
+                f'CPU {page.text(hp + "/cpu")}, kernel {page.text(hp + "/kernel")}, NVIDIA driver {page.text(hp + "/nvidia_driver")}, '
+                f'GPUs {gpu_text}; GPU check: {page.text(hp + "/gpu_check")}.</p>')
+        attempts = case.get("attempts")
+        if isinstance(attempts, list) and attempts:
+            page.heading(3, "Attempts")
+            rows = [{
+                "attempt": page.num(f"{base}/attempts/{a}/attempt"),
+                "outcome": page.text(f"{base}/attempts/{a}/outcome"),
+                "host": page.text(f"{base}/attempts/{a}/host_label") + " " + page.text(f"{base}/attempts/{a}/hostname"),
+                "started": page.text(f"{base}/attempts/{a}/started_at"),
+                "finished": page.text(f"{base}/attempts/{a}/finished_at"),
+                "reason": page.text(f"{base}/attempts/{a}/reason"),
+            } for a in range(len(attempts))]
+            page.table(rows, ["attempt", "outcome", "host", "started", "finished", "reason"])
 
     def _groups(self, page: ArticleWriter, base: str, case: dict) -> None:
         page.heading(3, "Per context")
