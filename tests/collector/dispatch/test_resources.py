@@ -3,7 +3,7 @@
 import pytest
 
 from collector.dispatch.resources import case_needs, node_label, unmet
-from collector.plan import load_plan
+from collector.plan_loader import load_plan
 
 PLAN = """
 article_key = "t"
