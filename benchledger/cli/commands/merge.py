@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchledger.cli.locations import records_dir
 from benchledger.errors import MergeError
 from benchledger.records.merge import merge
 from benchledger.records.store import Store
@@ -13,11 +14,11 @@ HELP = "append to this store every record of another store it does not hold yet 
 
 def add_arguments(parser):
     parser.add_argument("other", type=Path, help="the other records store (a folder with ledger.jsonl)")
-    parser.add_argument("--records", default="records", help="the store merged into (default: ./records)")
+    parser.add_argument("--records", default=None, help="the store merged into (default: the project's, ./records)")
 
 
 def run(args) -> int:
-    store = Store(Path(args.records))
+    store = Store(records_dir(args))
     report = merge(store, Store(args.other))
     for entry in report.added:
         print(f"merged {store.shown(entry.path)}  sha256 {entry.sha256}")
