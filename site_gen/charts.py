@@ -176,3 +176,66 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
         f"</div>\n"
     )
     return html, {svg_path: svg}
+
+
+@dataclass(frozen=True)
+class SeriesPoint:
+    """One record's number in a series chart: its axis label (unique in the chart), value,
+    range (None without one) and the origin text shown on hover."""
+
+    label: str
+    value: float
+    low: float | None
+    high: float | None
+    origin: str
+
+
+@dataclass(frozen=True)
+class SeriesMark:
+    """A claim drawn on a series chart: a vertical rule at the first record after it."""
+
+    at: str  # label of the first record after the change
+    text: str
+    changed: bool  # drawn strong (a detected change) or faint (looked at, not called)
+
+
+def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segments: Sequence[tuple[str, str, float]],
+                 marks: Sequence[SeriesMark], *, x_title: str, y_title: str, alt_text: str) -> Chart:
+    """A metric along a series: each record's value with its range, each segment's median as a
+    horizontal rule, and each claim as a vertical rule at its first record after the change."""
+    order = [p.label for p in points]
+    rows = [{"label": p.label, "value": p.value, "low": p.low, "high": p.high, "origin": p.origin} for p in points]
+    frame = pd.DataFrame(rows, columns=["label", "value", "low", "high", "origin"])
+    x = alt.X("label:N", sort=order, title=x_title, axis=alt.Axis(labelAngle=-45))
+    y_scale = alt.Scale(zero=False)
+    base = alt.Chart(frame)
+    ranges = base.transform_filter("isValid(datum.low)").mark_rule(color="#7f8c8d").encode(
+        x=x, y=alt.Y("low:Q", scale=y_scale, title=y_title), y2="high:Q")
+    tooltip = [alt.Tooltip("label:N", title=x_title), alt.Tooltip("value:Q", title=y_title, format=",.4~g"),
+               alt.Tooltip("low:Q", title="minimum", format=",.4~g"), alt.Tooltip("high:Q", title="maximum", format=",.4~g"),
+               alt.Tooltip("origin:N", title="record")]
+    dots = base.mark_point(filled=True, size=60, color="#2c7fb8").encode(
+        x=x, y=alt.Y("value:Q", scale=y_scale, title=y_title), tooltip=tooltip)
+    layers = [ranges, dots]
+    if segments:
+        seg = pd.DataFrame([{"first": a, "last": b, "median": m} for a, b, m in segments], columns=["first", "last", "median"])
+        layers.append(alt.Chart(seg).mark_rule(strokeWidth=2, color="#555").encode(
+            x=alt.X("first:N", sort=order), x2="last:N", y=alt.Y("median:Q", scale=y_scale),
+            tooltip=[alt.Tooltip("first:N", title="segment from"), alt.Tooltip("last:N", title="to"),
+                     alt.Tooltip("median:Q", title="segment median", format=",.4~g")]))
+    if marks:
+        mk = pd.DataFrame([{"at": m.at, "text": m.text, "kind": "change" if m.changed else "no change called"} for m in marks],
+                          columns=["at", "text", "kind"])
+        colour = alt.Color("kind:N", scale=alt.Scale(domain=["change", "no change called"], range=["#c0392b", "#95a5a6"]),
+                           legend=None)
+        layers.append(alt.Chart(mk).mark_rule(strokeDash=[4, 3], strokeWidth=2).encode(
+            x=alt.X("at:N", sort=order), color=colour, tooltip=[alt.Tooltip("text:N", title="claim")]))
+        layers.append(alt.Chart(mk).mark_text(align="left", dx=4, dy=8, fontSize=11).encode(
+            x=alt.X("at:N", sort=order), y=alt.value(0), text="text:N", color=colour))
+    chart = (alt.layer(*layers, width=CHART_WIDTH, height=CHART_HEIGHT)
+             .configure_view(stroke=None).configure_axis(grid=True, gridOpacity=0.4))
+    spec = chart.to_dict(validate=False)
+    spec.pop("$schema", None)
+    table = frame.rename(columns={"label": x_title, "value": y_title, "low": "minimum", "high": "maximum",
+                                  "origin": "record (sha256, pointer)"})
+    return Chart(chart_id, title, alt_text, spec, table)

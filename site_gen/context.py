@@ -16,6 +16,7 @@ from site_gen.render_cache import RenderCache
 from site_gen.templating import make_jinja_env
 
 if TYPE_CHECKING:
+    from site_gen.history import SeriesReport
     from benchledger.records.store import LedgerEntry, SealedRecord
     from site_gen.charts import ChartCache
 
@@ -101,6 +102,14 @@ class SiteContext:
     def views(self) -> list[RecordView]:
         """One view per record, in ledger order."""
         return [RecordView(r, self.options) for r in self.records]
+
+    @cached_property
+    def history(self) -> list["SeriesReport"]:
+        """Every series of the records with its change detection (computed once per build;
+        series pages, the `change` citation and the feed read the same report)."""
+        from site_gen.history import history
+
+        return history([(r.data, r.entry.sha256, r.entry.path, r.entry.schema) for r in self.records])
 
     def view(self, sha256: str) -> RecordView:
         """The view of the record with this sha256 (KeyError if none)."""

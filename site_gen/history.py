@@ -61,7 +61,9 @@ class Track:
 
     @property
     def label(self) -> str:
-        where = ", ".join(f"{k} {v}" for k, v in self.point)
+        """"server decode (median) at context 2048": the metric and the point, in the kind's words."""
+        kind = KINDS[self.series.schema]
+        where = ", ".join(f"{kind.field(k).label} {v}" for k, v in self.point)
         return f"{self.metric.label}" + (f" at {where}" if where else "")
 
     def case_at(self, track_index: int) -> Case:

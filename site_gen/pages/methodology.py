@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from benchledger.records import schema as schemas
 from benchledger.records.pointer import resolve_ref, to_pointer
+from site_gen.changes.rule import DEFAULT_RULE
 from site_gen.context import DOCS_DIR
 from site_gen.limitations import FLAG_WORDINGS, RULES
 from site_gen.page import Page
@@ -74,5 +75,6 @@ class MethodologyPage(PageKind):
         yield Page(
             "methodology.md",
             "Methodology",
-            site.render("methodology.md.j2", intro=intro, rules=RULES, flags=FLAG_WORDINGS, schemas=sections),
+            site.render("methodology.md.j2", intro=intro, rules=RULES, flags=FLAG_WORDINGS, schemas=sections,
+                        change_rule=DEFAULT_RULE),
         )

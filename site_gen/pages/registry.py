@@ -11,12 +11,14 @@ from site_gen.pages.handwritten import HandWrittenPages
 from site_gen.pages.home import HomePage
 from site_gen.pages.methodology import MethodologyPage
 from site_gen.pages.record_article import RecordArticles
+from site_gen.pages.series import SeriesPages
 
 PAGE_KINDS: tuple[PageKind, ...] = (
     HomePage(),
     RecordArticles(),
     AuthoredArticles(),
     ComparisonPages(),
+    SeriesPages(),
     MethodologyPage(),
     AuditPage(),
     HandWrittenPages(),
@@ -28,6 +30,7 @@ NAV: tuple[tuple[str, str], ...] = (
     ("Articles", "index.md"),
     ("Write-ups", "posts/index.md"),
     ("Comparisons", "comparisons/index.md"),
+    ("History", "series/index.md"),
     ("Methodology", "methodology.md"),
     ("Audit", "audit.md"),
 )

@@ -1,0 +1,115 @@
+"""How a change claim reads on a page: a short visible text (the change, its interval, its
+verdict) and, on hover and in data attributes, everything it was computed from: the records'
+hashes and pointers, the statistic and its inputs, the algorithm and its parameters, the
+false-discovery control. One place, so series pages, article citations and the feed say the
+same thing."""
+
+from __future__ import annotations
+
+import html
+
+from site_gen import escape
+from site_gen.changes.claims import CHANGED
+from site_gen.history import Finding, finding_json
+from site_gen.quantity import format_number
+
+
+def percent(ratio: float) -> str:
+    """A ratio as a signed change: 0.884 -> "−11.6%" (a real minus sign)."""
+    value = (ratio - 1) * 100
+    return f"{'+' if value >= 0 else '−'}{abs(value):.1f}%"
+
+
+def claim_text(finding: Finding) -> str:
+    """The visible words of a claim (plain text): "−11.6% [−12.4%, −10.8%], changed"."""
+    claim = finding.claim
+    shown = percent(claim.ratio)
+    if claim.interval is not None:
+        shown += f" [{percent(claim.interval[0])}, {percent(claim.interval[1])}]"
+    verdict = claim.verdict
+    if claim.verdict == CHANGED and finding.regression:
+        verdict += ", worse"
+    elif claim.verdict == CHANGED:
+        verdict += ", better"
+    return f"{shown}, {verdict}"
+
+
+def _side(name: str, rows: list[dict], field: str) -> str:
+    parts = []
+    for r in rows:
+        where = r["value_pointer"] or "; ".join(f"{k} = {v}" for k, v in (r["inputs"] or {}).items())
+        spread = f" (n {r['count']}, range {format_number(r['range'][0])}–{format_number(r['range'][1])})" if r["range"] else ""
+        raw = f", raw values at {r['samples_pointer']}" if r["samples_pointer"] else ""
+        parts.append(f"{r[field]}: record sha256 {r['sha256']} {r['path']} pointer {where} = {r['value']!r}{spread}{raw}")
+    return f"{name}: " + " | ".join(parts)
+
+
+def claim_title(finding: Finding) -> str:
+    """The hover text: every input and parameter of the claim (plain text, escape for the
+    attribute it lands in)."""
+    data = finding_json(finding)
+    claim = finding.claim
+    field = finding.track.series.field
+    stat = data["statistic"]
+    algo = data["algorithm"]
+    lines = [f"{data['metric_label']} ({data['unit']}, {data['better']} is better): {claim_text(finding)}"]
+    if claim.interval is not None:
+        lines.append(f"ratio after/before {claim.ratio!r}, interval {claim.interval[0]!r}–{claim.interval[1]!r} "
+                     f"at {claim.confidence:.4g} confidence")
+    else:
+        lines.append(f"ratio after/before {claim.ratio!r}; no interval: the records give ranges only")
+    if claim.comparison.separation is not None and claim.comparison.separation.disjoint:
+        lines.append(f"ranges disjoint: every later value is {percent(claim.comparison.separation.gap)} or more away "
+                     f"from every earlier one (ratio of the nearer range ends)")
+    elif claim.comparison.separation is not None:
+        lines.append("ranges overlap: no p-value, no claim")
+    lines.append(f"delta ±{claim.delta:.4g} = max({finding.rule.delta_floor}, {finding.rule.noise_factor} x within-segment noise "
+                 f"{stat['noise']!r})" if stat["noise"] is not None else f"delta ±{claim.delta:.4g} (floor; no within-segment noise known)")
+    if claim.comparison.p_value is not None:
+        lines.append(f"p {claim.comparison.p_value:.3g}; Benjamini-Hochberg adjusted {claim.adjusted_p:.3g} over "
+                     f"{claim.tests_on_page} tests on this page ({claim.selected_on_page} selected at q {finding.rule.fdr_q})")
+    if claim.minimum_detectable is not None and claim.verdict != CHANGED:
+        lines.append(f"minimum detectable change here: {claim.minimum_detectable:.1%}")
+    lines.append(f"statistic ({stat['method']}): {stat['text']}" + (f", df {stat['df']:.3g}" if stat["df"] else ""))
+    lines.append(f"algorithm ({algo['name']}): {algo['text']}; {algo['records_in_series']} records"
+                 + (f", change point t-test p {algo['change_point_p']:.3g}" if algo["change_point_p"] is not None else ""))
+    lines.append("parameters: " + ", ".join(f"{k} {v}" for k, v in algo["parameters"].items()))
+    lines.append(_side("before", data["before"], field))
+    lines.append(_side("after", data["after"], field))
+    return " · ".join(lines)
+
+
+def claim_html(finding: Finding) -> str:
+    """Inline HTML for one claim: its text, with its provenance on hover and in data-*
+    attributes (the records' hashes, so the audit can follow them)."""
+    claim = finding.claim
+    records = " ".join(finding.records)
+    css = "bl-claim" + (f" bl-claim-{claim.verdict}") + (" bl-claim-worse" if finding.regression else "")
+    return (f'<span class="{css}" data-verdict="{claim.verdict}" data-records="{records}" '
+            f'data-series="{finding.track.series.slug}" title="{escape.attr(claim_title(finding))}">'
+            f"{html.escape(claim_text(finding))}</span>")
+
+
+def no_change_text(track, rule) -> str:
+    """What a track without a detected change says, with the smallest change it could have found."""
+    d = track.detection
+    if d.halves is not None and d.halves.log_ratio is not None:
+        mde = d.halves.minimum_detectable(rule)
+        return (f"no change found over {d.size} records; a step of about {mde:.1%} between the halves would have "
+                f"been found (minimum detectable effect, power {rule.power:.0%})")
+    if d.halves is not None:
+        return f"no change found over {d.size} records; the values have no spread, so no interval is estimated"
+    if not d.comparisons:
+        return "one record: nothing to compare"
+    mdes = [m for m in (c.minimum_detectable(rule) for c in d.comparisons) if m is not None]
+    if mdes:
+        return (f"no change found between neighbouring records; changes of about {min(mdes):.1%}–{max(mdes):.1%} "
+                f"would have been found (minimum detectable effect, spread within one run only)")
+    separations = [c.separation for c in d.comparisons if c.separation is not None]
+    if separations:
+        best = min(sep.smallest_p for sep in separations)
+        return (f"no change found between neighbouring records; with only the ranges of n values a change shows only "
+                f"when the ranges separate, and then the exact rank p-value is {best:.2g} at best")
+    return "no change found between neighbouring records; the records give no range of values, so nothing is tested"
+
+

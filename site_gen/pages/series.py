@@ -1,0 +1,193 @@
+"""History pages: one per series (a record kind and identity key along an ordered field, the
+rest of the setup fixed), with every tracked metric charted along it (each record's value and
+range, segment medians, each claim marked) and its claims traceable on hover; and an index of
+every series and every detected change."""
+
+from __future__ import annotations
+
+import statistics
+from typing import TYPE_CHECKING, Iterable
+
+from benchledger.cases.base import Role
+from benchledger.cases.registry import KINDS
+from site_gen import escape
+from site_gen.changes.claims import CHANGED
+from site_gen.changes.detection import E_DIVISIVE
+from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
+from site_gen.claim import claim_html, claim_text, no_change_text
+from site_gen.history import Finding, SeriesReport, Track, series_setup, series_title
+from site_gen.page import Page
+from site_gen.pages.base import PageKind
+from site_gen.tables import frame, html_table
+from site_gen.templating import url
+
+if TYPE_CHECKING:
+    from site_gen.context import SiteContext
+
+INDEX = "series/index.md"
+
+
+def page_path(report: SeriesReport) -> str:
+    """The docs path of a series' page."""
+    return f"series/{report.series.slug}.md"
+
+
+def _labels(report: SeriesReport) -> list[str]:
+    """One unique axis label per case of the series (repeats of a value get #2, #3 ...)."""
+    seen: dict[str, int] = {}
+    out = []
+    for case in report.series.cases:
+        value = report.series.value_of(case)
+        seen[value] = seen.get(value, 0) + 1
+        out.append(value if seen[value] == 1 else f"{value} #{seen[value]}")
+    return out
+
+
+def _chart(site: "SiteContext", report: SeriesReport, track: Track, findings: list[Finding], index: int,
+           path: str) -> tuple[str, dict[str, bytes]]:
+    labels = _labels(report)
+    kind = KINDS[report.series.schema]
+    points = []
+    for i, (measure, obs) in enumerate(zip(track.measures, track.observations)):
+        case = track.case_at(i)
+        where = measure.pointer or "; ".join(f"{k} = {v}" for k, v in measure.inputs)
+        points.append(SeriesPoint(labels[track.positions[i]], obs.value, obs.minimum, obs.maximum,
+                                  f"{case.record_sha256} {case.record_path} {where}"))
+    segments = []
+    if track.detection.algorithm == E_DIVISIVE:
+        for seg in track.detection.segments:
+            values = [o.value for o in track.observations[seg.start:seg.stop]]
+            segments.append((points[seg.start].label, points[seg.stop - 1].label, float(statistics.median(values))))
+    marks = [SeriesMark(points[f.claim.comparison.after.start].label, claim_text(f), f.claim.verdict == CHANGED)
+             for f in findings if f.claim.verdict == CHANGED or track.detection.algorithm == E_DIVISIVE]
+    changed = [m for m in marks if m.changed]
+    alt_text = (f"{track.label} over {len(points)} records along {kind.field(report.series.field).label}: "
+                + ("; ".join(f"from {m.at}: {m.text}" for m in changed) if changed else "no change detected") + ".")
+    chart = series_chart(f"track-{index}", track.label, points, segments, marks,
+                         x_title=kind.field(report.series.field).label, y_title=f"{track.metric.label} ({track.metric.unit})",
+                         alt_text=alt_text)
+    return chart_html(chart, path, site.charts)
+
+
+def _records_table(site: "SiteContext", report: SeriesReport, path: str) -> str:
+    kind = KINDS[report.series.schema]
+    labels = _labels(report)
+    date = next((f.name for f in kind.fields_of(Role.CONTEXT) if f.ordered and f.name != report.series.field
+                 and f.name in report.series.cases[0].values), None)
+    rows = []
+    for i, case in enumerate(report.series.cases):
+        view = site.view(case.record_sha256)
+        row = {
+            "#": str(i + 1),
+            kind.field(report.series.field).label: escape.attr(labels[i]),
+            "record": f'<a href="{url(path, view.page_path)}">{escape.attr(case.record_path)}</a>',
+            "case": escape.attr(case.label),
+            "sha256": f'<code title="{case.record_sha256}">{case.record_sha256[:12]}</code>',
+        }
+        if date:
+            row[kind.field(date).label] = escape.attr(case.values[date].text)
+        rows.append(row)
+    columns = ["#", kind.field(report.series.field).label] + ([kind.field(date).label] if date else []) + ["record", "case", "sha256"]
+    return html_table(frame(rows, columns))
+
+
+def _span(labels: list[str], track: Track, segment) -> str:
+    """A segment's records by their labels: "b11146" or "b11146–b11150"."""
+    first, last = labels[track.positions[segment.start]], labels[track.positions[segment.stop - 1]]
+    return first if first == last else f"{first}–{last}"
+
+
+def _track_section(site: "SiteContext", report: SeriesReport, track: Track, index: int, path: str) -> tuple[str, dict[str, bytes]]:
+    findings = [f for f in report.findings if f.track is track]
+    html, assets = _chart(site, report, track, findings, index, path)
+    labels = _labels(report)
+    items = []
+    for f in findings:
+        c = f.claim.comparison
+        items.append(f"<li>{escape.attr(_span(labels, track, c.before))} → {escape.attr(_span(labels, track, c.after))}: "
+                     f"{claim_html(f)}</li>")
+    changed = [f for f in findings if f.claim.verdict == CHANGED]
+    summary = "" if changed else f'<p class="bl-no-change">{escape.attr(no_change_text(track, report.rule))}</p>\n'
+    claims = f'<ul class="bl-claims">\n{"".join(items)}\n</ul>\n' if items else ""
+    return f'<h3 id="track-{index}">{escape.attr(track.label)}</h3>\n{summary}{claims}{html}\n', assets
+
+
+def series_page(site: "SiteContext", report: SeriesReport) -> Page:
+    """The page of one series."""
+    path = page_path(report)
+    kind = KINDS[report.series.schema]
+    series = report.series
+    title = series_title(series)
+    field_label = kind.field(series.field).label
+    parts = [f"# {escape.text(title)}\n\n",
+             f'<p class="bl-lede">{len(series.cases)} cases from {len(series.records)} records of <code>{series.schema}</code> '
+             f"that agree on every identity field"
+             + (f" and on every other axis field, ordered by {escape.attr(field_label)}." if series.along_axis else
+                f" and on every axis field (repeats of one setup), ordered by {escape.attr(field_label)}.")
+             + f' How changes are found and called: <a href="{url(path, "methodology.md")}#change-detection">methodology</a>.</p>\n\n']
+    if report.changes:
+        parts.append('<div class="bl-changes" id="changes"><p><strong>Detected changes</strong></p><ul>\n')
+        for change in report.changes:
+            at = series.value_of(change.at)
+            claims = "; ".join(f"{escape.attr(f.track.label)}: {claim_html(f)}" for f in change.findings)
+            parts.append(f'<li class="bl-change{" bl-change-worse" if change.regression else ""}" id="change-{change.slug}">'
+                         f"from {escape.attr(field_label)} {escape.attr(at)} "
+                         f"(<code>{change.at.record_sha256[:12]}</code>): {claims}</li>\n")
+        parts.append("</ul></div>\n\n")
+    else:
+        parts.append('<p class="bl-no-change" id="changes">No change detected in this series.</p>\n\n')
+    identity = [{"field": escape.attr(kind.field(n).label), "value": escape.attr(v), "role": "identity"}
+                for n, v in series.identity]
+    fixed = [{"field": escape.attr(kind.field(n).label), "value": escape.attr(v), "role": "held fixed"}
+             for n, v in series.fixed if v != "n/a"]
+    parts.append("<details class=\"bl-setup\"><summary>The setup every record shares</summary>\n"
+                 + html_table(frame(identity + fixed, ["field", "value", "role"])) + "\n</details>\n\n")
+    parts.append("## Records\n\n<div class=\"bl-scroll\">" + _records_table(site, report, path) + "</div>\n\n")
+    parts.append("## Metrics along the series\n\n")
+    assets: dict[str, bytes] = {}
+    for i, track in enumerate(report.tracks):
+        html, more = _track_section(site, report, track, i, path)
+        parts.append(html)
+        assets.update(more)
+    return Page(path, title, "".join(parts), assets)
+
+
+class SeriesPages(PageKind):
+    name = "series"
+
+    def pages(self, site: "SiteContext") -> Iterable[Page]:
+        rows = []
+        changes = []
+        for report in site.history:
+            yield series_page(site, report)
+            kind = KINDS[report.series.schema]
+            href = url(INDEX, page_path(report))
+            rows.append({
+                "series": f'<a href="{href}">{escape.attr(series_title(report.series))}</a>',
+                "setup": escape.attr(series_setup(report.series)),
+                "records": str(len(report.series.records)),
+                "from → to": escape.attr(f"{report.series.value_of(report.series.cases[0])} → "
+                                         f"{report.series.value_of(report.series.cases[-1])}"),
+                "changes": str(len(report.changes)),
+            })
+            for change in report.changes:
+                worse = "worse" if change.regression else "better"
+                changes.append(f'<li><a href="{href}#change-{change.slug}">{escape.attr(series_title(report.series))}</a>: '
+                               f"from {escape.attr(kind.field(report.series.field).label)} "
+                               f"{escape.attr(report.series.value_of(change.at))} ({worse}): "
+                               + "; ".join(f"{escape.attr(f.track.label)} {escape.attr(claim_text(f))}" for f in change.findings)
+                               + "</li>")
+        parts = ["# History\n\n",
+                 '<p class="bl-lede">A series is a comparison whose axis is ordered: records of one kind that agree on every '
+                 "identity field and differ only in a runtime release, a driver, a library version, or (for repeats of one "
+                 f'setup) the test date. The rule that calls a change is on the <a href="{url(INDEX, "methodology.md")}#change-detection">'
+                 "methodology page</a>.</p>\n\n"]
+        if rows:
+            parts.append("<div class=\"bl-scroll\">" + html_table(frame(rows, ["series", "setup", "records", "from → to", "changes"]))
+                         + "</div>\n\n")
+            parts.append("## Detected changes\n\n" + (f'<ul class="bl-changes">\n{"".join(changes)}\n</ul>\n' if changes
+                                                      else '<p class="bl-no-change">No change detected in any series.</p>\n'))
+        else:
+            parts.append('<p class="bl-no-change">No series yet: no two records of one kind differ only along an ordered field.</p>\n')
+        yield Page(INDEX, "History", "".join(parts))
+

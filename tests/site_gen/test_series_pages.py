@@ -1,0 +1,119 @@
+"""Series pages in a real build (MkDocs, charts rendered by vl-convert) from a store holding the
+issue's eight LLM records along runtime releases: the change marked on the page and on the
+chart, every claim's provenance on hover, the index and the methodology's rule; the same
+series without the drop says no change and what could have been found."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from benchledger.records.store import Store
+from site_gen.build import build_site
+from site_gen.context import BuildOptions
+from tests.history import llm_history
+
+SERIES = "series/36f2e4c80242.html"  # the full-offload case (gpu_layers 81) along runtime_release
+
+
+def history_site(tmp: Path, records_data: list[dict]) -> Path:
+    store_dir = tmp / "records"
+    store_dir.mkdir()
+    store = Store(store_dir)
+    for data in records_data:
+        store.seal_bytes(json.dumps(data, indent=1).encode(), "gsh-llm-core-article/1",
+                         f"history/{data['runtime']['release']}.json")
+    (tmp / "articles").mkdir()
+    return build_site(store_dir, tmp / "site", cache_dir=tmp / "cache",
+                      options=BuildOptions(articles_dir=tmp / "articles")).out_dir
+
+
+@pytest.fixture(scope="module")
+def drop_site(tmp_path_factory) -> Path:
+    return history_site(tmp_path_factory.mktemp("drop"), llm_history(8, drop_from=6))
+
+
+@pytest.fixture(scope="module")
+def steady_site(tmp_path_factory) -> Path:
+    return history_site(tmp_path_factory.mktemp("steady"), llm_history(8))
+
+
+def _titles(page: str, css: str) -> list[str]:
+    return [html.unescape(t) for t in re.findall(rf'<span class="{css}[^"]*"[^>]*title="([^"]*)"', page)]
+
+
+def test_the_change_is_on_the_page_with_its_records(drop_site):
+    page = (drop_site / SERIES).read_text()
+    assert "Detected changes" in page
+    [change] = re.findall(r'<li class="bl-change bl-change-worse" id="change-36f2e4c80242-5">(.*?)</li>', page, re.S)
+    assert "from runtime release b11151" in change
+    assert change.count('data-verdict="changed"') == 2  # decode at both contexts
+    records = set(re.findall(r'data-records="([0-9a-f ]+)"', change)[0].split())
+    store = Store(drop_site.parent / "records")
+    assert records == {e.sha256 for e in store.entries()}  # all eight records feed the claim
+    # every record of the series is listed and linked to its article
+    for entry in store.entries():
+        assert entry.sha256[:12] in page and f"{entry.path}</a>" in page
+
+
+def test_every_claim_names_its_statistic_inputs_algorithm_and_parameters(drop_site):
+    page = (drop_site / SERIES).read_text()
+    titles = _titles(page, "bl-claim bl-claim-changed")
+    assert titles
+    for title in titles:
+        assert "statistic (welch-records)" in title
+        assert "algorithm (e-divisive)" in title and "min_segment_records 2" in title and "max_pvalue 0.001" in title
+        assert "Benjamini-Hochberg adjusted" in title
+        assert title.count("record sha256 ") == 8
+        assert "/server_decode_tokens_per_second/median" in title
+        assert "delta ±0.03" in title
+
+
+def test_the_chart_marks_the_change(drop_site):
+    page = (drop_site / SERIES).read_text()
+    specs = [json.loads(s) for s in re.findall(r'<script type="application/json" id="spec-track-\d+">(.*?)</script>', page, re.S)]
+    marked = [s for s in specs if any(rows and "at" in rows[0] for rows in s["datasets"].values())]
+    assert len(marked) == 2  # the two decode tracks
+    for spec in marked:
+        rows = [row for values in spec["datasets"].values() for row in values]
+        [mark] = [r for r in rows if "at" in r]
+        assert mark["at"] == "b11151" and mark["kind"] == "change" and "changed" in mark["text"]
+        segments = [r for r in rows if "median" in r]
+        assert [(s["first"], s["last"]) for s in segments] == [("b11146", "b11150"), ("b11151", "b11153")]
+        points = [r for r in rows if "origin" in r]
+        assert len(points) == 8 and all(re.match(r"[0-9a-f]{64} history/b111\d\d\.json /cases/0/groups/\d/", p["origin"]) for p in points)
+    # the static fallback draws it too
+    svgs = re.findall(r'<img src="([^"]+\.svg)"', page)
+    drawn = [(drop_site / "series" / s).resolve().read_text() for s in svgs]
+    assert sum("changed, worse" in svg for svg in drawn) == 2
+
+
+def test_the_index_lists_series_and_changes(drop_site):
+    index = (drop_site / "series/index.html").read_text()
+    assert index.count('href="36f2e4c80242.html"') == 1
+    assert 'href="36f2e4c80242.html#change-36f2e4c80242-5"' in index
+    assert "e9973468a128.html" in index and "a55958a1046d.html" in index
+
+
+def test_methodology_states_the_rule_delta_and_parameters(drop_site):
+    page = (drop_site / "methodology.html").read_text()
+    assert 'id="change-detection"' in page
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "δ = max(3%, 2 × the noise seen within the segments)" in text
+    assert "Benjamini-Hochberg at q = 0.05" in text
+    for name, value in (("window_records", "50"), ("max_pvalue", "0.001"), ("first_pass_pvalue", "0.01"),
+                        ("min_segment_records", "2"), ("edivisive_min_records", "6")):
+        assert re.search(rf"<code>{name}</code></td><td>{re.escape(value)}</td>", page), name
+
+
+def test_without_the_drop_the_page_says_no_change_and_what_could_be_found(steady_site):
+    page = (steady_site / SERIES).read_text()
+    assert "No change detected in this series." in page
+    assert 'data-verdict="changed"' not in page
+    assert re.search(r"no change found over 8 records; a step of about \d\.\d% between the halves would have been found", page)
+    index = (steady_site / "series/index.html").read_text()
+    assert "No change detected in any series." in index
