@@ -113,6 +113,9 @@ class RayRunner(Runner):
         ray = connect(self.address)
         try:
             return self._dispatch(ray, cases)
+        except (ConnectionError, ray.exceptions.RaySystemError) as err:  # the head went away, not a case
+            raise CollectError(f"--ray {self.address}: lost the Ray cluster ({_first_sentence(err)}); finished cases are kept in "
+                               f"{self.run_dir}: run the same command again to resume") from None
         finally:
             ray.shutdown()
 

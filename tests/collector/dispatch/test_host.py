@@ -27,3 +27,4 @@ def test_an_idle_gpu_passes_and_without_nvml_the_check_says_why_not():
     assert host_name(facts) == facts["hostname"]
     facts, _ = host_facts([], None, None, {os.getpid()})
     assert facts["gpu_check"] == "no GPU requested"
+

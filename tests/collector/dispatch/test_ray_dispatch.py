@@ -74,17 +74,21 @@ def spans(case: dict) -> list[tuple[str, datetime, datetime]]:
 
 def test_cases_spread_over_two_nodes_never_share_a_gpu_and_the_record_builds(tmp_path):
     cases = {"one": {}, "two": {}, "three": {}, "pinned": {"dispatch": {"host": "node-b"}},
-             "too-slow": {"settings": {"baseline_seconds": 30.0}, "dispatch": {"timeout_s": 2}}}
+             "too-slow": {"settings": {"baseline_seconds": 30.0}, "dispatch": {"timeout_s": 2}},
+             "alone": {"dispatch": {"host_exclusive": True, "gpus": 0}}}
     report = in_namespace("spread", tmp_path, cases)
     assert report["collect"]["rc"] == 0, report["collect"]["stderr"]
     record = sealed_record(tmp_path)
     by_id = {c["id"]: c for c in record["cases"]}
-    assert [by_id[c]["status"] for c in ("one", "two", "three", "pinned")] == ["completed"] * 4
+    assert [by_id[c]["status"] for c in ("one", "two", "three", "pinned", "alone")] == ["completed"] * 5
     assert by_id["pinned"]["host"]["label"] == "node-b"
     assert {by_id[c]["host"]["label"] for c in by_id} == {"node-a", "node-b"}
-    for case in by_id.values():  # measured where it ran, through NVML where there is one
-        assert case["host"]["hostname"] and case["host"]["kernel"] and case["host"]["cuda_visible_devices"] == "0"
-        assert case["host"]["gpu_check"].startswith(("no foreign process", "unavailable: "))
+    for cid, case in by_id.items():  # measured where it ran, through NVML where there is one
+        assert case["host"]["hostname"] and case["host"]["kernel"]
+        if cid != "alone":
+            assert case["host"]["cuda_visible_devices"] == "0"
+            assert case["host"]["gpu_check"].startswith(("no foreign process", "unavailable: "))
+    assert by_id["alone"]["host"]["gpu_check"] == "no GPU requested" and by_id["alone"]["host"]["gpus"] == []
     slow = by_id["too-slow"]
     assert slow["status"] == "failed" and "timed out after 2 s" in slow["failure_reason"]
     assert [a["outcome"] for a in slow["attempts"]] == ["timeout"]
@@ -92,6 +96,10 @@ def test_cases_spread_over_two_nodes_never_share_a_gpu_and_the_record_builds(tmp
     for label in ("node-a", "node-b"):
         on_node = sorted(s for c in by_id.values() for s in spans(c) if s[0] == label)
         assert all(a[2] <= b[1] for a, b in zip(on_node, on_node[1:])), on_node
+    # the host-exclusive case (no GPU, so only exclusivity keeps it apart) shared its node with no one
+    label, start, end = spans(by_id["alone"])[0]
+    others = [s for cid, c in by_id.items() if cid != "alone" for s in spans(c) if s[0] == label]
+    assert others and all(e <= start or s >= end for _, s, e in others), (label, start, end, others)
     assert any("Cases ran through Ray on 2 hosts (node-a, node-b)" in x for x in record["limitations"])
     (tmp_path / "no-articles").mkdir()
     site = subprocess.run([sys.executable, "-m", "benchledger", "build", "--records", str(tmp_path / "records"), "--out", str(tmp_path / "site"),
