@@ -17,6 +17,7 @@ from benchledger.atomic import write_atomic
 from benchledger.errors import BuildError
 from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from benchledger.records.store import Store
+from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
 from site_gen.context import BuildOptions, SiteContext
@@ -53,6 +54,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
     # Load and verify: every byte, the chain, the schemas and the consistency checks, or nothing.
     store = Store(records_dir, ValidationCache(cache_dir))
     records = store.load_verified()
+    log = published_log(store, [record.entry for record in records])
 
     # Contexts: what every page kind renders from.
     # The ledger, its head and its served bytes come from the verified records themselves, not
@@ -63,7 +65,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
     options = options or BuildOptions()
     site = SiteContext(records, entries, head, charts, ledger_bytes=encode_ledger(entries), options=options,
                        render_cache=RenderCache(cache_dir / "render", options.templates_dir),
-                       env=make_jinja_env(options.templates_dir))
+                       env=make_jinja_env(options.templates_dir), log=log)
 
     try:  # e.g. an output or cache folder that cannot be written: the user's to fix, not a crash
         # Render: every page of every kind, plus the site's static assets.

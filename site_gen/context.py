@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from site_gen.history import SeriesReport
     from benchledger.records.store import LedgerEntry, SealedRecord
     from site_gen.charts import ChartCache
+    from benchledger.records.tlog import PublishedLog
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
 
@@ -51,6 +52,10 @@ class RecordView:
 
     record: "SealedRecord"
     options: BuildOptions
+    # the published log's verifier key ("" when none) and latest tree size: the audit block names
+    # them, so they are part of what a cached article rendering depends on
+    log_key: str = ""
+    log_size: int = 0
 
     @property
     def entry(self) -> "LedgerEntry":
@@ -97,11 +102,14 @@ class SiteContext:
     # Per-record renderings kept between builds (none kept unless the build gives a folder).
     render_cache: "RenderCache" = field(default_factory=lambda: RenderCache(None))
     env: jinja2.Environment = field(default_factory=lambda: make_jinja_env())
+    # the signed checkpoints published under ledger/ (None: the store has none yet)
+    log: "PublishedLog | None" = None
 
     @cached_property
     def views(self) -> list[RecordView]:
         """One view per record, in ledger order."""
-        return [RecordView(r, self.options) for r in self.records]
+        key, size = (self.log.key.text, self.log.latest.checkpoint.size) if self.log else ("", 0)
+        return [RecordView(r, self.options, key, size) for r in self.records]
 
     @cached_property
     def history(self) -> list["SeriesReport"]:

@@ -40,14 +40,20 @@ def code_fingerprint(overrides: Path | None = None) -> str:
 
 
 class Rendered(Protocol):
-    """What a rendering is keyed by (a `context.RecordView` is one): the record's ledger entry
-    and the build's options."""
+    """What a rendering is keyed by (a `context.RecordView` is one): the record's ledger entry,
+    the build's options and the published log's key and size (the audit block names them)."""
 
     @property
     def entry(self) -> Any: ...
 
     @property
     def options(self) -> Any: ...
+
+    @property
+    def log_key(self) -> str: ...  # the published log's verifier key ("" when none)
+
+    @property
+    def log_size(self) -> int: ...  # the latest checkpoint's tree size
 
 
 class RenderCache:
@@ -65,7 +71,7 @@ class RenderCache:
         return code_fingerprint(self.template_overrides)
 
     def _key(self, view: Rendered, name: str) -> str:
-        ident = [self.fingerprint, name, dataclasses.asdict(view.entry), repr(view.options)]
+        ident = [self.fingerprint, name, dataclasses.asdict(view.entry), repr(view.options), view.log_key, view.log_size]
         return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
 
     def memo(self, view: Rendered, name: str, make: Callable[[], Any]) -> Any:

@@ -24,6 +24,9 @@ COMMANDS = {
     "repair": "benchledger.cli.commands.repair",
     "import": "benchledger.cli.commands.import_",
     "merge": "benchledger.cli.commands.merge",
+    "key": "benchledger.cli.commands.key",
+    "checkpoint": "benchledger.cli.commands.checkpoint",
+    "prove": "benchledger.cli.commands.prove",
 }
 
 

@@ -18,6 +18,8 @@ from benchledger.records.digest import is_sha256
 from benchledger.records.jsonread import read_json_text
 
 LEDGER_NAME = "ledger.jsonl"
+# The folder of the signed checkpoints of the ledger's Merkle tree (see tlog.py): no record lives there.
+CHECKPOINTS_DIR = "checkpoints"
 GENESIS_SHA256 = "0" * 64
 # The stored fields, in their canonical order (entry_sha256 is computed, never stored).
 FIELDS = ("position", "path", "sha256", "size_bytes", "schema", "sealed_at", "prev_sha256")
@@ -54,13 +56,15 @@ def encode_line(position: int, path: str, sha256: str, size_bytes: int, schema: 
     return json.dumps(fields, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
+def encode_entry(e: LedgerEntry) -> bytes:
+    """The canonical line bytes (no newline) of an entry: a verified entry's exact line."""
+    return encode_line(e.position, e.path, e.sha256, e.size_bytes, e.schema, e.sealed_at, e.prev_sha256)
+
+
 def encode_ledger(entries: list[LedgerEntry]) -> bytes:
     """The exact bytes of a ledger holding `entries`: lines are canonical, so a verified
     ledger re-encodes to the bytes it was read from."""
-    return b"".join(
-        encode_line(e.position, e.path, e.sha256, e.size_bytes, e.schema, e.sealed_at, e.prev_sha256) + b"\n"
-        for e in entries
-    )
+    return b"".join(encode_entry(e) + b"\n" for e in entries)
 
 
 def new_entry(after: list[LedgerEntry], path: str, sha256: str, size_bytes: int, schema: str, sealed_at: str | None = None) -> tuple[LedgerEntry, bytes]:
@@ -84,6 +88,8 @@ def store_path_problem(path: str) -> str | None:
         return "must not name a hidden file or folder"
     if path == LEDGER_NAME:
         return "is the ledger itself"
+    if parts[0] == CHECKPOINTS_DIR:
+        return f"is inside {CHECKPOINTS_DIR}/, the folder of the ledger's signed checkpoints"
     if not path.endswith(".json"):
         return "must end in .json"
     if not _SAFE_PATH.fullmatch(path):

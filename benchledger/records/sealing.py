@@ -101,6 +101,10 @@ def _locked(root: Path) -> Iterator[None]:
         os.close(fd)
 
 
+# The seal lock, for the other writers of the store (checkpoints).
+locked = _locked
+
+
 def remove_stale_temp(store: "Store") -> list[str]:
     """Remove the temp file an interrupted seal left (call with the lock held); returns what
     was removed. Only the lock holder writes `TEMP_NAME`, so under the lock any one is stale."""

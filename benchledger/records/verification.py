@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchledger.errors import InputError, LedgerError, Problem
-from benchledger.records import checks, schema
+from benchledger.records import checks, schema, tlog
 from benchledger.records.jsonread import read_json_bytes
-from benchledger.records.ledger import LEDGER_NAME, LedgerEntry, is_seal_temp
+from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, LedgerEntry, is_seal_temp
 from benchledger.records.validation_cache import ValidationCache
 
 if TYPE_CHECKING:
@@ -62,11 +62,13 @@ class VerifyReport:
     records: list[RecordStatus]
     ledger_problems: list[Problem]  # chain or format problems not tied to one record's row
     data: dict[str, tuple[bytes, Any]] = field(default_factory=dict, repr=False)  # path -> (raw, parsed), when asked
+    # the signed checkpoints' problems (records/checkpoints/, see tlog.py)
+    log_problems: list[Problem] = field(default_factory=list)
 
     @property
     def problems(self) -> list[Problem]:
-        """Every problem, ledger first, then per record in ledger order."""
-        return self.ledger_problems + [p for r in self.records for p in r.problems]
+        """Every problem, ledger first, then per record in ledger order, then the checkpoints'."""
+        return self.ledger_problems + [p for r in self.records for p in r.problems] + self.log_problems
 
     @property
     def ok(self) -> bool:
@@ -98,11 +100,15 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
     ledger_problems = [p for p in read.problems if p not in in_rows]
     sealed = {e.path for e in read.entries}
     for rel in stored_files(store):
+        if rel.startswith(f"{CHECKPOINTS_DIR}/"):
+            continue  # checked by tlog.check_store above
         if rel not in sealed and is_seal_temp(rel):
             rows.append(RecordStatus(rel, "", "", STALE_TEMP, (Problem(store.shown(rel), "", "a temp file left by an interrupted seal (it holds nothing sealed): the next `benchledger seal` or `benchledger repair` removes it"),)))
         elif rel not in sealed:
             rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(store.shown(rel), "", "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"),)))
-    return VerifyReport(store.root.as_posix(), read.head_sha256, len(read.entries), rows, ledger_problems, data)
+    # the transparency log's checkpoints, against the tree of the ledger's lines
+    log_problems = tlog.check_store(store, read.entries)
+    return VerifyReport(store.root.as_posix(), read.head_sha256, len(read.entries), rows, ledger_problems, data, log_problems)
 
 
 def check_one(store: "Store", entry: LedgerEntry, line: int, keep_data: bool) -> tuple[str, list[Problem], tuple[bytes, Any] | None, bool]:

@@ -12,6 +12,7 @@ from site_gen.pages.home import HomePage
 from site_gen.pages.methodology import MethodologyPage
 from site_gen.pages.record_article import RecordArticles
 from site_gen.pages.series import SeriesPages
+from site_gen.pages.transparency import TransparencyPage
 
 PAGE_KINDS: tuple[PageKind, ...] = (
     HomePage(),
@@ -22,6 +23,7 @@ PAGE_KINDS: tuple[PageKind, ...] = (
     MethodologyPage(),
     AuditPage(),
     HandWrittenPages(),
+    TransparencyPage(),
 )
 
 # The few pages the navigation lists; every other page is reached from these (a nav that grows

@@ -18,6 +18,7 @@ PAGES = {
     "index.md": "home.md",
     "audit.md": "audit.md",
     "comparisons/index.md": "comparisons.md",
+    "transparency.md": "transparency.md",
 }
 
 

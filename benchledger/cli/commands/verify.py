@@ -8,6 +8,7 @@ from pathlib import Path
 
 from benchledger.cli.locations import records_dir
 from benchledger.errors import LedgerError, Problem
+from benchledger.records import tlog
 from benchledger.records.checks import checks_for
 from benchledger.records.store import Store, VerifyReport
 from benchledger.records.validation_cache import ValidationCache
@@ -43,6 +44,9 @@ def run(args) -> int:
         print(json.dumps(as_json(report, problems), indent=2))
         return 0 if not problems else 1
     print(table(report))
+    summary = log_summary(store)
+    if summary:
+        print(summary)
     if problems:
         raise LedgerError(problems, f"verification failed: {len(problems)} problem(s) in {report.root}")
     # the rules that apply to the schemas present, not every rule there is
@@ -60,6 +64,16 @@ def run_site(site: Path) -> int:
         raise LedgerError(problems, f"site verification failed: {len(problems)} problem(s) in {site.as_posix()}")
     print(f"{site.as_posix()}: every page's stated hashes match the served ledger and every served record has its stated bytes")
     return 0
+
+
+def log_summary(store: Store) -> str:
+    """One line about the signed checkpoints ("" when the store has none)."""
+    checkpoints, _ = tlog.store_checkpoints(store)
+    if not checkpoints:
+        return ""
+    latest = checkpoints[-1]
+    return (f"checkpoints: {len(checkpoints)} signed, latest {latest.shown} (tree size {latest.checkpoint.size}, "
+            f"origin {latest.checkpoint.origin}), checked against {store.shown(tlog.VKEYS_NAME)}")
 
 
 def table(report: VerifyReport) -> str:

@@ -1,6 +1,7 @@
 """`benchledger verify`: passes on the shipped store (golden output), and fails with one precise
 line per cause on every kind of tampering, changing nothing."""
 
+import base64
 import hashlib
 import json
 import subprocess
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from benchledger.records.merkle import root_of
 from tests.benchledger.cli.conftest import append_unchecked
 from tests.store_copies import tree_digest
 
@@ -55,13 +57,24 @@ def flip_byte(records):
     return [f"{TGR}: altered: sha256 is {hashlib.sha256(raw).hexdigest()[:12]} (10460 bytes) but ledger line 2 sealed 24492206c24d (10460 bytes)"]
 
 
+SIGNED_ROOT = "3yCbdVFrfHoTts2bf8VNAHT/A8zDd7jje+HgIiZ0clk="  # records/checkpoints/2, the shipped checkpoint
+
+
+def _rewritten(records) -> str:
+    """The problem the shipped checkpoint reports once the ledger's two lines hash differently."""
+    root = base64.b64encode(root_of([line.rstrip(b"\n") for line in _lines(records)[:2]])).decode()
+    return (f"records/checkpoints/2: root: signs root {SIGNED_ROOT} but the first 2 entries of records/ledger.jsonl hash to {root}: "
+            "the ledger's history was rewritten (an entry edited, removed or inserted, even with the chain recomputed)")
+
+
 def delete_first_line(records):
     lines = _lines(records)
     (records / "ledger.jsonl").write_bytes(b"".join(lines[1:]))
     return ["records/ledger.jsonl:1: position is 1 but this is entry 0: a line was removed, inserted or reordered",
             f"records/ledger.jsonl:1: prev_sha256 {_h(lines[0])} does not match the genesis hash: a line before it was edited, removed, inserted or reordered",
             f"{GSH}: unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it",
-            "verification failed: 3 problem(s) in records"]
+            "records/checkpoints/2: root: signs a tree of 2 entries but records/ledger.jsonl has only 1: entries were removed from the ledger",
+            "verification failed: 4 problem(s) in records"]
 
 
 def reorder_lines(records):
@@ -71,14 +84,16 @@ def reorder_lines(records):
             f"records/ledger.jsonl:1: prev_sha256 {_h(lines[0])} does not match the genesis hash: a line before it was edited, removed, inserted or reordered",
             "records/ledger.jsonl:2: position is 0 but this is entry 1: a line was removed, inserted or reordered",
             f"records/ledger.jsonl:2: prev_sha256 000000000000 does not match the hash of line 1 ({_h(lines[1])}): a line before it was edited, removed, inserted or reordered",
-            "verification failed: 4 problem(s) in records"]
+            _rewritten(records),
+            "verification failed: 5 problem(s) in records"]
 
 
 def edit_ledger_line(records):
     lines = _lines(records)
     edited = lines[0].replace(b'"sealed_at":"2026', b'"sealed_at":"2025')
     (records / "ledger.jsonl").write_bytes(edited + lines[1])
-    return [f"records/ledger.jsonl:2: prev_sha256 {_h(lines[0])} does not match the hash of line 1 ({_h(edited)}): a line before it was edited, removed, inserted or reordered"]
+    return [f"records/ledger.jsonl:2: prev_sha256 {_h(lines[0])} does not match the hash of line 1 ({_h(edited)}): a line before it was edited, removed, inserted or reordered",
+            _rewritten(records), "verification failed: 2 problem(s) in records"]
 
 
 def forge_line(records):

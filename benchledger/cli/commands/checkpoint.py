@@ -1,0 +1,45 @@
+"""`benchledger checkpoint --key FILE`: sign the ledger's Merkle tree and store the checkpoint."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from benchledger.errors import InputError
+from benchledger.records.keys import SignerKey
+from benchledger.records.store import Store
+from benchledger.records.tlog import append_checkpoint
+
+HELP = "sign the ledger's current Merkle tree and append the checkpoint to records/checkpoints/"
+KEY_VARIABLE = "BENCHLEDGER_SIGNING_KEY"
+
+
+def add_arguments(parser):
+    parser.add_argument("--key", type=Path, metavar="FILE",
+                        help=f"the private key file from `benchledger key generate` (default: ${KEY_VARIABLE})")
+    parser.add_argument("--origin", help="the log's origin line (default: the last checkpoint's, or the key's name)")
+    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+
+
+def read_signer(path: Path | None) -> SignerKey:
+    """The signer key from `path` or $BENCHLEDGER_SIGNING_KEY (a file name)."""
+    path = path or (Path(os.environ[KEY_VARIABLE]) if os.environ.get(KEY_VARIABLE) else None)
+    if path is None:
+        raise InputError("--key", "", f"no signing key: pass --key FILE or set {KEY_VARIABLE} to the key file")
+    try:
+        text = path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(path.as_posix(), "", f"cannot read the key: {getattr(err, 'strerror', None) or err}") from None
+    return SignerKey.parse(text, path.as_posix())
+
+
+def run(args) -> int:
+    store = Store(Path(args.records))
+    signer = read_signer(args.key)
+    stored, written = append_checkpoint(store, signer, args.origin)
+    cp = stored.checkpoint
+    if not written:
+        print(f"{stored.shown} already covers all {cp.size} ledger entries; nothing to sign")
+        return 0
+    print(f"signed {stored.shown}: tree size {cp.size}, root {cp.root.hex()}, origin {cp.origin}, key {signer.verifier.text}")
+    return 0

@@ -1,0 +1,44 @@
+"""`benchledger key generate NAME --out FILE`: a new Ed25519 signing key for checkpoints."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from benchledger.errors import InputError, SealError
+from benchledger.records.keys import SignerKey, key_name_problem
+
+HELP = "make a new Ed25519 key pair for signing checkpoints; prints its verifier key"
+
+
+def add_arguments(parser):
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    gen = sub.add_parser("generate", help="write a new private key (mode 0600) and print its verifier key",
+                         description="write a new private key (mode 0600) and print its verifier key")
+    gen.add_argument("name", metavar="NAME", help="the key's name, e.g. the log's origin like example.com/benchmarks (no spaces or '+')")
+    gen.add_argument("--out", required=True, type=Path, metavar="FILE",
+                     help="where to write the private key; never inside the records store or a site")
+    gen.add_argument("--records", default="records", help="the records store the key must stay out of (default: ./records)")
+
+
+def run(args) -> int:
+    problem = key_name_problem(args.name)
+    if problem:
+        raise InputError("NAME", "", f"key name {args.name!r} {problem}")
+    out: Path = args.out
+    store = Path(args.records).resolve()
+    target = out.resolve()
+    if target.is_relative_to(store):
+        raise SealError(f"{out.as_posix()}: a private key never goes into the records store ({args.records}), which is "
+                        "published with the site; write it somewhere else")
+    key = SignerKey.generate(args.name)
+    try:  # O_EXCL: never over an existing file; 0600 from the start, not chmod afterwards
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise SealError(f"{out.as_posix()} already exists; a key file is never overwritten") from None
+    except OSError as err:
+        raise SealError(f"cannot write {out.as_posix()}: {err.strerror or err}") from None
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(key.text + "\n")
+    print(key.verifier.text)
+    return 0

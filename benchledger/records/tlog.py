@@ -1,0 +1,329 @@
+"""The store's transparency log: signed checkpoints of the ledger's Merkle tree, kept in
+`records/checkpoints/<tree size>` (appended, never rewritten), and the project's verifier keys
+in `records/checkpoints/vkeys` (one `NAME+KEYID+BASE64` line each, `#` comments). The keys live
+in the store until the project folder (benchledger.toml) gives them a home of their own.
+
+The checks are separate steps, each named in its messages, so that `verify` (a store) and
+`verify --site` (a published copy) run the same ones:
+
+- signature: the checkpoint is a signed note signed by one of the verifier keys;
+- root: its root is the root of the ledger's tree at its size (a line edited, removed or
+  inserted before that size, even with the chain recomputed, changes the root);
+- consistency: each checkpoint's tree is a prefix of the next one's (RFC 9162 2.1.4)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from benchledger.errors import InputError, LedgerError, Problem, SealError
+from benchledger.records.checkpoint import Checkpoint, SignedNote, read_checkpoint, sign_checkpoint
+from benchledger.records.keys import SignerKey, VerifierKey
+from benchledger.records.ledger import CHECKPOINTS_DIR, LedgerEntry, encode_entry
+from benchledger.records.merkle import MerkleTree, verify_consistency
+
+if TYPE_CHECKING:
+    from benchledger.records.store import Store
+
+VKEYS_NAME = f"{CHECKPOINTS_DIR}/vkeys"
+_SIZE_NAME = re.compile(r"[1-9][0-9]{0,19}")
+# Step names, as messages and the browser check name them.
+SIGNATURE, ROOT, CONSISTENCY, ORIGIN, FORMAT = "signature", "root", "consistency", "origin", "format"
+
+
+@dataclass(frozen=True)
+class StoredCheckpoint:
+    """A checkpoint file as read: where it is, its bytes, and what they say."""
+
+    shown: str  # how messages name the file
+    raw: bytes
+    checkpoint: Checkpoint
+    note: SignedNote
+
+
+def ledger_tree(entries: Sequence[LedgerEntry]) -> MerkleTree:
+    """The Merkle tree whose leaves are the ledger's lines (exact bytes, without newline)."""
+    return MerkleTree.from_entries([encode_entry(e) for e in entries])
+
+
+def b64(root: bytes) -> str:
+    return base64.b64encode(root).decode()
+
+
+# --- the steps ------------------------------------------------------------------------------
+
+def check_signature(cp: StoredCheckpoint, keys: Sequence[VerifierKey], whose: str) -> list[Problem]:
+    """Step `signature`: signed by at least one of `keys` (`whose` says whose keys they are)."""
+    if any(cp.note.signed_by(key) for key in keys):
+        return []
+    names = ", ".join(cp.note.key_names()) or "nobody"
+    wanted = ", ".join(k.text for k in keys) or "none"
+    return [Problem(cp.shown, "", f"{SIGNATURE}: not signed by {whose} ({wanted}); its signature lines name {names}: "
+                                  "the checkpoint was forged or re-signed with another key")]
+
+
+def check_root(cp: StoredCheckpoint, tree: MerkleTree, ledger_shown: str) -> list[Problem]:
+    """Step `root`: the checkpoint's root is the root of `tree` (the ledger's) at its size."""
+    size = cp.checkpoint.size
+    if size > tree.size:
+        return [Problem(cp.shown, "", f"{ROOT}: signs a tree of {size} entries but {ledger_shown} has only {tree.size}: "
+                                      "entries were removed from the ledger")]
+    actual = tree.root(size)
+    if actual != cp.checkpoint.root:
+        return [Problem(cp.shown, "", f"{ROOT}: signs root {b64(cp.checkpoint.root)} but the first {size} entries of "
+                                      f"{ledger_shown} hash to {b64(actual)}: the ledger's history was rewritten "
+                                      "(an entry edited, removed or inserted, even with the chain recomputed)")]
+    return []
+
+
+def check_consistency(old: Checkpoint, new: Checkpoint, proof: Sequence[bytes], shown: str) -> list[Problem]:
+    """Step `consistency`: `proof` shows `old`'s tree is a prefix of `new`'s (same origin)."""
+    if old.origin != new.origin:
+        return [Problem(shown, "", f"{ORIGIN}: origin {new.origin!r} differs from the earlier checkpoint's {old.origin!r}: another log")]
+    if new.size < old.size:
+        return [Problem(shown, "", f"{CONSISTENCY}: tree size {new.size} is smaller than an earlier checkpoint's {old.size}: "
+                                   "the log was rolled back")]
+    if not verify_consistency(old.size, new.size, old.root, new.root, proof):
+        return [Problem(shown, "", f"{CONSISTENCY}: the tree of size {new.size} is not an extension of the earlier one of size "
+                                   f"{old.size} (root {b64(old.root)}): history was rewritten")]
+    return []
+
+
+def check_log(checkpoints: Sequence[StoredCheckpoint], tree: MerkleTree, keys: Sequence[VerifierKey],
+              ledger_shown: str, whose: str) -> list[Problem]:
+    """Every step for every checkpoint (in size order) against the ledger's `tree`: signature,
+    root, and consistency of each with the one before (proved from `tree`)."""
+    problems: list[Problem] = []
+    for i, cp in enumerate(checkpoints):
+        problems += check_signature(cp, keys, whose)
+        problems += check_root(cp, tree, ledger_shown)
+        if i:
+            old, new = checkpoints[i - 1].checkpoint, cp.checkpoint
+            proof = tree.consistency_proof(old.size, new.size) if old.size <= new.size <= tree.size else []
+            problems += check_consistency(old, new, proof, cp.shown)
+    return problems
+
+
+# --- the store's checkpoints folder --------------------------------------------------------
+
+def read_keys(text: str, shown: str) -> tuple[list[VerifierKey], list[Problem]]:
+    """Verifier keys, one a line (`#` comments and blank lines skipped), and the bad lines."""
+    keys, problems = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            keys.append(VerifierKey.parse(line, shown))
+        except InputError as err:
+            problems += [Problem(p.file, p.path, f"{FORMAT}: {p.message}", number) for p in err.problems]
+    return keys, problems
+
+
+def _read_regular(path: Path, shown: str) -> bytes:
+    info = path.lstat()
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(shown, "", f"{FORMAT}: is not a regular file")
+    return path.read_bytes()
+
+
+def store_keys(store: "Store") -> tuple[list[VerifierKey], list[Problem]]:
+    """The project's verifier keys (records/checkpoints/vkeys) and any problem reading them."""
+    path = store.root / VKEYS_NAME
+    if not os.path.lexists(path):
+        return [], []
+    shown = store.shown(VKEYS_NAME)
+    try:
+        return read_keys(_read_regular(path, shown).decode("utf-8", errors="replace"), shown)
+    except InputError as err:
+        return [], err.problems
+
+
+def store_checkpoints(store: "Store") -> tuple[list[StoredCheckpoint], list[Problem]]:
+    """The stored checkpoints in size order, and the files of the folder that are not one."""
+    folder = store.root / CHECKPOINTS_DIR
+    if not folder.is_dir():
+        return [], []
+    found, problems = [], []
+    for name in sorted(os.listdir(folder)):
+        rel = f"{CHECKPOINTS_DIR}/{name}"
+        shown = store.shown(rel)
+        if rel == VKEYS_NAME:
+            continue
+        if not _SIZE_NAME.fullmatch(name):
+            problems.append(Problem(shown, "", f"{FORMAT}: not a checkpoint: {CHECKPOINTS_DIR}/ holds only checkpoints named by "
+                                               "their tree size and the vkeys file; remove it"))
+            continue
+        try:
+            raw = _read_regular(folder / name, shown)
+            checkpoint, note = read_checkpoint(raw, shown)
+        except InputError as err:
+            problems += [Problem(p.file, p.path, f"{FORMAT}: {p.message}", p.line) for p in err.problems]
+            continue
+        if checkpoint.size != int(name):
+            problems.append(Problem(shown, "", f"{FORMAT}: signs tree size {checkpoint.size} but is stored as size {name}"))
+            continue
+        found.append(StoredCheckpoint(shown, raw, checkpoint, note))
+    found.sort(key=lambda cp: cp.checkpoint.size)
+    return found, problems
+
+
+def check_store(store: "Store", entries: Sequence[LedgerEntry]) -> list[Problem]:
+    """Every stored checkpoint checked against the ledger `entries` and the project's keys."""
+    checkpoints, problems = store_checkpoints(store)
+    keys, key_problems = store_keys(store)
+    problems += key_problems
+    if checkpoints and not keys and not key_problems:
+        problems.append(Problem(store.shown(VKEYS_NAME), "", f"{SIGNATURE}: missing: the checkpoints cannot be checked without "
+                                                             "the project's verifier keys"))
+    return problems + check_log(checkpoints, ledger_tree(entries), keys, store.ledger_path.as_posix(),
+                                f"a key in {store.shown(VKEYS_NAME)}")
+
+
+def append_checkpoint(store: "Store", signer: SignerKey, origin: str | None = None) -> tuple[StoredCheckpoint, bool]:
+    """Sign the ledger's current tree with `signer` and store it as checkpoints/<size>;
+    (checkpoint, True) when written, (the latest, False) when it already covers the ledger.
+
+    Refuses (SealError/LedgerError) a broken ledger or log, a signer that is not a project key
+    (the first checkpoint makes its key the project's), an origin other than the log's, and a
+    tree that is not consistent with the last stored checkpoint. Never overwrites a file."""
+    from benchledger.records.sealing import fsync_dir, locked  # sealing imports verification, which imports this
+
+    with locked(store.root):
+        entries = store.entries()
+        if not entries:
+            raise SealError(f"{store.ledger_path.as_posix()} is empty: there is nothing to checkpoint")
+        problems = check_store(store, entries)
+        if problems:
+            raise LedgerError(problems, f"the stored checkpoints do not hold ({len(problems)} problem(s)); nothing was signed")
+        checkpoints, _ = store_checkpoints(store)
+        keys, _ = store_keys(store)
+        vkeys_shown = store.shown(VKEYS_NAME)
+        if keys and signer.verifier not in keys:
+            raise SealError(f"{signer.verifier.text} is not one of the project's verifier keys ({vkeys_shown}); "
+                            "add its line there to sign with it")
+        last = checkpoints[-1].checkpoint if checkpoints else None
+        origin = origin or (last.origin if last else signer.name)
+        if last and origin != last.origin:
+            raise SealError(f"this log's origin is {last.origin!r} ({checkpoints[-1].shown}); a checkpoint cannot change it")
+        tree = ledger_tree(entries)
+        if last and last.size == tree.size:
+            return checkpoints[-1], False
+        checkpoint = Checkpoint(origin, tree.size, tree.root())
+        if last and not verify_consistency(last.size, tree.size, last.root, checkpoint.root, tree.consistency_proof(last.size)):
+            raise SealError(f"the ledger is not consistent with {checkpoints[-1].shown}; nothing was signed")
+        note = sign_checkpoint(checkpoint, signer)
+        folder = store.root / CHECKPOINTS_DIR
+        folder.mkdir(exist_ok=True)
+        if not keys:
+            _write_new(store.root / VKEYS_NAME, f"{signer.verifier.text}\n".encode(), vkeys_shown)
+        rel = f"{CHECKPOINTS_DIR}/{tree.size}"
+        _write_new(store.root / rel, note.encoded, store.shown(rel))
+        fsync_dir(folder)
+        return StoredCheckpoint(store.shown(rel), note.encoded, checkpoint, note), True
+
+
+def _write_new(path: Path, data: bytes, shown: str) -> None:
+    """Write a new file atomically (temp, fsync, hard link); never over an existing one."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.link(tmp, path)
+    except FileExistsError:
+        raise SealError(f"{shown} already exists; checkpoints are never rewritten") from None
+    except OSError as err:
+        raise SealError(f"cannot write {shown}: {err.strerror or err}") from None
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+# --- proofs as published: ledger/inclusion/<sha256>.json, ledger/consistency/<m>-<n>.json ---
+
+def inclusion_document(tree: MerkleTree, entries: Sequence[LedgerEntry], index: int, size: int) -> dict:
+    """{"leaf_index", "tree_size", "line", "hashes"}: entry `index`'s line proved into the tree of `size`."""
+    return {"leaf_index": index, "tree_size": size, "line": encode_entry(entries[index]).decode("ascii"),
+            "hashes": [h.hex() for h in tree.inclusion_proof(index, size)]}
+
+
+def consistency_document(tree: MerkleTree, old_size: int, new_size: int) -> dict:
+    """{"from_size", "to_size", "hashes"}: the tree of `old_size` proved a prefix of `new_size`'s."""
+    return {"from_size": old_size, "to_size": new_size, "hashes": [h.hex() for h in tree.consistency_proof(old_size, new_size)]}
+
+
+def _hashes(value, shown: str) -> list[bytes]:
+    if not isinstance(value, list) or not all(isinstance(h, str) and re.fullmatch(r"[0-9a-f]{64}", h) for h in value):
+        raise InputError(shown, "$.hashes", f"{FORMAT}: must be a list of 64-hex-digit SHA-256 hashes")
+    return [bytes.fromhex(h) for h in value]
+
+
+def _count(doc: dict, key: str, shown: str) -> int:
+    value = doc.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise InputError(shown, f"$.{key}", f"{FORMAT}: must be a non-negative integer")
+    return value
+
+
+def read_inclusion(doc, shown: str) -> tuple[int, int, bytes, list[bytes]]:
+    """A parsed inclusion document -> (leaf index, tree size, line bytes, hashes)."""
+    if not isinstance(doc, dict):
+        raise InputError(shown, "", f"{FORMAT}: an inclusion proof is a JSON object")
+    line = doc.get("line")
+    if not isinstance(line, str) or not line.isascii():
+        raise InputError(shown, "$.line", f"{FORMAT}: must be the ledger line (ASCII text)")
+    return _count(doc, "leaf_index", shown), _count(doc, "tree_size", shown), line.encode("ascii"), _hashes(doc.get("hashes"), shown)
+
+
+def read_consistency(doc, shown: str) -> tuple[int, int, list[bytes]]:
+    """A parsed consistency document -> (from size, to size, hashes)."""
+    if not isinstance(doc, dict):
+        raise InputError(shown, "", f"{FORMAT}: a consistency proof is a JSON object")
+    return _count(doc, "from_size", shown), _count(doc, "to_size", shown), _hashes(doc.get("hashes"), shown)
+
+
+# --- what a site publishes ------------------------------------------------------------------
+
+DEMONSTRATION_MARK = "DEMONSTRATION-KEY"  # a key whose name says this is shown as a demonstration key
+
+
+def is_demonstration_key(key: VerifierKey) -> bool:
+    """Whether `key` is labelled as a demonstration key (its private key is public)."""
+    return DEMONSTRATION_MARK in key.name
+
+
+@dataclass(frozen=True)
+class PublishedLog:
+    """The checked log a build publishes: every stored checkpoint, the latest last, and the
+    project key that signed the latest."""
+
+    checkpoints: tuple[StoredCheckpoint, ...]
+    key: VerifierKey
+
+    @property
+    def latest(self) -> StoredCheckpoint:
+        return self.checkpoints[-1]
+
+    @property
+    def demonstration(self) -> bool:
+        return is_demonstration_key(self.key)
+
+
+def published_log(store: "Store", entries: Sequence[LedgerEntry]) -> PublishedLog | None:
+    """The store's log, checked against `entries` (LedgerError listing every problem), or None
+    when the store has no checkpoint yet."""
+    problems = check_store(store, entries)
+    if problems:
+        raise LedgerError(problems, f"the stored checkpoints do not hold ({len(problems)} problem(s)); nothing was built")
+    checkpoints, _ = store_checkpoints(store)
+    if not checkpoints:
+        return None
+    keys, _ = store_keys(store)
+    key = next(k for k in keys if checkpoints[-1].note.signed_by(k))
+    return PublishedLog(tuple(checkpoints), key)

@@ -1,0 +1,139 @@
+"""`benchledger key generate`, `checkpoint`, `prove`, and `verify` of the stored checkpoints:
+the real commands on a copy of the shipped store, and forged histories named by their step."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from benchledger.records.checkpoint import read_checkpoint
+from benchledger.records.keys import SignerKey, VerifierKey
+from benchledger.records.merkle import leaf_hash, verify_inclusion
+from tests.forgeries import DEMO_KEY_FILE, demo_key, edit_line_rechained, remove_line_rechained, resign
+from tests.store_copies import tree_digest
+
+TGR = "torch-graph-replay/1"
+
+
+@pytest.fixture
+def new_record(records, tmp_path):
+    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
+    data["finished_epoch"] = 1800000000.5
+    path = tmp_path / "new.json"
+    path.write_text(json.dumps(data, indent=1))
+    return path
+
+
+def test_key_generate_writes_a_private_file_and_prints_the_verifier_key(records, cli, tmp_path):
+    result = cli("key", "generate", "example.com/log", "--out", "signing.key")
+    assert result.code == 0 and result.err == []
+    vkey = VerifierKey.parse(result.out.strip(), "stdout")
+    assert vkey.name == "example.com/log"
+    assert stat.S_IMODE(os.stat(tmp_path / "signing.key").st_mode) == 0o600
+    assert SignerKey.parse((tmp_path / "signing.key").read_text(), "k").verifier == vkey
+    again = cli("key", "generate", "example.com/log", "--out", "signing.key")
+    assert again.code == 1 and again.err == ["benchledger key: error: signing.key already exists; a key file is never overwritten"]
+    inside = cli("key", "generate", "x", "--out", "records/x.key")
+    assert inside.code == 1 and "never goes into the records store" in inside.err[0]
+    assert not (records / "x.key").exists()
+    bad = cli("key", "generate", "a b", "--out", "other.key")
+    assert bad.code == 1 and bad.err == ["benchledger key: error: NAME: key name 'a b' must not contain spaces, '+' or control characters"]
+
+
+def test_checkpoint_after_a_seal_extends_the_log_and_prove_verifies(records, cli, new_record, monkeypatch):
+    assert cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json").code == 0
+    monkeypatch.setenv("BENCHLEDGER_SIGNING_KEY", str(DEMO_KEY_FILE))
+    result = cli("checkpoint")
+    assert result.code == 0 and result.err == []
+    assert result.out.startswith("signed records/checkpoints/3: tree size 3, root ")
+    assert sorted(os.listdir(records / "checkpoints")) == ["2", "3", "vkeys"]
+    assert cli("checkpoint").out == "records/checkpoints/3 already covers all 3 ledger entries; nothing to sign\n"
+    verified = cli("verify")
+    assert verified.code == 0 and "checkpoints: 2 signed, latest records/checkpoints/3 (tree size 3" in verified.out
+    proof = json.loads(cli("prove", "torch-graph-replay/2026-11-30.json").out)
+    checkpoint, note = read_checkpoint((records / "checkpoints/3").read_bytes(), "3")
+    assert (proof["leaf_index"], proof["tree_size"]) == (2, 3)
+    assert proof["line"].encode() == (records / "ledger.jsonl").read_bytes().splitlines()[2]
+    assert verify_inclusion(2, 3, leaf_hash(proof["line"].encode()), [bytes.fromhex(h) for h in proof["hashes"]], checkpoint.root)
+    assert note.signed_by(demo_key().verifier)
+
+
+def test_prove_a_record_sealed_after_the_latest_checkpoint_says_so(records, cli, new_record):
+    cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
+    result = cli("prove", "torch-graph-replay/2026-11-30.json")
+    assert result.code == 1
+    assert result.err == ["benchledger prove: error: torch-graph-replay/2026-11-30.json: sealed after the latest checkpoint "
+                          "(tree size 2): run `benchledger checkpoint` to sign a tree that includes it"]
+
+
+def test_checkpoint_refuses_a_key_that_is_not_the_projects(records, cli, tmp_path, new_record):
+    cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
+    cli("key", "generate", "other", "--out", "other.key")
+    before = tree_digest(records)
+    result = cli("checkpoint", "--key", "other.key")
+    assert result.code == 1 and "is not one of the project's verifier keys (records/checkpoints/vkeys)" in result.err[0]
+    assert tree_digest(records) == before
+    assert cli("checkpoint").err == ["benchledger checkpoint: error: --key: no signing key: pass --key FILE or set BENCHLEDGER_SIGNING_KEY to the key file"]
+
+
+def test_checkpoint_refuses_a_tree_inconsistent_with_the_last_checkpoint(records, cli):
+    edit_line_rechained(records / "ledger.jsonl")
+    before = tree_digest(records)
+    result = cli("checkpoint", "--key", str(DEMO_KEY_FILE))
+    assert result.code == 1
+    assert result.err[0].startswith("benchledger checkpoint: error: records/checkpoints/2: root: signs root ")
+    assert "the ledger's history was rewritten" in result.err[0]
+    assert tree_digest(records) == before
+
+
+def _verify_errors(cli) -> list[str]:
+    result = cli("verify")
+    assert result.code == 1
+    return result.err
+
+
+def test_verify_names_the_root_step_for_a_line_edited_and_rechained(records, cli):
+    edit_line_rechained(records / "ledger.jsonl")
+    errors = _verify_errors(cli)
+    assert len(errors) == 1 and errors[0].startswith("benchledger verify: error: records/checkpoints/2: root: signs root ")
+    assert "the ledger's history was rewritten (an entry edited, removed or inserted, even with the chain recomputed)" in errors[0]
+
+
+def test_verify_names_the_root_step_for_a_line_removed_and_rechained(records, cli):
+    remove_line_rechained(records / "ledger.jsonl")
+    assert _verify_errors(cli) == ["benchledger verify: error: records/checkpoints/2: root: signs a tree of 2 entries but "
+                                   "records/ledger.jsonl has only 1: entries were removed from the ledger"]
+
+
+def test_verify_names_the_signature_step_for_a_history_rewritten_and_resigned(records, cli):
+    edit_line_rechained(records / "ledger.jsonl")
+    resign(records / "ledger.jsonl", records / "checkpoints/2", SignerKey.generate("attacker.example"),
+           "demo.benchledger.invalid/DEMONSTRATION-KEY-NOT-SECRET")
+    errors = _verify_errors(cli)
+    assert len(errors) == 1
+    assert errors[0].startswith("benchledger verify: error: records/checkpoints/2: signature: not signed by a key in records/checkpoints/vkeys")
+    assert errors[0].endswith("its signature lines name attacker.example: the checkpoint was forged or re-signed with another key")
+
+
+def test_verify_names_consistency_between_stored_checkpoints(records, cli, new_record):
+    """Two checkpoints of different histories, both signed by the project's key (a key holder
+    who forked the log): each root and the consistency step fail."""
+    cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
+    assert cli("checkpoint", "--key", str(DEMO_KEY_FILE)).code == 0
+    edit_line_rechained(records / "ledger.jsonl")
+    resign(records / "ledger.jsonl", records / "checkpoints/3", demo_key(), "demo.benchledger.invalid/DEMONSTRATION-KEY-NOT-SECRET")
+    errors = _verify_errors(cli)
+    assert any(": records/checkpoints/2: root: " in e for e in errors)
+    assert any(e.startswith("benchledger verify: error: records/checkpoints/3: consistency: the tree of size 3 is not an extension "
+                            "of the earlier one of size 2") for e in errors)
+
+
+def test_stray_files_in_the_checkpoints_folder_are_named(records, cli):
+    (records / "checkpoints" / "notes.txt").write_text("hello")
+    (records / "checkpoints" / "5").write_text("not a note")
+    errors = _verify_errors(cli)
+    assert "benchledger verify: error: records/checkpoints/5: format: not a signed note: expected the text, a blank line, then signature lines '— NAME BASE64'" in errors
+    assert any(e.startswith("benchledger verify: error: records/checkpoints/notes.txt: format: not a checkpoint") for e in errors)
