@@ -8,10 +8,13 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
+from typing import Sequence
 
 from benchledger.errors import Problem
+from benchledger.records.keys import VerifierKey
 from benchledger.records.digest import SHA256_HEX
 from benchledger.records.ledger import LEDGER_NAME, read_ledger
+from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
 
 RECORDS = "records"
@@ -21,8 +24,10 @@ _AUDIT_BLOCK = re.compile(f'<div class="bl-audit" data-sha256="({SHA256_HEX})" d
 _HEAD = re.compile(f'<code class="bl-hash-full">({SHA256_HEX})</code>')
 
 
-def verify_site(site_dir: Path | str) -> list[Problem]:
-    """Every problem found in the site at `site_dir` (empty when it holds)."""
+def verify_site(site_dir: Path | str, *, pinned: Sequence[VerifierKey] = (),
+                kept: tuple[str, bytes] | None = None) -> list[Problem]:
+    """Every problem found in the site at `site_dir` (empty when it holds). `pinned` and `kept`
+    are the auditor's verifier keys and earlier checkpoint, for the transparency-log steps."""
     site = Path(site_dir)
     problems: list[Problem] = []
     ledger_file = site / RECORDS / LEDGER_NAME
@@ -68,4 +73,6 @@ def verify_site(site_dir: Path | str) -> list[Problem]:
             heads = _HEAD.findall(html)
             if heads and heads[0] != read.head_sha256:
                 problems.append(Problem(rel, "", f"states ledger head {heads[0][:12]} but the served ledger's head is {read.head_sha256[:12]}"))
+    # The signed transparency log (ledger/): its own steps, in site_gen.log_audit.
+    problems += check_site_log(site, read.entries, shown, pinned=pinned, kept=kept)
     return problems

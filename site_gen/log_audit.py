@@ -37,7 +37,15 @@ def check_site_log(site: Path, entries: Sequence[LedgerEntry], ledger_shown: str
                    pinned: Sequence[VerifierKey] = (), kept: tuple[str, bytes] | None = None) -> list[Problem]:
     """Every transparency-log problem of the site at `site`, whose served (already read) ledger
     holds `entries`. `pinned`: verifier keys the auditor trusts (--vkey); `kept`: (name, bytes)
-    of a checkpoint the auditor kept (--checkpoint)."""
+    of a checkpoint the auditor kept (--checkpoint). Site files are named under `site`."""
+    found = _check(site, entries, ledger_shown, pinned, kept)
+    own = {kept[0]} if kept else set()
+    return [p if p.file in own or p.file == ledger_shown else Problem((site / p.file).as_posix(), p.path, p.message, p.line)
+            for p in found]
+
+
+def _check(site: Path, entries: Sequence[LedgerEntry], ledger_shown: str, pinned: Sequence[VerifierKey],
+           kept: tuple[str, bytes] | None) -> list[Problem]:
     raw_checkpoint, raw_vkey = _read(site, CHECKPOINT), _read(site, VKEY)
     if raw_checkpoint is None and raw_vkey is None and not (site / LEDGER_DIR).exists():
         if pinned or kept:

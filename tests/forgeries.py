@@ -10,7 +10,7 @@ from pathlib import Path
 from benchledger.records.checkpoint import Checkpoint, sign_checkpoint
 from benchledger.records.keys import SignerKey
 from benchledger.records.ledger import FIELDS, new_entry, read_ledger
-from benchledger.records.tlog import ledger_tree
+from benchledger.records.tlog import inclusion_document, ledger_tree
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_KEY_FILE = REPO / "keys" / "DEMONSTRATION-KEY-NOT-SECRET.key"
@@ -56,3 +56,32 @@ def resign(ledger: Path, checkpoint_file: Path, signer: SignerKey, origin: str) 
     raw = sign_checkpoint(Checkpoint(origin, tree.size, tree.root()), signer).encoded
     checkpoint_file.write_bytes(raw)
     return raw
+
+
+def republish_proofs(site: Path) -> None:
+    """Inclusion proofs of a site made again from its (forged) served ledger, into a tree of the
+    ledger's size, as a forger without the signing key can (the checkpoint stays as signed)."""
+    entries = read_ledger((site / "records" / "ledger.jsonl").read_bytes(), "ledger").entries
+    tree = ledger_tree(entries)
+    for e in entries:
+        doc = inclusion_document(tree, entries, e.position, len(entries))
+        (site / "ledger" / "inclusion" / f"{e.sha256}.json").write_text(json.dumps(doc, separators=(",", ":")) + "\n")
+
+
+def forged_store(tmp: Path) -> tuple[Path, SignerKey]:
+    """A copy of the shipped store with its history rewritten (line 1 edited, chain recomputed)
+    and its log re-made from scratch, signed by a key of the forger's (who also replaced the
+    verifier keys): a store, and so a site, that holds together except against an earlier
+    checkpoint or a pinned key."""
+    import shutil
+
+    from benchledger.records.signing import append_checkpoint
+    from benchledger.records.store import Store
+    from tests.store_copies import SHIPPED
+
+    records = Path(shutil.copytree(SHIPPED, tmp / "forged-records"))
+    edit_line_rechained(records / "ledger.jsonl")
+    shutil.rmtree(records / "checkpoints")
+    forger = SignerKey.generate("demo.benchledger.invalid/DEMONSTRATION-KEY-NOT-SECRET")  # same name, other key
+    append_checkpoint(Store(records), forger)
+    return records, forger

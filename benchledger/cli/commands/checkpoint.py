@@ -8,7 +8,7 @@ from pathlib import Path
 from benchledger.errors import InputError
 from benchledger.records.keys import SignerKey
 from benchledger.records.store import Store
-from benchledger.records.tlog import append_checkpoint
+from benchledger.records.signing import append_checkpoint
 
 HELP = "sign the ledger's current Merkle tree and append the checkpoint to records/checkpoints/"
 KEY_VARIABLE = "BENCHLEDGER_SIGNING_KEY"

@@ -4,10 +4,12 @@ record against its schema, run the consistency checks and find unsealed files.""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 from benchledger.cli.locations import records_dir
-from benchledger.errors import LedgerError, Problem
+from benchledger.errors import InputError, LedgerError, Problem
+from benchledger.records.keys import VerifierKey
 from benchledger.records import tlog
 from benchledger.records.checks import checks_for
 from benchledger.records.store import Store, VerifyReport
@@ -25,14 +27,20 @@ def add_arguments(parser):
                         help="also fail unless the ledger's head hash is this one (pins the history, so an "
                              "appended or truncated entry is caught even when its chain is consistent)")
     parser.add_argument("--no-cache", action="store_true", help="re-validate every record instead of trusting cached passes")
-    parser.add_argument("--site", metavar="DIR",
-                        help="instead, check a built or downloaded site: every page's stated hashes against the "
-                             "ledger it serves, and every served record against its stated bytes")
+    parser.add_argument("--site", metavar="DIR-OR-URL",
+                        help="instead, check a built or downloaded site (a folder) or a deployed one (an http(s) URL): "
+                             "every page's stated hashes against the ledger it serves, every served record against its "
+                             "stated bytes, and the signed transparency log (checkpoint, inclusion and consistency proofs)")
+    parser.add_argument("--vkey", action="append", default=[], metavar="KEY",
+                        help="with --site: a verifier key (NAME+KEYID+BASE64) you trust; the site's checkpoint must be "
+                             "signed by it (repeat for several)")
+    parser.add_argument("--checkpoint", type=Path, metavar="FILE",
+                        help="with --site: a checkpoint you kept from an earlier visit; the site's must extend it")
 
 
 def run(args) -> int:
     if args.site:
-        return run_site(Path(args.site))
+        return run_site(args.site, [VerifierKey.parse(k, "--vkey") for k in args.vkey], _kept(args.checkpoint))
     root = records_dir(args)
     store = Store(root, ValidationCache(None) if args.no_cache else None)
     report = store.verify()
@@ -56,13 +64,31 @@ def run(args) -> int:
     return 0
 
 
-def run_site(site: Path) -> int:
-    from site_gen.audit import verify_site
+def _kept(path: Path | None) -> tuple[str, bytes] | None:
+    if path is None:
+        return None
+    try:
+        return path.as_posix(), path.read_bytes()
+    except OSError as err:
+        raise InputError(path.as_posix(), "", f"cannot read the kept checkpoint: {err.strerror or err}") from None
 
-    problems = verify_site(site)
+
+def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | None) -> int:
+    from site_gen.audit import verify_site
+    from site_gen.mirror import is_url, mirror_site
+
+    if is_url(where):
+        with tempfile.TemporaryDirectory(prefix="benchledger-site-") as tmp:
+            mirror_site(where, Path(tmp))
+            base = where if where.endswith("/") else where + "/"
+            problems = [Problem(p.file.replace(tmp + "/", base, 1), p.path, p.message, p.line)
+                        for p in verify_site(Path(tmp), pinned=pinned, kept=kept)]
+    else:
+        problems = verify_site(Path(where), pinned=pinned, kept=kept)
     if problems:
-        raise LedgerError(problems, f"site verification failed: {len(problems)} problem(s) in {site.as_posix()}")
-    print(f"{site.as_posix()}: every page's stated hashes match the served ledger and every served record has its stated bytes")
+        raise LedgerError(problems, f"site verification failed: {len(problems)} problem(s) in {where}")
+    print(f"{where}: every page's stated hashes match the served ledger, every served record has its stated bytes, "
+          "and the signed log holds")
     return 0
 
 
@@ -72,8 +98,8 @@ def log_summary(store: Store) -> str:
     if not checkpoints:
         return ""
     latest = checkpoints[-1]
-    return (f"checkpoints: {len(checkpoints)} signed, latest {latest.shown} (tree size {latest.checkpoint.size}, "
-            f"origin {latest.checkpoint.origin}), checked against {store.shown(tlog.VKEYS_NAME)}")
+    return (f"checkpoints: {len(checkpoints)} signed, latest tree size {latest.checkpoint.size} "
+            f"(origin {latest.checkpoint.origin}), checked against the keys in {tlog.VKEYS_NAME}")
 
 
 def table(report: VerifyReport) -> str:

@@ -52,7 +52,7 @@ def test_checkpoint_after_a_seal_extends_the_log_and_prove_verifies(records, cli
     assert sorted(os.listdir(records / "checkpoints")) == ["2", "3", "vkeys"]
     assert cli("checkpoint").out == "records/checkpoints/3 already covers all 3 ledger entries; nothing to sign\n"
     verified = cli("verify")
-    assert verified.code == 0 and "checkpoints: 2 signed, latest records/checkpoints/3 (tree size 3" in verified.out
+    assert verified.code == 0 and "checkpoints: 2 signed, latest tree size 3 (origin " in verified.out
     proof = json.loads(cli("prove", "torch-graph-replay/2026-11-30.json").out)
     checkpoint, note = read_checkpoint((records / "checkpoints/3").read_bytes(), "3")
     assert (proof["leaf_index"], proof["tree_size"]) == (2, 3)

@@ -1,0 +1,88 @@
+"""A deployed site copied into a local folder, so that `verify --site URL` audits exactly what a
+reader downloads: every page reachable by links from the home page (and the files they link
+and load), the served ledger and SHA256SUMS, every record the ledger names, and the transparency
+log's files (checkpoint, verifier key, stored checkpoints, inclusion and consistency proofs).
+A file the server does not have is simply absent from the copy: the audit then names it."""
+
+from __future__ import annotations
+
+import html
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from benchledger.errors import InputError
+from benchledger.records.ledger import LEDGER_NAME, read_ledger
+from site_gen.pages.transparency import CHECKPOINT, VKEY, inclusion_path
+
+START = ("index.html", f"records/{LEDGER_NAME}", "records/SHA256SUMS", CHECKPOINT, VKEY, "transparency.html", "audit.html")
+_LINK = re.compile(r'(?:href|src)="([^"#?]*)[^"]*"')
+MAX_FILES = 200_000
+MAX_FILE_BYTES = 64 * 1024 * 1024
+TIMEOUT_S = 30
+
+
+def is_url(where: str) -> bool:
+    """Whether `where` names a site by http(s) URL rather than a folder."""
+    return where.startswith(("http://", "https://"))
+
+
+def _get(url: str) -> bytes | None:
+    """The body at `url`, None when the server has no such file (HTTP 404/410)."""
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:
+            data = response.read(MAX_FILE_BYTES + 1)
+    except urllib.error.HTTPError as err:
+        if err.code in (404, 410):
+            return None
+        raise InputError(url, "", f"HTTP {err.code} {err.reason}") from None
+    except (urllib.error.URLError, OSError) as err:
+        raise InputError(url, "", f"cannot fetch: {getattr(err, 'reason', None) or err}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(url, "", f"larger than {MAX_FILE_BYTES} bytes: not a file of a benchledger site")
+    return data
+
+
+def _relative(base: str, page_url: str, link: str) -> str | None:
+    """The site path `link` (on the page at `page_url`) names, None when it leaves the site."""
+    target = urllib.parse.urljoin(page_url, html.unescape(link))
+    if not target.startswith(base):
+        return None
+    rel = urllib.parse.unquote(target[len(base):])
+    if rel == "" or rel.endswith("/"):
+        rel += "index.html"
+    parts = rel.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        return None
+    return rel
+
+
+def mirror_site(url: str, into: Path) -> int:
+    """Copy the site at `url` into the folder `into`; returns the number of files copied."""
+    base = url if url.endswith("/") else url + "/"
+    queue, seen, copied = list(START), set(START), 0
+    while queue:
+        if len(seen) > MAX_FILES:
+            raise InputError(url, "", f"more than {MAX_FILES} files: not a benchledger site")
+        rel = queue.pop(0)
+        data = _get(base + urllib.parse.quote(rel))
+        if data is None:
+            continue
+        target = into / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        copied += 1
+        found: list[str] = []
+        if rel.endswith(".html"):
+            page = data.decode("utf-8", errors="replace")
+            found = [r for r in (_relative(base, base + rel, link) for link in _LINK.findall(page)) if r]
+        elif rel == f"records/{LEDGER_NAME}":
+            entries = read_ledger(data, rel).entries
+            found = [f"records/{e.path}" for e in entries] + [inclusion_path(e.sha256) for e in entries]
+        for r in found:
+            if r not in seen:
+                seen.add(r)
+                queue.append(r)
+    return copied
