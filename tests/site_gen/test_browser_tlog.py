@@ -14,7 +14,7 @@ import pytest
 
 from tests.forgeries import demo_key, edit_line_rechained, forged_store, remove_line_rechained, republish_proofs
 from tests.site_gen.site_support import ARTIFACTS, GRAPH_PAGE, OFFLOAD_PAGE, build, serve
-from tests.site_gen.test_browser import ARGS, CHROMIUM, Watch
+from tests.site_gen.test_browser import CHROMIUM, Watch, browser  # noqa: F401 (browser: the shared fixture)
 
 pytestmark = [
     pytest.mark.browser,
@@ -30,16 +30,6 @@ def sites(tmp_path_factory) -> tuple[Path, Path]:
     honest = build(tmp).out_dir
     records, _ = forged_store(tmp)
     return honest, build(tmp, records, name="rewritten").out_dir
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def publish(source: Path, served: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError
 from benchledger.records.keys import SignerKey
 from benchledger.records.store import Store
@@ -18,7 +19,7 @@ def add_arguments(parser):
     parser.add_argument("--key", type=Path, metavar="FILE",
                         help=f"the private key file from `benchledger key generate` (default: ${KEY_VARIABLE})")
     parser.add_argument("--origin", help="the log's origin line (default: the last checkpoint's, or the key's name)")
-    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
 
 
 def read_signer(path: Path | None) -> SignerKey:
@@ -34,7 +35,7 @@ def read_signer(path: Path | None) -> SignerKey:
 
 
 def run(args) -> int:
-    store = Store(Path(args.records))
+    store = Store(records_dir(args))
     signer = read_signer(args.key)
     stored, written = append_checkpoint(store, signer, args.origin)
     cp = stored.checkpoint

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError, SealError
 from benchledger.records.keys import SignerKey, key_name_problem
 
@@ -18,7 +19,7 @@ def add_arguments(parser):
     gen.add_argument("name", metavar="NAME", help="the key's name, e.g. the log's origin like example.com/benchmarks (no spaces or '+')")
     gen.add_argument("--out", required=True, type=Path, metavar="FILE",
                      help="where to write the private key; never inside the records store or a site")
-    gen.add_argument("--records", default="records", help="the records store the key must stay out of (default: ./records)")
+    gen.add_argument("--records", default=None, help="the records store the key must stay out of (default: the project's, ./records)")
 
 
 def run(args) -> int:
@@ -26,10 +27,11 @@ def run(args) -> int:
     if problem:
         raise InputError("NAME", "", f"key name {args.name!r} {problem}")
     out: Path = args.out
-    store = Path(args.records).resolve()
+    records = records_dir(args)
+    store = records.resolve()
     target = out.resolve()
     if target.is_relative_to(store):
-        raise SealError(f"{out.as_posix()}: a private key never goes into the records store ({args.records}), which is "
+        raise SealError(f"{out.as_posix()}: a private key never goes into the records store ({records.as_posix()}), which is "
                         "published with the site; write it somewhere else")
     key = SignerKey.generate(args.name)
     try:  # O_EXCL: never over an existing file; 0600 from the start, not chmod afterwards

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError, LedgerError
 from benchledger.records.store import Store
 from benchledger.records.tlog import check_store, inclusion_document, ledger_tree, store_checkpoints
@@ -14,11 +14,11 @@ HELP = "print a record's inclusion proof (JSON) into the latest signed checkpoin
 
 def add_arguments(parser):
     parser.add_argument("record", metavar="HASH-OR-PATH", help="a record's sha256 (or a unique prefix of >= 12 digits) or its path")
-    parser.add_argument("--records", default="records", help="the records store (default: ./records)")
+    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
 
 
 def run(args) -> int:
-    store = Store(Path(args.records))
+    store = Store(records_dir(args))
     entry = store.find(args.record)
     entries = store.entries()
     problems = check_store(store, entries)

@@ -2,6 +2,7 @@
 (the real argument parsing and error printing of benchledger.cli.main)."""
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,16 @@ class Result:
 def records(tmp_path) -> Path:
     """A copy of records/ (tests never touch the real one); its cache lands in tmp_path/.cache."""
     return shipped_copy(tmp_path)
+
+
+@pytest.fixture
+def valid(records, tmp_path):
+    """A valid new torch-graph-replay record beside the store."""
+    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
+    data["finished_epoch"] = 1800000000.5
+    path = tmp_path / "new.json"
+    path.write_text(json.dumps(data, indent=1))
+    return path
 
 
 @pytest.fixture

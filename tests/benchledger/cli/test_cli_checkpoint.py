@@ -7,8 +7,6 @@ import json
 import os
 import stat
 
-import pytest
-
 from benchledger.records.checkpoint import read_checkpoint
 from benchledger.records.keys import SignerKey, VerifierKey
 from benchledger.records.merkle import leaf_hash, verify_inclusion
@@ -16,15 +14,6 @@ from tests.forgeries import DEMO_KEY_FILE, demo_key, edit_line_rechained, remove
 from tests.store_copies import tree_digest
 
 TGR = "torch-graph-replay/1"
-
-
-@pytest.fixture
-def new_record(records, tmp_path):
-    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
-    data["finished_epoch"] = 1800000000.5
-    path = tmp_path / "new.json"
-    path.write_text(json.dumps(data, indent=1))
-    return path
 
 
 def test_key_generate_writes_a_private_file_and_prints_the_verifier_key(records, cli, tmp_path):
@@ -43,7 +32,7 @@ def test_key_generate_writes_a_private_file_and_prints_the_verifier_key(records,
     assert bad.code == 1 and bad.err == ["benchledger key: error: NAME: key name 'a b' must not contain spaces, '+' or control characters"]
 
 
-def test_checkpoint_after_a_seal_extends_the_log_and_prove_verifies(records, cli, new_record, monkeypatch):
+def test_checkpoint_after_a_seal_extends_the_log_and_prove_verifies(records, cli, valid, monkeypatch):
     assert cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json").code == 0
     monkeypatch.setenv("BENCHLEDGER_SIGNING_KEY", str(DEMO_KEY_FILE))
     result = cli("checkpoint")
@@ -61,7 +50,7 @@ def test_checkpoint_after_a_seal_extends_the_log_and_prove_verifies(records, cli
     assert note.signed_by(demo_key().verifier)
 
 
-def test_prove_a_record_sealed_after_the_latest_checkpoint_says_so(records, cli, new_record):
+def test_prove_a_record_sealed_after_the_latest_checkpoint_says_so(records, cli, valid):
     cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
     result = cli("prove", "torch-graph-replay/2026-11-30.json")
     assert result.code == 1
@@ -69,7 +58,7 @@ def test_prove_a_record_sealed_after_the_latest_checkpoint_says_so(records, cli,
                           "(tree size 2): run `benchledger checkpoint` to sign a tree that includes it"]
 
 
-def test_checkpoint_refuses_a_key_that_is_not_the_projects(records, cli, tmp_path, new_record):
+def test_checkpoint_refuses_a_key_that_is_not_the_projects(records, cli, tmp_path, valid):
     cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
     cli("key", "generate", "other", "--out", "other.key")
     before = tree_digest(records)
@@ -118,7 +107,7 @@ def test_verify_names_the_signature_step_for_a_history_rewritten_and_resigned(re
     assert errors[0].endswith("its signature lines name attacker.example: the checkpoint was forged or re-signed with another key")
 
 
-def test_verify_names_consistency_between_stored_checkpoints(records, cli, new_record):
+def test_verify_names_consistency_between_stored_checkpoints(records, cli, valid):
     """Two checkpoints of different histories, both signed by the project's key (a key holder
     who forked the log): each root and the consistency step fail."""
     cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")

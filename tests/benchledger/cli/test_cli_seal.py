@@ -9,16 +9,6 @@ from tests.store_copies import tree_digest
 TGR = "torch-graph-replay/1"
 
 
-@pytest.fixture
-def valid(records, tmp_path):
-    """A valid new torch-graph-replay record beside the store."""
-    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
-    data["finished_epoch"] = 1800000000.5
-    path = tmp_path / "new.json"
-    path.write_text(json.dumps(data, indent=1))
-    return path
-
-
 def test_seal_succeeds_and_verify_passes(records, valid, cli):
     result = cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
     assert result.code == 0 and result.err == []
