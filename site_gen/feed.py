@@ -1,11 +1,13 @@
-"""The Atom feed of authored articles (RFC 4287). Deterministic: nothing depends on the clock;
-`updated` is the newest article's date. Links are absolute when the site URL is configured,
-relative to the feed otherwise."""
+"""The Atom feed (RFC 4287) of authored articles and of every detected change in the history.
+Deterministic: nothing depends on the clock; `updated` is the newest entry's date (an article's
+date, or the sealing time of the last record a change was computed from). Links are absolute
+when the site URL is configured, relative to the feed otherwise."""
 
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
 from xml.sax.saxutils import escape as xml_escape
 from xml.sax.saxutils import quoteattr
 
@@ -15,6 +17,19 @@ if TYPE_CHECKING:
 
 def _stamp(article: "Article") -> str:
     return f"{article.date.isoformat()}T00:00:00Z"
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    """A feed entry that is not an authored article (a detected change): all text is plain."""
+
+    key: str  # unique and stable: the entry's id is urn:benchledger:<key> without a site URL
+    title: str
+    page_path: str  # docs path of the page it links to
+    anchor: str  # fragment on that page ("" for none)
+    stamp: str  # RFC 3339 UTC, e.g. the sealing time of the record that made it known
+    summary: str
+    categories: tuple[str, ...] = ()
 
 
 def article_url(site_url: str, page_path: str) -> str:
@@ -31,9 +46,10 @@ def atom_feed(
     page_paths: dict[str, str],
     site_name: str,
     site_url: str = "",
+    extra: Sequence[FeedEntry] = (),
 ) -> bytes:
-    """The feed at docs path `feed_path`: one entry per article, newest first. `page_paths`
-    maps an article's slug to its page's docs path."""
+    """The feed at docs path `feed_path`: one entry per article and per `extra` entry, newest
+    first. `page_paths` maps an article's slug to its page's docs path."""
     ordered = sorted(articles, key=lambda a: (-a.date.toordinal(), a.slug))
 
     def href(page_path: str) -> str:
@@ -41,20 +57,13 @@ def atom_feed(
             return article_url(site_url, page_path)
         return posixpath.relpath(article_url("", page_path), posixpath.dirname(feed_path) or ".")
 
-    feed_id = article_url(site_url, feed_path) if site_url else f"urn:benchledger:{xml_escape(site_name)}:feed"
-    out = [
-        '<?xml version="1.0" encoding="utf-8"?>',
-        '<feed xmlns="http://www.w3.org/2005/Atom">',
-        f"  <title>{xml_escape(site_name)}: articles</title>",
-        f"  <id>{xml_escape(feed_id)}</id>",
-        f"  <updated>{_stamp(ordered[0]) if ordered else '1970-01-01T00:00:00Z'}</updated>",
-        f'  <link rel="self" href={quoteattr(href(feed_path))}/>',
-        "  <generator>benchledger</generator>",
-    ]
+    # Articles and other entries interleaved newest first; on equal times articles first, then
+    # by slug or key, so the order never depends on the input's.
+    blocks: list[tuple[str, int, str, list[str]]] = []
     for a in ordered:
         link = href(page_paths[a.slug])
         entry_id = link if site_url else f"urn:benchledger:article:{a.slug}"
-        out += [
+        blocks.append((_stamp(a), 0, a.slug, [
             "  <entry>",
             f"    <title>{xml_escape(a.title)}</title>",
             f'    <link rel="alternate" type="text/html" href={quoteattr(link)}/>',
@@ -65,6 +74,35 @@ def atom_feed(
             *(f"    <category term={quoteattr(tag)}/>" for tag in a.tags),
             f"    <summary>{xml_escape(a.summary)}</summary>",
             "  </entry>",
-        ]
+        ]))
+    for e in extra:
+        link = href(e.page_path) + (f"#{e.anchor}" if e.anchor else "")
+        entry_id = link if site_url else f"urn:benchledger:{e.key}"
+        blocks.append((e.stamp, 1, e.key, [
+            "  <entry>",
+            f"    <title>{xml_escape(e.title)}</title>",
+            f'    <link rel="alternate" type="text/html" href={quoteattr(link)}/>',
+            f"    <id>{xml_escape(entry_id)}</id>",
+            f"    <published>{xml_escape(e.stamp)}</published>",
+            f"    <updated>{xml_escape(e.stamp)}</updated>",
+            *(f"    <category term={quoteattr(c)}/>" for c in e.categories),
+            f"    <summary>{xml_escape(e.summary)}</summary>",
+            "  </entry>",
+        ]))
+    blocks.sort(key=lambda b: (b[1], b[2]))
+    blocks.sort(key=lambda b: b[0], reverse=True)
+
+    feed_id = article_url(site_url, feed_path) if site_url else f"urn:benchledger:{xml_escape(site_name)}:feed"
+    out = [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        '<feed xmlns="http://www.w3.org/2005/Atom">',
+        f"  <title>{xml_escape(site_name)}: articles and detected changes</title>",
+        f"  <id>{xml_escape(feed_id)}</id>",
+        f"  <updated>{blocks[0][0] if blocks else '1970-01-01T00:00:00Z'}</updated>",
+        f'  <link rel="self" href={quoteattr(href(feed_path))}/>',
+        "  <generator>benchledger</generator>",
+    ]
+    for block in blocks:
+        out += block[3]
     out.append("</feed>")
     return ("\n".join(out) + "\n").encode("utf-8")

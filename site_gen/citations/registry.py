@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from site_gen.citations.base import CitationKind
+from site_gen.citations.change import ChangeClaim
 from site_gen.citations.chart import ChartBlock
 from site_gen.citations.derived import Difference, Per, Ratio
 from site_gen.citations.limits import Limitations
@@ -11,5 +12,5 @@ from site_gen.citations.table import Table
 from site_gen.citations.value import Cite, Text
 
 KINDS: dict[str, CitationKind] = {kind.name: kind for kind in (
-        Cite(), Text(), Ratio(), Per(), Difference(), Table(), ChartBlock(), Limitations(), Provenance(),
+        Cite(), Text(), Ratio(), Per(), Difference(), Table(), ChartBlock(), Limitations(), Provenance(), ChangeClaim(),
     )}

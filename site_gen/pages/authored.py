@@ -14,6 +14,7 @@ from site_gen.articles import Article, load_articles
 from site_gen.citations.expand import expand
 from site_gen.context import DOCS_DIR
 from site_gen.feed import article_url, atom_feed
+from site_gen.pages.series import feed_entries
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.templating import url
@@ -62,7 +63,7 @@ class AuthoredArticles(PageKind):
         if problems:
             raise ProblemsError(problems, f"{len(problems)} problem(s) in articles")
         feed = atom_feed(articles, feed_path=FEED, page_paths={a.slug: article_path(a) for a in articles},
-                         site_name=site.options.site_name, site_url=site.options.site_url)
+                         site_name=site.options.site_name, site_url=site.options.site_url, extra=feed_entries(site))
         tags = sorted({t for a in articles for t in a.tags})
         pages.append(self.listing(site, INDEX, "Articles", articles, tags, show_tags=True, assets={FEED: feed},
                                   intro="Articles written around sealed records. Every number in them is cited from a record's exact bytes, newest first."))

@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, Iterable
 
 from benchledger.cases.base import Role
 from benchledger.cases.registry import KINDS
+from benchledger.cases.series import Series
 from site_gen import escape
 from site_gen.changes.claims import CHANGED
 from site_gen.changes.detection import E_DIVISIVE
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
 from site_gen.claim import claim_html, claim_text, no_change_text
+from site_gen.feed import FeedEntry
 from site_gen.history import Finding, SeriesReport, Track, series_setup, series_title
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
@@ -29,7 +31,12 @@ INDEX = "series/index.md"
 
 def page_path(report: SeriesReport) -> str:
     """The docs path of a series' page."""
-    return f"series/{report.series.slug}.md"
+    return series_path(report.series)
+
+
+def series_path(series: Series) -> str:
+    """The docs path of the page of `series`."""
+    return f"series/{series.slug}.md"
 
 
 def _labels(report: SeriesReport) -> list[str]:
@@ -150,6 +157,28 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
         parts.append(html)
         assets.update(more)
     return Page(path, title, "".join(parts), assets)
+
+
+def feed_entries(site: "SiteContext") -> list[FeedEntry]:
+    """One Atom entry per detected change, dated by the sealing time of the last record it was
+    computed from (when the ledger first held everything the change rests on)."""
+    sealed_at = {e.sha256: e.sealed_at for e in site.entries}
+    out = []
+    for report in site.history:
+        for change in report.changes:
+            at = report.series.value_of(change.at)
+            claims = "; ".join(f"{f.track.label}: {claim_text(f)}" for f in change.findings)
+            out.append(FeedEntry(
+                key=f"change:{change.slug}:{change.at.record_sha256[:16]}",
+                title=f"{'Regression' if change.regression else 'Change'}: {series_title(report.series)} from {at}",
+                page_path=page_path(report),
+                anchor=f"change-{change.slug}",
+                stamp=max(sealed_at.get(sha, "") for sha in change.records),
+                summary=f"From {KINDS[report.series.schema].field(report.series.field).label} {at} "
+                        f"({change.at.record_path}, sha256 {change.at.record_sha256}): {claims}",
+                categories=("change", "regression") if change.regression else ("change",),
+            ))
+    return out
 
 
 class SeriesPages(PageKind):

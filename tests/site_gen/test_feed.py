@@ -62,3 +62,34 @@ def test_feed_published_with_the_index_and_identical_across_builds(tmp_path):
     assert first == second
     titles = [e.find(f"{ATOM}title").text for e in ET.fromstring(first).findall(f"{ATOM}entry")]
     assert titles[0] == "extra" and len(titles) == 3
+
+
+def test_every_detected_change_gets_an_entry(tmp_path):
+    """The issue's eight records: one change, one entry, dated by the last record it rests on."""
+    import json
+
+    from benchledger.records.store import Store
+    from tests.history import llm_history
+
+    records = tmp_path / "records"
+    records.mkdir()
+    store = Store(records)
+    for data in llm_history(8, drop_from=6):
+        store.seal_bytes(json.dumps(data, indent=1).encode(), "gsh-llm-core-article/1",
+                         f"history/{data['runtime']['release']}.json")
+    articles = tmp_path / "articles"
+    articles.mkdir()
+    write_article(articles, "note", "Nothing cited.\n", {"r": store.entries()[0].sha256[:12]}, date="2026-01-01")
+    pages = build_pages(records, articles, site_url="https://bench.example/")
+    root = ET.fromstring(pages["posts/index.md"].assets["posts/feed.xml"])
+    entries = root.findall(f"{ATOM}entry")
+    assert len(entries) == 2  # the article and the change
+    change = entries[0]  # sealed today: newer than the article
+    assert change.find(f"{ATOM}title").text == ("Regression: Qwen2.5-72B-Instruct Q4_K_M: LLM server along runtime release "
+                                                "from b11151")
+    assert change.find(f"{ATOM}link").get("href") == "https://bench.example/series/36f2e4c80242.html#change-36f2e4c80242-5"
+    assert change.find(f"{ATOM}updated").text == store.entries()[-1].sealed_at
+    summary = change.find(f"{ATOM}summary").text
+    assert store.entries()[5].sha256 in summary and "server decode (median) at context 2048: −1" in summary
+    assert [c.get("term") for c in change.findall(f"{ATOM}category")] == ["change", "regression"]
+    assert root.find(f"{ATOM}updated").text == store.entries()[-1].sealed_at
