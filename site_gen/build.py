@@ -19,6 +19,7 @@ from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from benchledger.records.store import Store
 from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
+from site_gen import escape
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.page import Page
@@ -90,7 +91,10 @@ def _collect(pages: list[Page], files: dict[str, bytes]) -> None:
     """Pages and their assets into `files` (docs-relative paths under docs/); a path produced
     twice with different bytes is a bug in a page kind, reported rather than overwritten."""
     for page in pages:
-        for path, data in [(page.path, page.markdown.encode())] + sorted(page.assets.items()):
+        # the title MkDocs puts in <title> and the header comes from front matter, escaped here,
+        # never from the page's first heading (which MkDocs would unescape into <title>)
+        markdown = f"---\ntitle: {escape.page_title(page.title)}\n---\n\n{page.markdown}"
+        for path, data in [(page.path, markdown.encode())] + sorted(page.assets.items()):
             if path in files and files[path] != data:
                 raise BuildError(f"two pages produce {path} with different content")
             files[path] = data

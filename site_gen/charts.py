@@ -49,6 +49,11 @@ class Chart:
     table: pd.DataFrame  # the data behind it, with units in the column names
     notes: Sequence[str] = field(default_factory=tuple)  # already-rendered HTML shown under it
 
+    def __post_init__(self) -> None:
+        # the id lands in HTML ids and attributes unescaped: make it with escape.anchor()
+        if escape.anchor(self.id) != self.id:
+            raise ValueError(f"chart id {self.id!r} is not an anchor; build it with escape.anchor()")
+
     @cached_property  # the spec is serialised and hashed once, for the cache key and the file name
     def spec_sha256(self) -> str:
         return hashlib.sha256(canonical_json(self.spec).encode()).hexdigest()
@@ -165,7 +170,7 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
     notes = "".join(f'<p class="bl-chart-note">{note}</p>' for note in chart.notes)
     html = (
         f'<div class="bl-chart" id="chart-{chart.id}">\n'
-        f'<p class="bl-chart-title">{escape.attr(chart.title)}</p>\n'
+        f'<p class="bl-chart-title">{escape.html(chart.title)}</p>\n'
         f'<div class="bl-chart-view" data-spec="spec-{chart.id}">'
         f'<img src="{url(page_path, svg_path)}" alt="{escape.attr(chart.alt)}" loading="lazy"></div>\n'
         f'<script type="application/json" id="spec-{chart.id}">{_script_json(chart.spec)}</script>\n'

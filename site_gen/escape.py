@@ -1,28 +1,87 @@
-"""Record text is untrusted: it must render as literal text in Markdown, HTML and Jinja.
+"""Record, plan and article text is untrusted: it must render as literal text wherever it lands.
+One function per context, and nothing else escapes:
 
-Every string that comes from a record goes through `text()` (for Markdown body and table cells)
-or `attr()` (for HTML attribute values) before it reaches a page."""
+- `text()`: Markdown text (headings, table cells, list items);
+- `html()`: HTML text, inert also where Markdown processes that HTML (inside a paragraph, a
+  table cell or a `markdown` block: no link, emphasis or `{: attr_list}` can form);
+- `pre()`: HTML text inside `<pre>` (lines kept);
+- `attr()`: a double-quoted HTML attribute value (Markdown never looks inside a tag);
+- `anchor()`: an HTML id / attr_list `{#...}` anchor / file-name part: `[a-z0-9-]` only;
+- `url_path()`: a relative URL built from store and page paths (percent-encoded, never a scheme);
+- `page_title()`: the front-matter `title:` MkDocs writes into `<title>` and the header unescaped;
+- JSON inside `<script>` is `charts._script_json` (no `<`, `>`, `&`)."""
 
 from __future__ import annotations
 
-import html
+import hashlib
+import html as _html
+import json
 import re
+from urllib.parse import quote
 
 # Python-Markdown's escapable characters (plus `|` from the tables extension); escaping any
 # other character would leave a visible backslash.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
+# Characters that start Markdown inline syntax inside HTML text: written as character references,
+# which HTML reads as the character and Markdown leaves alone. `_` only where it could open or
+# close emphasis (Python-Markdown ignores it inside a word, as in gpu_layers).
+_MD_INLINE = re.compile(r"[\\`*{}\[\]|]|(?<!\w)_|_(?!\w)")
+_ANCHOR_SAFE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _fold(value: object) -> str:
+    """Whitespace runs (newlines included) as one space: a value can end no line, no row, no
+    raw HTML block (a blank line would turn the rest of the block into Markdown)."""
+    return " ".join(str(value).split())
 
 
 def text(value: object) -> str:
     """Record text as literal Markdown: HTML-escaped, Markdown syntax backslash-escaped,
     newlines folded into spaces (so a string cannot end a table row or open a block)."""
-    s = " ".join(str(value).split())
-    s = html.escape(s, quote=True)
+    s = _html.escape(_fold(value), quote=True)
     # html.escape produced entities such as &lt; whose '&' and ';' must survive as is.
     parts = re.split(r"(&[a-z]+;|&#x?[0-9a-f]+;)", s)
     return "".join(p if i % 2 else _MD_SPECIAL.sub(r"\\\1", p) for i, p in enumerate(parts))
 
 
+def html(value: object) -> str:
+    """Record text as HTML text (an element's content): HTML-escaped, whitespace folded, and
+    Markdown's inline syntax characters written as character references, so the same string is
+    literal whether or not Markdown runs over it."""
+    return _MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(_fold(value), quote=True))
+
+
+def pre(value: object) -> str:
+    """Record text inside `<pre>`: like `html()`, but its lines kept."""
+    return "\n".join(_MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(line, quote=True))
+                     for line in str(value).split("\n"))
+
+
 def attr(value: object) -> str:
-    """Record text inside a double-quoted HTML attribute (title=, data-*=)."""
-    return html.escape(" ".join(str(value).split()), quote=True)
+    """Record text inside a double-quoted HTML attribute value (title=, data-*=)."""
+    return _html.escape(_fold(value), quote=True)
+
+
+def anchor(value: object) -> str:
+    """An id for HTML and for attr_list's `{#...}` (and a safe file-name part): lowercase
+    letters, digits and '-'. A value that is not already a plain word gets a hash suffix, so
+    two different values never share an anchor."""
+    raw = str(value)
+    slug = re.sub(r"[^a-z0-9]+", "-", raw.lower()).strip("-")[:48].strip("-")
+    if slug and _ANCHOR_SAFE.fullmatch(raw) and len(raw) <= 48:
+        return slug
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{slug}-{digest}" if slug else f"h-{digest}"
+
+
+def url_path(path: str) -> str:
+    """A relative URL path, percent-encoded: no character in it can end a Markdown link target
+    or an attribute, and a first segment like `javascript:x` cannot be read as a scheme."""
+    return quote(path, safe="/-_.~")
+
+
+def page_title(value: object) -> str:
+    """The value of a page's front-matter `title:` (a YAML double-quoted scalar). MkDocs and
+    Material write `page.meta.title` into `<title>` and the header as is, so it carries the
+    HTML-escaped text."""
+    return json.dumps(_html.escape(_fold(value), quote=True), ensure_ascii=True)

@@ -5,6 +5,7 @@ the page kinds, and imports none of them."""
 
 from __future__ import annotations
 
+import html
 import posixpath
 from pathlib import Path
 
@@ -21,7 +22,8 @@ def url(from_page: str, target: str) -> str:
     site has it (`.md` -> `.html`), for links inside raw HTML (which MkDocs does not rewrite)."""
     if target.endswith(".md"):
         target = target[: -len(".md")] + ".html"
-    return posixpath.relpath(target, posixpath.dirname(from_page) or ".")
+    rel = posixpath.relpath(target, posixpath.dirname(from_page) or ".")
+    return Markup(html.escape(escape.url_path(rel), quote=True))
 
 
 def code_ticks(value: str) -> Markup:
@@ -38,6 +40,16 @@ def template_bytes(name: str, override_dir: Path | None = None) -> bytes:
     return (TEMPLATES_DIR / name).read_bytes()
 
 
+def _join(items, sep: str = "") -> str:
+    """Jinja's join for record text: plain text when every item is (the context's escaping then
+    applies once, by finalize or a filter), else Markup with the plain items escaped for HTML
+    text (the built-in escapes them for HTML only, leaving Markdown syntax live)."""
+    items = list(items)
+    if not any(isinstance(item, Markup) for item in items):
+        return sep.join(str(item) for item in items)
+    return Markup(escape.pre(sep).join(item if isinstance(item, Markup) else escape.html(item) for item in items))
+
+
 def make_jinja_env(override_dir: Path | None = None) -> jinja2.Environment:
     """Jinja over templates/ (a project's templates folder first, when it has one) with
     autoescape on for every template (they produce HTML inside Markdown). `md` marks record
@@ -48,6 +60,9 @@ def make_jinja_env(override_dir: Path | None = None) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
         autoescape=True,
+        # every value a template prints goes through escape.html (HTML text, inert in Markdown),
+        # unless a filter already made it Markup for its own context (md, attr, url, pre)
+        finalize=lambda value: value if isinstance(value, Markup) else Markup(escape.html(value)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -56,5 +71,8 @@ def make_jinja_env(override_dir: Path | None = None) -> jinja2.Environment:
     env.filters["md"] = lambda value: Markup(escape.text(value))
     env.filters["attr"] = lambda value: Markup(escape.attr(value))
     env.filters["url"] = url
+    # the built-in join escapes its items for HTML only: record text must stay inert in Markdown
+    env.filters["join"] = _join
+    env.filters["pre"] = lambda value: Markup(escape.pre(value))
     env.filters["ticks"] = code_ticks
     return env

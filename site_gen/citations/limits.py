@@ -23,7 +23,7 @@ class Limitations(CitationKind):
         first = [(k, v) for k, v in scopes.items() if k[0] in PROMINENT or v == [""]]
         rest = [(k, v) for k, v in scopes.items() if (k, v) not in first]
         lines = [
-            f'<p class="bl-lim-head"><strong>What record {escape.attr(record)} (<code>{rec.entry.sha256[:12]}</code>) does not show</strong></p>',
+            f'<p class="bl-lim-head"><strong>What record {escape.html(record)} (<code>{rec.entry.sha256[:12]}</code>) does not show</strong></p>',
             "",
             *(_item(k, v) for k, v in first),
         ]

@@ -26,22 +26,22 @@ class Provenance(CitationKind):
         rows = [
             ("record sha256", f"<code>{e.sha256}</code> (verified: the build checks these exact bytes)"),
             ("ledger position", str(e.position)),
-            ("path", f"<code>{escape.attr(e.path)}</code>"),
-            ("schema", escape.attr(e.schema)),
-            ("sealed at", escape.attr(e.sealed_at)),
+            ("path", f"<code>{escape.html(e.path)}</code>"),
+            ("schema", escape.html(e.schema)),
+            ("sealed at", escape.html(e.sealed_at)),
         ]
         for parts, value in _descriptive(rec.data)[:MAX_FIELDS]:
             label = ".".join(str(p) for p in parts)
-            shown = escape.attr(value if not isinstance(value, bool) else str(value).lower())
+            shown = escape.html(value if not isinstance(value, bool) else str(value).lower())
             if isinstance(parts[-1], str) and "sha256" in parts[-1] or (len(parts) > 1 and "hashes" in str(parts[0])):
                 shown = f"<code>{shown}</code> (claimed by the record)"
             pointer = escape.attr(to_pointer(parts))
-            rows.append((escape.attr(label), f'<span title="record sha256 {e.sha256} · pointer {pointer}">{shown}</span>'))
+            rows.append((escape.html(label), f'<span title="record sha256 {e.sha256} · pointer {pointer}">{shown}</span>'))
         body = "\n".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
         return (
             f'<details class="bl-provenance" id="provenance-{escape.attr(record)}">\n'
-            f"<summary>Provenance of record {escape.attr(record)}: <code>{e.sha256[:12]}</code>, "
-            f"ledger position {e.position}, {escape.attr(e.path)}</summary>\n"
+            f"<summary>Provenance of record {escape.html(record)}: <code>{e.sha256[:12]}</code>, "
+            f"ledger position {e.position}, {escape.html(e.path)}</summary>\n"
             f"<table>\n{body}\n</table>\n</details>"
         )
 

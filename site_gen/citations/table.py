@@ -71,7 +71,7 @@ class Table(CitationKind):
         if caption:
             if not isinstance(caption, str):
                 raise CitationProblem("caption must be text")
-            table = f"{table}\n\n<p class=\"bl-caption\">{escape.attr(caption)}</p>"
+            table = f"{table}\n\n<p class=\"bl-caption\">{escape.html(caption)}</p>"
         return table
 
 

@@ -97,9 +97,9 @@ class ComparisonPages(PageKind):
         for case in group.cases:
             view = site.view(case.record_sha256)
             row = {
-                "record": f'<a href="{url(group.slug, view.page_path)}">{escape.attr(view.entry.path)}</a>',
-                "case": escape.attr(case.label),
-                "axis": escape.attr(f"{case.axis} {case.axis_value}" if case.axis else ""),
+                "record": f'<a href="{url(group.slug, view.page_path)}">{escape.html(view.entry.path)}</a>',
+                "case": escape.html(case.label),
+                "axis": escape.html(f"{case.axis} {case.axis_value}" if case.axis else ""),
             }
             for name in metric_names:
                 if name in case.metrics:
@@ -109,7 +109,7 @@ class ComparisonPages(PageKind):
         parts = [f"# {escape.text(title)}\n",
                  '<p class="bl-lede">These cases come from different records and agree on every field of '
                  "their comparison key:</p>\n",
-                 html_table(frame([{"field": escape.attr(k), "value": escape.attr(v)} for k, v in group.key], ["field", "value"])),
+                 html_table(frame([{"field": escape.html(k), "value": escape.html(v)} for k, v in group.key], ["field", "value"])),
                  "\n\n", '<div class="bl-scroll">', html_table(frame(rows, ["record", "case", "axis"] + metric_names)), "</div>\n\n"]
         assets: dict[str, bytes] = {}
         axis = group.cases[0].axis

@@ -82,7 +82,7 @@ class ArticleWriter:
         self.parts.append(markdown.rstrip("\n") + "\n\n")
 
     def heading(self, level: int, text: str, anchor: str | None = None) -> None:
-        suffix = f" {{#{anchor}}}" if anchor else ""
+        suffix = f" {{#{escape.anchor(anchor)}}}" if anchor else ""
         self.add("#" * level + " " + escape.text(text) + suffix)
 
     def num(self, pointer: str, unit: str = "", text: str | None = None, limited_at: str | None = None) -> str:
@@ -112,7 +112,7 @@ class ArticleWriter:
         value = resolve(self.view.data, pointer, default=None)
         return (
             f'<span class="bl-text" data-pointer="{escape.attr(pointer)}" title="{escape.attr(pointer)}">'
-            f"{escape.attr('n/a' if value is None else value)}</span>"
+            f"{escape.html('n/a' if value is None else value)}</span>"
         )
 
     def table(self, rows: Iterable[dict[str, str]], columns: list[str], caption: str | None = None) -> None:
@@ -140,10 +140,10 @@ class ArticleWriter:
             where_text = ", ".join(scopes[:4]) + (f" and {len(scopes) - 4} more" if len(scopes) > 4 else "")
             items.append(
                 f'<li class="bl-lim bl-lim-{first.source}">{anchors}'
-                f'<span class="bl-lim-rule" title="applies to {escape.attr(where_text)}">{escape.attr(first.rule_id)}</span> '
-                f"{escape.attr(text)}</li>"
+                f'<span class="bl-lim-rule" title="applies to {escape.attr(where_text)}">{escape.html(first.rule_id)}</span> '
+                f"{escape.html(text)}</li>"
             )
-        head = f'<p class="bl-limits-title">{escape.attr(title)}</p>' if title else ""
+        head = f'<p class="bl-limits-title">{escape.html(title)}</p>' if title else ""
         self.add(f'<div class="bl-limits">{head}<ul>{"".join(items)}</ul></div>')
 
     def markdown(self) -> str:
@@ -182,7 +182,7 @@ def kv_rows(page: ArticleWriter, pointer: str, units: dict[str, str] | None = No
             shown = sep.join(_text_or_hash(page, f"{child}/{i}", v) for i, v in enumerate(value))
         else:
             continue
-        rows.append({"field": escape.attr(key), "value": shown})
+        rows.append({"field": escape.html(key), "value": shown})
     return rows
 
 

@@ -6,7 +6,6 @@ their values. Metric names below are the schema's field names."""
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING, Any
 
 from benchledger.records.pointer import resolve
@@ -160,17 +159,17 @@ class LlmCoreRenderer(RecordRenderer):
             return "No completed groups in this record.", []
         first_label, first, first_value = points[0]
         if len(points) == 1:
-            sentence = f"With {escape.attr(first_label)}, server decode runs at {first} (median, context {context} tokens)."
+            sentence = f"With {escape.html(first_label)}, server decode runs at {first} (median, context {context} tokens)."
         else:
             last_value = points[-1][2]
             numeric = isinstance(first_value, (int, float)) and isinstance(last_value, (int, float))
             verb = "changing to" if not numeric or last_value == first_value else "falling to" if last_value < first_value else "rising to"
-            rest = "; ".join(f"{v} with {escape.attr(lbl)}" for lbl, v, _ in points[1:])
+            rest = "; ".join(f"{v} with {escape.html(lbl)}" for lbl, v, _ in points[1:])
             sentence = (
-                f"Median server decode at a {context}-token context: {first} with {escape.attr(first_label)}, "
+                f"Median server decode at a {context}-token context: {first} with {escape.html(first_label)}, "
                 f"{verb} {rest}."
             )
-        return sentence, [f"{escape.attr(lbl)}: {v}" for lbl, v, _ in points]
+        return sentence, [f"{escape.html(lbl)}: {v}" for lbl, v, _ in points]
 
     def case_keys(self, view: "RecordView") -> list[CaseKey]:
         data = view.data
@@ -208,7 +207,7 @@ class LlmCoreRenderer(RecordRenderer):
         provenance(page, [
             ("Environment", "/environment"), ("Operating system", "/environment/os"),
             ("Hardware", "/hardware"), ("Runtime", "/runtime"),
-        ] + [(f"Model {escape.attr(m.get('id', i))}", f"/models/{i}") for i, m in enumerate(data.get("models", []))]
+        ] + [(f"Model {escape.html(m.get('id', i))}", f"/models/{i}") for i, m in enumerate(data.get("models", []))]
           + [(f"Sources {i + 1}", f"/sources/{i}") for i in range(len(data.get("sources", [])))]
           + [("Record", "")])
         self._model_files(page)
@@ -220,11 +219,11 @@ class LlmCoreRenderer(RecordRenderer):
         data = page.view.data
         page.heading(2, f"Results along {axis}", f"results-{axis}".replace("_", "-"))
         contexts = _contexts(data)
-        labels = ", ".join(escape.attr(_axis_phrase(data["cases"][i], axis)) for i in order)
+        labels = ", ".join(escape.html(_axis_phrase(data["cases"][i], axis)) for i in order)
         page.add(f'<p class="bl-lede">Cases compared: {labels}. One line per context length.</p>')
         left_out = _left_out(data)
         if left_out:
-            page.add(f'<p class="bl-left-out">{escape.attr(left_out)}</p>')
+            page.add(f'<p class="bl-left-out">{escape.html(left_out)}</p>')
 
         def group_series(value_of) -> list[Series]:
             out = []
@@ -269,7 +268,7 @@ class LlmCoreRenderer(RecordRenderer):
             if not any(s.points for s in series):
                 continue
             page.chart(line_chart(
-                f"{axis}-{chart_id}".replace("_", "-"), title, series,
+                escape.anchor(f"{axis}-{chart_id}"), title, series,
                 x_title=axis, y_title=f"{title.split(' (')[0]} ({unit})", series_title="context",
                 alt_text=f"{title} against {axis}. {points_text(series, unit)}.",
             ))
@@ -370,12 +369,12 @@ class LlmCoreRenderer(RecordRenderer):
 
     def _failure(self, page: ArticleWriter, base: str, case: dict) -> None:
         """Why the case did not complete, and the server log's last lines (escaped, folded)."""
-        parts = [f'<div class="bl-failure"><p><strong>This case {escape.attr(case.get("status"))}:</strong> '
+        parts = [f'<div class="bl-failure"><p><strong>This case {escape.html(case.get("status"))}:</strong> '
                  f'{page.text(base + "/failure_reason")}</p>']
         tail = case.get("server_log_tail")
         lines = tail.splitlines() if isinstance(tail, str) else [str(line) for line in tail or []]
         if any(line.strip() for line in lines):
-            log = "\n".join(html.escape(line) for line in lines)
+            log = escape.pre("\n".join(lines))
             parts.append(
                 f'<details class="bl-log"><summary>Server log, last {len(lines)} lines</summary>'
                 f'<pre data-pointer="{escape.attr(base)}/server_log_tail"><code>{log}</code></pre></details>')
@@ -413,7 +412,7 @@ class LlmCoreRenderer(RecordRenderer):
         rows = []
         for name in phases:
             pp = f"{base}/resources_by_phase/{name}"
-            row = {"phase": escape.attr(name), "duration": page.num(f"{pp}/response_union_seconds", "s")}
+            row = {"phase": escape.html(name), "duration": page.num(f"{pp}/response_union_seconds", "s")}
             energy = phases[name].get("gpu_energy") or {}
             if energy.get("available"):
                 row["GPU energy"] = page.num(f"{pp}/gpu_energy/joules", "J")
@@ -441,8 +440,8 @@ class LlmCoreRenderer(RecordRenderer):
         for kind, counts in (states.items() if isinstance(states, dict) else []):
             sp = f"{base}/telemetry/thermal_slowdown_states/{kind}"
             rows.append({
-                "field": f"thermal slowdown ({escape.attr(kind)})",
-                "value": " · ".join(f"{escape.attr(k)} {page.num(f'{sp}/{k}')}" for k in counts),
+                "field": f"thermal slowdown ({escape.html(kind)})",
+                "value": " · ".join(f"{escape.html(k)} {page.num(f'{sp}/{k}')}" for k in counts),
             })
         page.table(rows, ["field", "value"])
         page.notes(under(f"{base}/telemetry"))
@@ -457,6 +456,6 @@ class LlmCoreRenderer(RecordRenderer):
                  "sha256 (claimed)": f'<code>{page.text(f"/models/{m}/files/{f}/sha256")}</code>'}
                 for f in range(len(files))
             ]
-            page.add(f'<details class="bl-files"><summary>Model files of {escape.attr(model.get("id", m))} ({len(files)})</summary>')
+            page.add(f'<details class="bl-files"><summary>Model files of {escape.html(model.get("id", m))} ({len(files)})</summary>')
             page.table(rows, ["file", "size", "sha256 (claimed)"])
             page.add("</details>")
