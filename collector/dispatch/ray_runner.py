@@ -137,21 +137,22 @@ class RayRunner(Runner):
         last_check = time.monotonic()
 
         def finish(a: InFlight | None, case: CaseSpec, number: int, outcome: str, reason: str | None,
-                   result: dict[str, Any] | None = None, case_reason: str | None = None) -> None:
+                   result: dict[str, Any] | None = None, case_reason: str | None = None, finished_at: str | None = None) -> None:
             """The case's last attempt `number` ended with `outcome`: keep the case's result (a
             failed one made here when the worker returned none), then journal the outcome."""
             if result is None:
                 log_dir = self.run_dir / "logs" / case.id / f"attempt-{number}"
                 result = execute_case(self.plan, case, log_dir, self.progress, refuse=case_reason or reason)
+            finished_at = finished_at or utc_iso()  # the worker's clock when it sent a result, like started_at
             attempts = [x.as_record() for x in self.journal.attempts(case.id)]
             for x in attempts:
                 if x["attempt"] == number and x["outcome"] is None:
-                    x.update(outcome=outcome, reason=reason, finished_at=utc_iso())
+                    x.update(outcome=outcome, reason=reason, finished_at=finished_at)
             result["attempts"] = attempts
             if a is not None and a.host and "host" not in result:
                 result["host"] = a.host  # where the case ran when its worker returned nothing
             self.store_result(case, result)
-            self.journal.append(case.id, number, outcome, **({"reason": reason} if reason else {}))
+            self.journal.append(case.id, number, outcome, finished_at=finished_at, **({"reason": reason} if reason else {}))
             results[case.id] = result
 
         def system_failure(a: InFlight, reason: str) -> None:
@@ -211,7 +212,8 @@ class RayRunner(Runner):
                 if result is None:
                     system_failure(a, "the result's bytes did not match the SHA-256 the worker sent with them")
                     continue
-                finish(a, a.case, a.number, "completed" if result.get("status") == "completed" else "failed", result.get("failure_reason"), result)
+                finish(a, a.case, a.number, "completed" if result.get("status") == "completed" else "failed", result.get("failure_reason"), result,
+                       finished_at=reply.get("finished_at"))
             now = time.monotonic()
             for gen, a in list(flying.items()):
                 limit = a.case.dispatch.timeout_s
