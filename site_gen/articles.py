@@ -198,8 +198,10 @@ def _record_refs(source: str, field: tuple[Any, int] | None, problems: list[Prob
     if field is None:
         return ()
     value, line = field
-    if not isinstance(value, dict) or not value:
-        problems.append(Problem(source, "", "records must map short names to sealed sha256 hashes, e.g. `offload: 0afb936cac54cc1f`", line))
+    if value == {}:  # `records: {}`: the article cites nothing yet (a new project's example)
+        return ()
+    if not isinstance(value, dict):
+        problems.append(Problem(source, "", "records must map short names to sealed sha256 hashes, e.g. `offload: 0afb936cac54cc1f` (or `{}` while it cites none)", line))
         return ()
     refs = []
     for name, (ref, ref_line) in value.items():

@@ -41,6 +41,7 @@ class BuildResult:
     files_written: int  # generated files whose bytes changed (a warm build writes none)
     charts_rendered: int  # SVGs rendered (a warm build renders none: they come from the cache)
     renderings_reused: int  # per-record renderings taken from the render cache
+    notes: tuple[str, ...] = ()  # what the user should know, though nothing failed
 
 
 def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path | str | None = None,
@@ -84,7 +85,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
     except OSError as err:
         raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site)") from None
     return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,
-                       site.render_cache.hits)
+                       site.render_cache.hits, tuple(site.notes))
 
 
 def _collect(pages: list[Page], files: dict[str, bytes]) -> None:

@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from site_gen.charts import ChartCache
     from benchledger.records.tlog import PublishedLog
 
-DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
-
 
 @dataclass(frozen=True)
 class BuildOptions:
@@ -104,6 +102,8 @@ class SiteContext:
     env: jinja2.Environment = field(default_factory=lambda: make_jinja_env())
     # the signed checkpoints published under ledger/ (None: the store has none yet)
     log: "PublishedLog | None" = None
+    # What the build should tell its user without failing (e.g. an article citing nothing yet).
+    notes: list[str] = field(default_factory=list)
 
     @cached_property
     def views(self) -> list[RecordView]:

@@ -11,18 +11,16 @@ import hashlib
 import json
 import threading
 from functools import cached_property
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from benchledger.atomic import write_atomic
 from benchledger.records.digest import named_bytes_sha256
 from site_gen.page import Page
+from site_gen.resources import resource_files
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-# the records core decides what a record means (schemas, pointers): its code changes pages too
-RECORDS_DIR = PACKAGE_DIR.parent / "benchledger" / "records"
-TEMPLATES_DIR = PACKAGE_DIR.parent / "templates"
 # Libraries whose version changes rendered bytes.
 LIBRARIES = ("altair", "vl-convert-python", "pandas", "jinja2")
 
@@ -30,9 +28,12 @@ LIBRARIES = ("altair", "vl-convert-python", "pandas", "jinja2")
 def code_fingerprint(overrides: Path | None = None) -> str:
     """SHA-256 over the generator's sources, templates and library versions, and the files of
     a project's templates folder (`overrides`) when it has one."""
+    # the records core decides what a record means (schemas, pointers): its code changes pages too
+    records_dir = Path(str(resources.files("benchledger.records")))
     files = [(path.relative_to(root.parent).as_posix(), path.read_bytes())
-             for root in (PACKAGE_DIR, RECORDS_DIR, TEMPLATES_DIR)
+             for root in (PACKAGE_DIR, records_dir)
              for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)]
+    files += resource_files()  # templates, assets and default pages, wherever they are installed
     if overrides is not None:
         files += [("overrides/" + path.relative_to(overrides).as_posix(), path.read_bytes())
                   for path in sorted(p for p in overrides.rglob("*") if p.is_file())]

@@ -13,8 +13,8 @@ import jinja2
 from markupsafe import Markup
 
 from site_gen import escape
+from site_gen.resources import templates_dir
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 
 
 def url(from_page: str, target: str) -> str:
@@ -37,7 +37,7 @@ def template_bytes(name: str, override_dir: Path | None = None) -> bytes:
     its templates folder has one of that name, else the packaged file."""
     if override_dir is not None and (override_dir / name).is_file():
         return (override_dir / name).read_bytes()
-    return (TEMPLATES_DIR / name).read_bytes()
+    return (templates_dir() / name).read_bytes()
 
 
 def _join(items, sep: str = "") -> str:
@@ -51,10 +51,10 @@ def _join(items, sep: str = "") -> str:
 
 
 def make_jinja_env(override_dir: Path | None = None) -> jinja2.Environment:
-    """Jinja over templates/ (a project's templates folder first, when it has one) with
+    """Jinja over the packaged templates (a project's templates folder first, when it has one) with
     autoescape on for every template (they produce HTML inside Markdown). `md` marks record
     text literal Markdown; `attr` escapes for attributes."""
-    loaders = [jinja2.FileSystemLoader(str(TEMPLATES_DIR))]
+    loaders = [jinja2.FileSystemLoader(str(templates_dir()))]
     if override_dir is not None:
         loaders.insert(0, jinja2.FileSystemLoader(str(override_dir)))
     env = jinja2.Environment(

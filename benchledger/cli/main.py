@@ -14,6 +14,7 @@ from benchledger.errors import BenchledgerError
 
 # verb -> module; each module has `HELP`, `add_arguments(parser)` and `run(args) -> int`.
 COMMANDS = {
+    "init": "benchledger.cli.commands.init",
     "seal": "benchledger.cli.commands.seal",
     "verify": "benchledger.cli.commands.verify",
     "show": "benchledger.cli.commands.show",

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from benchledger.records.ledger import LEDGER_NAME
-from site_gen.context import DOCS_DIR
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
+from site_gen.resources import guide_text
 
 if TYPE_CHECKING:
     from benchledger.records.ledger import LedgerEntry
@@ -27,7 +27,7 @@ class AuditPage(PageKind):
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         prefix = site.options.records_prefix
-        guide = (DOCS_DIR / "auditing.md").read_text(encoding="utf-8")
+        guide = guide_text("auditing.md")
         sums = sha256sums(v.entry for v in site.views)
         assets = {f"{prefix}/{SUMS_NAME}": sums, f"{prefix}/{LEDGER_NAME}": site.ledger_bytes}
         # The exact sealed bytes of every record, where each article's audit block links.

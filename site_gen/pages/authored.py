@@ -12,11 +12,11 @@ from markupsafe import Markup
 from benchledger.errors import ProblemsError
 from site_gen.articles import Article, load_articles
 from site_gen.citations.expand import expand
-from site_gen.context import DOCS_DIR
 from site_gen.feed import article_url, atom_feed
 from site_gen.pages.series import feed_entries
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
+from site_gen.resources import guide_text
 from site_gen.templating import url
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ PREFIX = "posts"
 INDEX = f"{PREFIX}/index.md"
 FEED = f"{PREFIX}/feed.xml"
 GUIDE = f"{PREFIX}/authoring.md"
-GUIDE_SOURCE = DOCS_DIR / "authoring.md"  # the syntax guide, published as written
+GUIDE_SOURCE = "authoring.md"  # the packaged syntax guide, published as written
 
 
 def article_path(article: Article) -> str:
@@ -71,12 +71,15 @@ class AuthoredArticles(PageKind):
             tagged = [a for a in articles if tag in a.tags]
             pages.append(self.listing(site, tag_path(tag), f"Articles tagged “{tag}”", tagged, tags, show_tags=False,
                                       intro=f"{len(tagged)} article(s) tagged {tag}. [All articles]({posixpath.relpath(INDEX, posixpath.dirname(tag_path(tag)))})"))
-        pages.append(Page(GUIDE, "Writing an article that cites sealed records", GUIDE_SOURCE.read_text(encoding="utf-8")))
+        pages.append(Page(GUIDE, "Writing an article that cites sealed records", guide_text(GUIDE_SOURCE)))
         return pages
 
     def article_page(self, site: "SiteContext", article: Article) -> Page:
         """One article: citations expanded, notes, records cited, and how to cite it."""
         path = article_path(article)
+        if not article.records:
+            site.notes.append(f"{article.source}: cites no sealed record yet; seal one (`benchledger seal`) and name it "
+                              "under `records:` in the front matter")
         expanded = expand(article, site.records, site, page_path=path)
         cited = []
         for ref in article.records:

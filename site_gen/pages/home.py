@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Iterable
 
-from site_gen.context import DOCS_DIR
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.registry import renderer_for
+from site_gen.resources import guide_text
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView, SiteContext
@@ -28,5 +28,5 @@ class HomePage(PageKind):
         cards = [{"view": view, **site.render_cache.memo(view, "card", lambda: card(view))} for view in site.views]
         # Newest first; ledger position breaks ties so the order never depends on anything else.
         cards.sort(key=lambda c: (c["summary"]["date"], c["view"].entry.position), reverse=True)
-        intro = (DOCS_DIR / "home.md").read_text(encoding="utf-8")
+        intro = guide_text("home.md")
         yield Page("index.md", "Articles", site.render("home.md.j2", intro=intro, cards=cards, page_path="index.md"))

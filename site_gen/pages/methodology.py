@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from benchledger.records import schema as schemas
 from benchledger.records.pointer import resolve_ref, to_pointer
 from site_gen.changes.rule import DEFAULT_RULE
-from site_gen.context import DOCS_DIR
 from site_gen.limitations import FLAG_WORDINGS, RULES
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
+from site_gen.resources import guide_text
 
 if TYPE_CHECKING:
     from site_gen.context import SiteContext
@@ -66,7 +66,7 @@ class MethodologyPage(PageKind):
     name = "methodology"
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
-        intro = (DOCS_DIR / "methodology.md").read_text(encoding="utf-8")
+        intro = guide_text("methodology.md")
         documents = {sid: schemas.load_schema(sid) for sid in schemas.schema_ids()}
         sections = [
             {"id": sid, "title": doc.get("title", sid), "description": doc.get("description", ""), "terms": glossary(doc)}

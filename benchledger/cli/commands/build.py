@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from benchledger.cli.locations import project_of, records_dir, shown_path
@@ -16,6 +17,7 @@ def add_arguments(parser):
     parser.add_argument("--articles", default=None, help="authored articles to publish (default: the project's, docs/articles)")
     parser.add_argument("--site-url", default=None, help="the site's public URL, for absolute links in the feed and citations (default: the project's)")
     parser.add_argument("--cache", default=None, help="cache of validation passes, charts, renderings and generated docs (default: $BENCHLEDGER_CACHE_DIR, else .cache/benchledger beside the records)")
+    parser.add_argument("--no-cache", action="store_true", help="validate and render everything afresh in a temporary cache, removed afterwards (for CI)")
 
 
 def add_site_arguments(parser):
@@ -49,11 +51,18 @@ def build(args):
         extra_pages=project.pages,
     )
     out = Path(args.out) if args.out else shown_path(project.site_dir)
+    if getattr(args, "no_cache", False):
+        if args.cache:
+            raise InputError("--no-cache", "", "give --cache DIR or --no-cache, not both")
+        with tempfile.TemporaryDirectory(prefix="benchledger-build-") as cache:
+            return build_site(records_dir(args), out, cache_dir=cache, options=options)
     return build_site(records_dir(args), out, cache_dir=getattr(args, "cache", None), options=options)
 
 
 def run(args) -> int:
     result = build(args)
+    for note in result.notes:
+        print(f"note: {note}")
     print(f"built {result.pages} pages into {result.out_dir} ({result.files_written} generated files changed, "
           f"{result.charts_rendered} charts rendered)")
     return 0

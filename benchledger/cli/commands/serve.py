@@ -26,6 +26,8 @@ def port(text: str) -> int:
 
 def run(args) -> int:
     result = build(args)
+    for note in result.notes:
+        print(f"note: {note}")
     print(f"built {result.pages} pages into {result.out_dir}")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(result.out_dir))
     # Loopback only: a preview is not a publication.

@@ -1,0 +1,23 @@
+"""`benchledger init DIR`: scaffold a new project (settings, empty store, example article,
+.gitignore, a GitHub Pages workflow) in a new or empty folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HELP = "make a new project in a new or empty folder: benchledger.toml, an empty store, an example article, a publishing workflow"
+
+
+def add_arguments(parser):
+    parser.add_argument("folder", type=Path, help="the project folder to create (must be new or empty)")
+
+
+def run(args) -> int:
+    from benchledger.scaffold import create_project
+
+    written = create_project(args.folder)
+    print(f"made a benchledger project in {args.folder}:")
+    for rel in written:
+        print(f"  {rel}")
+    print(f"next: cd {args.folder} && benchledger build, then seal a record (benchledger seal FILE --schema ID) and cite it")
+    return 0
