@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 
 .PHONY: site test verify serve llama-server chromium strace clean
 
-$(VENV)/.core: pyproject.toml
+$(VENV)/.core: pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e .

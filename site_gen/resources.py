@@ -15,9 +15,18 @@ GUIDES_PACKAGE = "site_gen.guides"
 GUIDES = ("home.md", "methodology.md", "auditing.md", "authoring.md")
 
 
+def _root(package: str):
+    try:
+        return resources.files(package)
+    except ModuleNotFoundError:
+        # an install made before setup.py mapped templates/ and docs/ into the package
+        raise RuntimeError(f"{package} is not installed; reinstall benchledger (in a checkout: "
+                           "`pip install -e .`, or `make .venv/.core`) so templates/ and docs/ are mapped into it") from None
+
+
 def _folder(package: str) -> Path:
     """The package's folder on disk (Jinja and MkDocs read files by path)."""
-    root = resources.files(package)
+    root = _root(package)
     if not isinstance(root, Path):  # e.g. a zipped install: not supported, say so
         raise RuntimeError(f"{package} is not installed as files on disk ({root!r}); install benchledger with pip")
     return root
@@ -32,7 +41,7 @@ def guide_text(name: str) -> str:
     """One default hand-written page (`home.md`, `methodology.md`, ...), as written."""
     if name not in GUIDES:
         raise KeyError(f"{name!r} is not a packaged page; expected one of {', '.join(GUIDES)}")
-    return resources.files(GUIDES_PACKAGE).joinpath(name).read_text(encoding="utf-8")
+    return _root(GUIDES_PACKAGE).joinpath(name).read_text(encoding="utf-8")
 
 
 def resource_files() -> list[tuple[str, bytes]]:
