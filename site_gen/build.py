@@ -19,7 +19,7 @@ from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from benchledger.records.store import Store
 from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
-from site_gen import escape
+from site_gen import escape, site_folder
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.page import Page
@@ -52,6 +52,12 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
     records_dir, out_dir = Path(records_dir), Path(out_dir).resolve()
     cache_dir = Path(cache_dir).resolve() if cache_dir else default_cache_dir(records_dir)
     work_dir = cache_dir / "mkdocs"
+    options = options or BuildOptions()
+    # MkDocs empties the output folder: refuse one that holds what the build did not make
+    site_folder.check_out_dir(out_dir, {
+        "the records store": records_dir, "the cache": cache_dir, "the project folder": options.project_root,
+        "the articles folder": options.articles_dir, "the templates folder": options.templates_dir,
+    })
 
     # Load and verify: every byte, the chain, the schemas and the consistency checks, or nothing.
     store = Store(records_dir, ValidationCache(cache_dir))
@@ -64,7 +70,6 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
     charts = ChartCache(cache_dir / "charts")
     entries = [record.entry for record in records]
     head = entries[-1].entry_sha256 if entries else GENESIS_SHA256
-    options = options or BuildOptions()
     site = SiteContext(records, entries, head, charts, ledger_bytes=encode_ledger(entries), options=options,
                        render_cache=RenderCache(cache_dir / "render", options.templates_dir),
                        env=make_jinja_env(options.templates_dir), log=log)
@@ -81,6 +86,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
 
         # Write: only changed files, stale ones removed, then MkDocs builds the site (strict).
         written = write_tree(work_dir, files)
+        site_folder.mark(out_dir)
         _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site))
     except OSError as err:
         raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site)") from None

@@ -41,6 +41,8 @@ class BuildOptions:
     logo: Path | None = None
     templates_dir: Path | None = None  # files here replace packaged templates of the same name
     extra_pages: tuple[ExtraPage, ...] = ()
+    # The project folder, which a build must never write its site over (None: not known).
+    project_root: Path | None = None
 
 
 @dataclass

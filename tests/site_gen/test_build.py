@@ -186,3 +186,42 @@ def test_cli_build_refuses_an_articles_folder_that_does_not_exist(tmp_path, caps
                  "--articles", str(tmp_path / "typo")])
     assert code == 1
     assert capsys.readouterr().err == f"benchledger build: error: {tmp_path / 'typo'}: no such articles folder\n"
+
+
+@pytest.mark.parametrize("where", ["records", "project", "cache", "foreign", "inside-records"])
+def test_build_refuses_an_out_folder_it_would_destroy(tmp_path, where, capsys):
+    """Issue 11 class 2: MkDocs empties --out; `--out records` deleted the store, `--out .` the
+    project. Now such a folder is refused before anything is read or written."""
+    from benchledger.cli.main import main
+    from tests.store_copies import tree_digest
+
+    project = tmp_path / "project"
+    project.mkdir()
+    records = shipped_copy(project)
+    (project / "notes.txt").write_text("not the build's")
+    foreign = project / "mine"
+    foreign.mkdir()
+    (foreign / "keep.txt").write_text("mine")
+    out = {"records": records, "project": project, "cache": project / ".cache", "foreign": foreign,
+           "inside-records": records / "site"}[where]
+    (project / ".cache").mkdir()
+    before = tree_digest(project)
+    code = main(["build", "--project", str(project), "--records", str(records), "--out", str(out),
+                 "--cache", str(project / ".cache")])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert {"records": "is the records store", "project": "contains the records store", "cache": "is the cache",
+            "foreign": "is not empty and was not made by `benchledger build`",
+            "inside-records": "lies inside the records store"}[where] in err, err
+    assert tree_digest(project) == before  # nothing deleted, nothing written
+
+
+def test_build_marks_its_folder_and_rebuilds_into_it(tmp_path):
+    from site_gen.site_folder import MARKER
+
+    records = shipped_copy(tmp_path)
+    first = build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
+    assert (first.out_dir / MARKER).is_file()
+    build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")  # its own folder: rebuilt
+    (tmp_path / "empty").mkdir()
+    assert (build_site(records, tmp_path / "empty", cache_dir=tmp_path / "cache").out_dir / MARKER).is_file()

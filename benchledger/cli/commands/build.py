@@ -49,6 +49,7 @@ def build(args):
         logo=project.theme.logo,
         templates_dir=project.templates_dir,
         extra_pages=project.pages,
+        project_root=project.root,
     )
     out = Path(args.out) if args.out else shown_path(project.site_dir)
     if getattr(args, "no_cache", False):
