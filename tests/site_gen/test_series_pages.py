@@ -117,3 +117,10 @@ def test_without_the_drop_the_page_says_no_change_and_what_could_be_found(steady
     assert re.search(r"no change found over 8 records; a step of about \d\.\d% between the halves would have been found", page)
     index = (steady_site / "series/index.html").read_text()
     assert "No change detected in any series." in index
+
+
+def test_rebuilding_from_the_same_ledger_gives_the_same_bytes(drop_site, tmp_path):
+    again = build_site(drop_site.parent / "records", tmp_path / "site", cache_dir=tmp_path / "cache",
+                       options=BuildOptions(articles_dir=drop_site.parent / "articles")).out_dir
+    for name in ("series/index.html", SERIES, "posts/feed.xml", "methodology.html"):
+        assert (again / name).read_bytes() == (drop_site / name).read_bytes(), name

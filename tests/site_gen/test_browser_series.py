@@ -1,0 +1,63 @@
+"""A series page in Debian's chromium (Playwright, headless), served on 127.0.0.1: every chart
+drawn by Vega, the detected change marked on the decode charts (a dashed rule and its label),
+the claim's provenance on hover, the History index linking to it; no console errors and no
+request leaving 127.0.0.1. A screenshot goes to tests/artifacts/ for a person to look at."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.history import llm_history
+from tests.site_gen.site_support import ARTIFACTS, serve
+from tests.site_gen.test_browser import ARGS, CHROMIUM, Watch, charts_drawn
+from tests.site_gen.test_series_pages import SERIES, history_site
+
+pytestmark = [pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip("needs Debian's chromium (make chromium)")
+    return history_site(tmp_path_factory.mktemp("browser-series"), llm_history(8, drop_from=6))
+
+
+def test_the_series_page_draws_the_change(site):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p, serve(site) as base:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        watch = Watch(page, base)
+        page.goto(base + "series/index.html")
+        page.locator('a[href="36f2e4c80242.html"]').click()
+        page.wait_for_url(base + SERIES)
+        total, drawn = charts_drawn(page)
+        assert total == 10 and drawn >= 80  # ten tracks of eight records each
+        # the change is drawn on the two decode charts: a dashed rule and its label
+        labels = page.eval_on_selector_all(".bl-chart-live svg g.mark-text.role-mark text", "els => els.map(e => e.textContent)")
+        assert sum("changed, worse" in t for t in labels) == 2
+        rules = page.eval_on_selector_all(".bl-chart-live svg g.mark-rule line[stroke-dasharray]",
+                                          "els => els.map(e => e.getAttribute('aria-label'))")
+        assert len(rules) == 2 and all("at: b11151; kind: change" in r for r in rules)
+        # on the first decode chart the rule stands exactly at the sixth record's point
+        x_of = """(svg, sel) => {
+            const el = svg.querySelector(sel);
+            return el ? parseFloat(el.getAttribute('transform').match(/translate\\(([-0-9.]+)/)[1]) : null; }"""
+        first = page.locator("#chart-track-0 .bl-chart-live svg")
+        rule_x = first.evaluate(f"svg => ({x_of})(svg, 'g.mark-rule line[stroke-dasharray]')")
+        point_x = first.evaluate(f"svg => ({x_of})(svg, 'g.mark-symbol path[aria-label*=\"b11151\"]')")
+        assert rule_x is not None and rule_x == point_x
+        assert first.locator("g.mark-text.role-mark text").first.evaluate("e => e.textContent").startswith("−1")
+        # the claim carries its provenance on hover
+        claim = page.locator(".bl-changes .bl-claim").first
+        title = claim.get_attribute("title")
+        assert "record sha256" in title and "algorithm (e-divisive)" in title and "parameters:" in title
+        claim.hover()
+        page.screenshot(path=str(ARTIFACTS / "series-change.png"), full_page=True)
+        assert watch.errors == []
+        assert watch.outside == []
+        browser.close()
