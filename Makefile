@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: site test verify serve llama-server chromium strace clean
+.PHONY: site test verify serve llama-server chromium strace clean wheel-check
 
 $(VENV)/.core: pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ strace:
 ## Run the whole test suite against real components.
 test: $(VENV)/.dev llama-server chromium strace
 	$(PY) -m pytest -q
+
+## The wheel in a fresh venv outside the checkout: init, seal, cite, build, verify --site, serve.
+wheel-check: $(VENV)/.dev
+	$(PY) -m pytest -q tests/test_wheel.py
 
 clean:
 	rm -rf $(VENV) site tests/artifacts
