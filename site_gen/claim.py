@@ -6,8 +6,6 @@ same thing."""
 
 from __future__ import annotations
 
-import html
-
 from site_gen import escape
 from site_gen.changes.claims import CHANGED
 from site_gen.history import Finding, finding_json
@@ -87,7 +85,7 @@ def claim_html(finding: Finding) -> str:
     css = "bl-claim" + (f" bl-claim-{claim.verdict}") + (" bl-claim-worse" if finding.regression else "")
     return (f'<span class="{css}" data-verdict="{claim.verdict}" data-records="{records}" '
             f'data-series="{finding.track.series.slug}" title="{escape.attr(claim_title(finding))}">'
-            f"{html.escape(claim_text(finding))}</span>")
+            f"{escape.html(claim_text(finding))}</span>")
 
 
 def no_change_text(track, rule) -> str:

@@ -86,13 +86,13 @@ def _records_table(site: "SiteContext", report: SeriesReport, path: str) -> str:
         view = site.view(case.record_sha256)
         row = {
             "#": str(i + 1),
-            kind.field(report.series.field).label: escape.attr(labels[i]),
-            "record": f'<a href="{url(path, view.page_path)}">{escape.attr(case.record_path)}</a>',
-            "case": escape.attr(case.label),
+            kind.field(report.series.field).label: escape.html(labels[i]),
+            "record": f'<a href="{url(path, view.page_path)}">{escape.html(case.record_path)}</a>',
+            "case": escape.html(case.label),
             "sha256": f'<code title="{case.record_sha256}">{case.record_sha256[:12]}</code>',
         }
         if date:
-            row[kind.field(date).label] = escape.attr(case.values[date].text)
+            row[kind.field(date).label] = escape.html(case.values[date].text)
         rows.append(row)
     columns = ["#", kind.field(report.series.field).label] + ([kind.field(date).label] if date else []) + ["record", "case", "sha256"]
     return html_table(frame(rows, columns))
@@ -111,12 +111,12 @@ def _track_section(site: "SiteContext", report: SeriesReport, track: Track, inde
     items = []
     for f in findings:
         c = f.claim.comparison
-        items.append(f"<li>{escape.attr(_span(labels, track, c.before))} → {escape.attr(_span(labels, track, c.after))}: "
+        items.append(f"<li>{escape.html(_span(labels, track, c.before))} → {escape.html(_span(labels, track, c.after))}: "
                      f"{claim_html(f)}</li>")
     changed = [f for f in findings if f.claim.verdict == CHANGED]
-    summary = "" if changed else f'<p class="bl-no-change">{escape.attr(no_change_text(track, report.rule))}</p>\n'
+    summary = "" if changed else f'<p class="bl-no-change">{escape.html(no_change_text(track, report.rule))}</p>\n'
     claims = f'<ul class="bl-claims">\n{"".join(items)}\n</ul>\n' if items else ""
-    return f'<h3 id="track-{index}">{escape.attr(track.label)}</h3>\n{summary}{claims}{html}\n', assets
+    return f'<h3 id="track-{index}">{escape.html(track.label)}</h3>\n{summary}{claims}{html}\n', assets
 
 
 def series_page(site: "SiteContext", report: SeriesReport) -> Page:
@@ -129,23 +129,23 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     parts = [f"# {escape.text(title)}\n\n",
              f'<p class="bl-lede">{len(series.cases)} cases from {len(series.records)} records of <code>{series.schema}</code> '
              f"that agree on every identity field"
-             + (f" and on every other axis field, ordered by {escape.attr(field_label)}." if series.along_axis else
-                f" and on every axis field (repeats of one setup), ordered by {escape.attr(field_label)}.")
+             + (f" and on every other axis field, ordered by {escape.html(field_label)}." if series.along_axis else
+                f" and on every axis field (repeats of one setup), ordered by {escape.html(field_label)}.")
              + f' How changes are found and called: <a href="{url(path, "methodology.md")}#change-detection">methodology</a>.</p>\n\n']
     if report.changes:
         parts.append('<div class="bl-changes" id="changes"><p><strong>Detected changes</strong></p><ul>\n')
         for change in report.changes:
             at = series.value_of(change.at)
-            claims = "; ".join(f"{escape.attr(f.track.label)}: {claim_html(f)}" for f in change.findings)
+            claims = "; ".join(f"{escape.html(f.track.label)}: {claim_html(f)}" for f in change.findings)
             parts.append(f'<li class="bl-change{" bl-change-worse" if change.regression else ""}" id="change-{change.slug}">'
-                         f"from {escape.attr(field_label)} {escape.attr(at)} "
+                         f"from {escape.html(field_label)} {escape.html(at)} "
                          f"(<code>{change.at.record_sha256[:12]}</code>): {claims}</li>\n")
         parts.append("</ul></div>\n\n")
     else:
         parts.append('<p class="bl-no-change" id="changes">No change detected in this series.</p>\n\n')
-    identity = [{"field": escape.attr(kind.field(n).label), "value": escape.attr(v), "role": "identity"}
+    identity = [{"field": escape.html(kind.field(n).label), "value": escape.html(v), "role": "identity"}
                 for n, v in series.identity]
-    fixed = [{"field": escape.attr(kind.field(n).label), "value": escape.attr(v), "role": "held fixed"}
+    fixed = [{"field": escape.html(kind.field(n).label), "value": escape.html(v), "role": "held fixed"}
              for n, v in series.fixed if v != "n/a"]
     parts.append("<details class=\"bl-setup\"><summary>The setup every record shares</summary>\n"
                  + html_table(frame(identity + fixed, ["field", "value", "role"])) + "\n</details>\n\n")
@@ -192,19 +192,19 @@ class SeriesPages(PageKind):
             kind = KINDS[report.series.schema]
             href = url(INDEX, page_path(report))
             rows.append({
-                "series": f'<a href="{href}">{escape.attr(series_title(report.series))}</a>',
-                "setup": escape.attr(series_setup(report.series)),
+                "series": f'<a href="{href}">{escape.html(series_title(report.series))}</a>',
+                "setup": escape.html(series_setup(report.series)),
                 "records": str(len(report.series.records)),
-                "from → to": escape.attr(f"{report.series.value_of(report.series.cases[0])} → "
+                "from → to": escape.html(f"{report.series.value_of(report.series.cases[0])} → "
                                          f"{report.series.value_of(report.series.cases[-1])}"),
                 "changes": str(len(report.changes)),
             })
             for change in report.changes:
                 worse = "worse" if change.regression else "better"
-                changes.append(f'<li><a href="{href}#change-{change.slug}">{escape.attr(series_title(report.series))}</a>: '
-                               f"from {escape.attr(kind.field(report.series.field).label)} "
-                               f"{escape.attr(report.series.value_of(change.at))} ({worse}): "
-                               + "; ".join(f"{escape.attr(f.track.label)} {escape.attr(claim_text(f))}" for f in change.findings)
+                changes.append(f'<li><a href="{href}#change-{change.slug}">{escape.html(series_title(report.series))}</a>: '
+                               f"from {escape.html(kind.field(report.series.field).label)} "
+                               f"{escape.html(report.series.value_of(change.at))} ({worse}): "
+                               + "; ".join(f"{escape.html(f.track.label)} {escape.html(claim_text(f))}" for f in change.findings)
                                + "</li>")
         parts = ["# History\n\n",
                  '<p class="bl-lede">A series is a comparison whose axis is ordered: records of one kind that agree on every '
