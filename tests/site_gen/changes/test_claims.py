@@ -167,3 +167,19 @@ def test_rule_validates():
     with pytest.raises(ValueError, match="first_pass"):
         Rule(first_pass_pvalue=0.0001)
     assert Rule().parameters()["window_records"] == 50
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(min_value=0.9, max_value=1.1), min_size=2, max_size=12),
+       st.floats(min_value=0.001, max_value=1000), st.booleans())
+def test_a_change_of_unit_changes_no_claim(scales, unit, raw):
+    """Multiplying every value by one factor (ms instead of s) moves no change point and no
+    verdict: the rule works on ratios."""
+    s = [record(x, raw) for x in scales]
+    scaled = [Observation(o.value * unit, o.count, o.minimum * unit, o.maximum * unit,
+                          tuple(v * unit for v in o.values) if o.values else None, o.statistic) for o in s]
+    a, b = detect(s, DEFAULT_RULE), detect(scaled, DEFAULT_RULE)
+    assert [cp.index for cp in a.change_points] == [cp.index for cp in b.change_points]
+    [ca], [cb] = assess([a], DEFAULT_RULE), assess([b], DEFAULT_RULE)
+    assert [c.verdict for c in ca] == [c.verdict for c in cb]
+    assert [c.ratio for c in ca] == pytest.approx([c.ratio for c in cb], rel=1e-9)
