@@ -8,7 +8,7 @@ the same records give the same report, so the site and CI never disagree."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Iterable, Sequence
 
@@ -138,6 +138,13 @@ class SeriesReport:
     tracks: tuple[Track, ...]
     claims: tuple[tuple[Claim, ...], ...]  # per track, same order
     rule: Rule
+    # The fixed fields that tell this series apart from others of the same kind, identity and
+    # field (GPU layers 81 vs 40), for titles.
+    distinct: Key = ()
+
+    @property
+    def title(self) -> str:
+        return series_title(self.series, self.distinct)
 
     @cached_property
     def findings(self) -> tuple[Finding, ...]:
@@ -193,16 +200,27 @@ def history(records: Sequence[tuple[object, str, str, str]], rule: Rule = DEFAUL
     for schema, kind in KINDS.items():
         cases = [c for data, sha, path, s in records if s == schema for c in kind.cases(data, sha, path)]
         out.extend(report(series, rule) for series in find_series(kind, cases))
-    return out
+    # name what tells apart series that would otherwise share a title
+    siblings: dict[tuple, list[SeriesReport]] = {}
+    for r in out:
+        siblings.setdefault((r.series.schema, r.series.identity, r.series.field), []).append(r)
+    titled = []
+    for r in out:
+        group = siblings[(r.series.schema, r.series.identity, r.series.field)]
+        varying = {n for n, _ in r.series.fixed if len({dict(g.series.fixed).get(n) for g in group}) > 1}
+        titled.append(replace(r, distinct=tuple((n, v) for n, v in r.series.fixed if n in varying)))
+    return titled
 
 
 # -- what a claim is made of, as data (hover text, `check --json`, the feed) ------------------
 
-def series_title(series: Series) -> str:
-    """A plain-text title: what is measured, along what, with what held fixed that matters."""
+def series_title(series: Series, distinct: Key = ()) -> str:
+    """A plain-text title: what is measured (and the `distinct` fixed fields that tell it from
+    its sibling series), along what."""
     kind = KINDS[series.schema]
     identity = dict(series.identity)
     subject = " ".join(identity.get(name, "") for name in kind.subject).strip() or kind.title
+    subject += "".join(f", {kind.field(n).label} {v}" for n, v in distinct)
     field_label = kind.field(series.field).label
     return f"{subject}: {kind.title} along {field_label}"
 

@@ -17,7 +17,7 @@ from site_gen.changes.detection import E_DIVISIVE
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
 from site_gen.claim import claim_html, claim_text, no_change_text
 from site_gen.feed import FeedEntry
-from site_gen.history import Finding, SeriesReport, Track, series_setup, series_title
+from site_gen.history import Finding, SeriesReport, Track, series_setup
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.tables import frame, html_table
@@ -124,7 +124,7 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     path = page_path(report)
     kind = KINDS[report.series.schema]
     series = report.series
-    title = series_title(series)
+    title = report.title
     field_label = kind.field(series.field).label
     parts = [f"# {escape.text(title)}\n\n",
              f'<p class="bl-lede">{len(series.cases)} cases from {len(series.records)} records of <code>{series.schema}</code> '
@@ -170,7 +170,7 @@ def feed_entries(site: "SiteContext") -> list[FeedEntry]:
             claims = "; ".join(f"{f.track.label}: {claim_text(f)}" for f in change.findings)
             out.append(FeedEntry(
                 key=f"change:{change.slug}:{change.at.record_sha256[:16]}",
-                title=f"{'Regression' if change.regression else 'Change'}: {series_title(report.series)} from {at}",
+                title=f"{'Regression' if change.regression else 'Change'}: {report.title} from {at}",
                 page_path=page_path(report),
                 anchor=f"change-{change.slug}",
                 stamp=max(sealed_at.get(sha, "") for sha in change.records),
@@ -192,7 +192,7 @@ class SeriesPages(PageKind):
             kind = KINDS[report.series.schema]
             href = url(INDEX, page_path(report))
             rows.append({
-                "series": f'<a href="{href}">{escape.html(series_title(report.series))}</a>',
+                "series": f'<a href="{href}">{escape.html(report.title)}</a>',
                 "setup": escape.html(series_setup(report.series)),
                 "records": str(len(report.series.records)),
                 "from → to": escape.html(f"{report.series.value_of(report.series.cases[0])} → "
@@ -201,7 +201,7 @@ class SeriesPages(PageKind):
             })
             for change in report.changes:
                 worse = "worse" if change.regression else "better"
-                changes.append(f'<li><a href="{href}#change-{change.slug}">{escape.html(series_title(report.series))}</a>: '
+                changes.append(f'<li><a href="{href}#change-{change.slug}">{escape.html(report.title)}</a>: '
                                f"from {escape.html(kind.field(report.series.field).label)} "
                                f"{escape.html(report.series.value_of(change.at))} ({worse}): "
                                + "; ".join(f"{escape.html(f.track.label)} {escape.html(claim_text(f))}" for f in change.findings)

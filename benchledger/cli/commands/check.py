@@ -42,26 +42,26 @@ def _sealed_after(store: Store, head: str) -> set[str]:
 
 
 def run(args) -> int:
-    from site_gen.history import finding_json, history, series_setup, series_title
+    from site_gen.history import finding_json, history, series_setup
 
     store = Store(records_dir(args))
     records = store.load_verified()  # refuses (LedgerError, every problem listed) unless all hold
     new = _sealed_after(store, args.since) if args.since else None
     reports = history([(r.data, r.entry.sha256, r.entry.path, r.entry.schema) for r in records])
-    changes = [c for rep in reports for c in rep.changes if new is None or new & set(c.records)]
-    regressions = [c for c in changes if c.regression]
+    changes = [(rep, c) for rep in reports for c in rep.changes if new is None or new & set(c.records)]
+    regressions = [c for _, c in changes if c.regression]
     if args.json:
         out = {
             "head_sha256": store.head_sha256(),
             "since": args.since,
             "series": len(reports),
             "changes": [{
-                "series": c.series.slug, "title": series_title(c.series), "setup": series_setup(c.series),
+                "series": c.series.slug, "title": rep.title, "setup": series_setup(c.series),
                 "schema": c.series.schema, "along": c.series.field,
                 "at": {"path": c.at.record_path, "sha256": c.at.record_sha256, c.series.field: c.series.value_of(c.at)},
                 "regression": c.regression,
                 "claims": [finding_json(f) for f in c.findings],
-            } for c in changes],
+            } for rep, c in changes],
             "regressions": len(regressions),
         }
         print(json.dumps(out, indent=2))
@@ -75,17 +75,17 @@ def _percent(ratio: float) -> str:
 
 
 def text_report(reports, changes, since: str | None, shown=lambda path: path) -> str:
-    """The terminal report: one block per change, one line per claim, records by path (as
-    `shown` prints a store path) and hash."""
-    from site_gen.history import series_setup, series_title
+    """The terminal report: one block per (report, change), one line per claim, records by path
+    (as `shown` prints a store path) and hash."""
+    from site_gen.history import series_setup
 
     def named(case) -> str:
         return f"{shown(case.record_path)} ({case.record_sha256[:SHA256_SHOWN]})"
 
     lines = []
-    for c in changes:
+    for report, c in changes:
         value = c.series.value_of(c.at)
-        lines.append(f"{'REGRESSION' if c.regression else 'change'}: {series_title(c.series)}")
+        lines.append(f"{'REGRESSION' if c.regression else 'change'}: {report.title}")
         lines.append(f"  setup: {series_setup(c.series)}")
         lines.append(f"  from {c.series.field} {value}: {named(c.at)}")
         for f in c.findings:
@@ -100,7 +100,7 @@ def text_report(reports, changes, since: str | None, shown=lambda path: path) ->
             lines.append("    before: " + ", ".join(named(x) for x in before))
             lines.append("    after:  " + ", ".join(named(x) for x in after))
     scope = f" involving records sealed after {since}" if since else ""
-    regressions = sum(1 for c in changes if c.regression)
+    regressions = sum(1 for _, c in changes if c.regression)
     lines.append(f"{len(changes)} change(s){scope} in {len(reports)} series ({regressions} regression(s))"
                  if reports else "no series: no two records of one kind differ only along an ordered field")
     return "\n".join(lines)

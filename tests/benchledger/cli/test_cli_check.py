@@ -42,7 +42,7 @@ def test_a_drop_from_the_sixth_record_is_one_regression_and_fails_the_gate(store
     assert (result.code, result.err) == (0, [])  # without --fail-on, a report only
     lines = result.out.splitlines()
     assert lines[-1] == "1 change(s) in 3 series (1 regression(s))"
-    assert lines[0] == "REGRESSION: Qwen2.5-72B-Instruct Q4_K_M: LLM server along runtime release"
+    assert lines[0] == "REGRESSION: Qwen2.5-72B-Instruct Q4_K_M, GPU layers 81: LLM server along runtime release"
     assert lines[2].startswith("  from runtime_release b11151: records/history/b11151.json (")
     claims = [line for line in lines if line.startswith("  server decode")]
     assert len(claims) == 2 and all(": changed (worse)" in line for line in claims)
