@@ -106,6 +106,9 @@ class SiteContext:
     log: "PublishedLog | None" = None
     # What the build should tell its user without failing (e.g. an article citing nothing yet).
     notes: list[str] = field(default_factory=list)
+    # Values computed once per build from all the records, by the module that owns them (e.g.
+    # site_gen.comparisons.comparisons_of), so that every page kind shares one computation.
+    derived: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
     def views(self) -> list[RecordView]:
@@ -121,12 +124,13 @@ class SiteContext:
 
         return history([(r.data, r.entry.sha256, r.entry.path, r.entry.schema) for r in self.records])
 
+    @cached_property
+    def _views_by_sha256(self) -> dict[str, RecordView]:
+        return {v.sha256: v for v in self.views}
+
     def view(self, sha256: str) -> RecordView:
         """The view of the record with this sha256 (KeyError if none)."""
-        for v in self.views:
-            if v.sha256 == sha256:
-                return v
-        raise KeyError(sha256)
+        return self._views_by_sha256[sha256]
 
     def render(self, template: str, **values: Any) -> str:
         """Render templates/<template> (autoescaped) with `site` and `values`."""

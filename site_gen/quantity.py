@@ -84,6 +84,7 @@ def traced(
     *,
     formula: str | None = None,
     inputs: Mapping[str, str] | None = None,
+    input_records: Mapping[str, str] | None = None,
     limitations: Iterable["Limitation"] = (),
     text: str | None = None,
     reason: str | None = None,
@@ -95,6 +96,9 @@ def traced(
     - `sha256`, `pointer`: the record (full sha256) and the RFC 6901 pointer of the value inside
       it. A derived number passes `pointer=None` with `formula` ("joules / completed tokens")
       and `inputs` {name: pointer}; the markup then lists every input's pointer.
+    - `input_records`: for a number derived from several records (a ratio on a comparison
+      page), {input name: sha256 of the record its pointer is in}; inputs not named here are
+      in `sha256`'s record. Shown in the hover text and in `data-input-sha256`.
     - `limitations`: limitations that apply to this very number (e.g. a withheld percentile);
       each is shown as a marker beside the number linking to its note (`#<anchor>`).
     - `text`: overrides the visible text (e.g. "withheld"), the origin markup stays; a labelled
@@ -115,8 +119,13 @@ def traced(
         input_text = "; ".join(f"{name} = {ptr}" for name, ptr in (inputs or {}).items())
         attrs.append(f'data-formula="{escape.attr(formula)}"')
         attrs.append(f'data-inputs="{escape.attr(input_text)}"')
+        if input_records:
+            attrs.append(f'data-input-sha256="{escape.attr("; ".join(f"{n} = {s}" for n, s in input_records.items()))}"')
         origin.append(f"derived: {formula}")
-        if input_text:
+        if input_records:
+            origin.append("inputs: " + "; ".join(
+                f"{name} = record {input_records.get(name, sha256)} pointer {ptr}" for name, ptr in (inputs or {}).items()))
+        elif input_text:
             origin.append(f"inputs: {input_text}")
         origin.append(f"result {_raw(value)}")
     attrs.append(f'title="{escape.attr(" · ".join(origin))}"')

@@ -30,8 +30,10 @@ def code_fingerprint(overrides: Path | None = None) -> str:
     a project's templates folder (`overrides`) when it has one."""
     # the records core decides what a record means (schemas, pointers): its code changes pages too
     records_dir = Path(str(resources.files("benchledger.records")))
+    # the case tables decide what comparison pages and the explorer show
+    cases_dir = Path(str(resources.files("benchledger.cases")))
     files = [(path.relative_to(root.parent).as_posix(), path.read_bytes())
-             for root in (PACKAGE_DIR, records_dir)
+             for root in (PACKAGE_DIR, records_dir, cases_dir)
              for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)]
     files += resource_files()  # templates, assets and default pages, wherever they are installed
     if overrides is not None:

@@ -220,6 +220,8 @@ class CaseKind:
     - `subject`: the field names whose values name what is measured in titles ("Qwen2.5-72B
       Q4_K_M"); `columns`: the field names the explorer shows for every case (besides the
       headline metrics), in order.
+    - `case_limits`: pointers (relative to a case) whose limitations apply to every number of
+      the case (telemetry: thermal slowdown, sampling gaps), shown beside the compared cases.
     """
 
     schema: str
@@ -233,6 +235,7 @@ class CaseKind:
     headline: tuple[str, ...] = field(default=())
     subject: tuple[str, ...] = ()
     columns: tuple[str, ...] = ()
+    case_limits: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         names = [f.name for f in self.fields]

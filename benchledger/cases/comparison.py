@@ -2,7 +2,9 @@
 
 - A **comparison** (kind, identity key, axis, the other axis values held fixed): cases from at
   least two records that agree on every identity field and on every axis field but `axis`, and
-  take at least two values of `axis`. Its baseline is the first value in natural sort order.
+  take at least two values of `axis` at a common point (context or token length; a case with no
+  point in common with a case of another value is left out). Its baseline is the first value in
+  natural sort order.
 - A pair of records of one kind that share an identity key but have no pair of cases differing
   in at most one axis field is **confounded**: every difference of its closest pairs of cases is
   named, and nothing is drawn.
@@ -104,12 +106,24 @@ def find(kind: CaseKind, cases: Sequence[Case]) -> Found:
             fixed = tuple((n, v) for n, v in case.axes if n != axis)
             groups.setdefault((case.identity, fixed), []).append(case)
         for (identity, fixed), members in groups.items():
+            members = _sharing_points(members, axis)
             values = {dict(c.axes)[axis] for c in members}
             if len(values) < 2 or len({c.record_sha256 for c in members}) < 2:
                 continue
             ordered = sorted(enumerate(members), key=lambda ic: (natural_key(dict(ic[1].axes)[axis]), ic[0]))
             comparisons.append(Comparison(kind.schema, identity, axis, fixed, tuple(c for _, c in ordered)))
     return Found(comparisons, _confounded(kind, cases))
+
+
+def _sharing_points(members: list[Case], axis: str) -> list[Case]:
+    """The members with a point (context, token length) that a case of another axis value also
+    has: without a common point there is nothing to set side by side."""
+    values_at: dict[Key, set[str]] = {}
+    for case in members:
+        for point in case.points:
+            values_at.setdefault(point.key, set()).add(dict(case.axes)[axis])
+    shared = {key for key, values in values_at.items() if len(values) > 1}
+    return [c for c in members if any(p.key in shared for p in c.points)]
 
 
 def _confounded(kind: CaseKind, cases: Sequence[Case]) -> list[Confounded]:

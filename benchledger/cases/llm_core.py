@@ -123,4 +123,5 @@ KIND = CaseKind(
     subject=("model", "quantization"),
     columns=("model", "quantization", "gpu", "cpu", "runtime_release", "gpu_layers", "kv_cache", "threads",
              "context_tokens", "tested_at"),
+    case_limits=("/telemetry", "/settings"),
 )

@@ -96,30 +96,36 @@ def _series_label(env: CitationEnv, name: str, series: Any, row_pointer: str, st
 
 
 def check_comparable(env: CitationEnv, names: list[str]) -> None:
-    """Refuse to draw records on one chart unless their comparison keys agree: the same schema
-    and, case for case, the same key as the site's comparison pages use."""
-    from site_gen.pages.records.registry import renderer_for  # the site's comparison-key logic
+    """Refuse to draw records on one chart unless the comparisons would set them side by side:
+    the same kind, every case of each record agreeing on identity with a case of the first and
+    differing from it in at most one axis field (`benchledger.cases`, as the comparison pages)."""
+    from benchledger.cases.comparison import differences
+    from benchledger.cases.registry import kind_for
 
     if env.site is None:
         raise CitationProblem("charts across records need the site's records (build the site)")
-    keys: dict[str, list[dict[str, str]]] = {}
-    schemas: dict[str, str] = {}
-    for name in names:
-        view = env.site.view(env.record(name).entry.sha256)
-        schemas[name] = view.schema
-        keys[name] = [dict(case.key) for case in renderer_for(view.schema, view.entry.path).case_keys(view)]
+    views = {name: env.site.view(env.record(name).entry.sha256) for name in names}
     first = names[0]
     for name in names[1:]:
-        if schemas[name] != schemas[first]:
-            raise CitationProblem(f"records {first} and {name} cannot share a chart: schema differs ({schemas[first]} vs {schemas[name]})")
-        if not keys[first] or not keys[name]:
-            raise CitationProblem(f"records {first} and {name} cannot share a chart: their schema declares no comparison key")
-        for key in keys[name]:
-            if key in keys[first]:
-                continue
-            ref = keys[first][0]
-            differs = [k for k in sorted(set(ref) | set(key)) if ref.get(k) != key.get(k)]
-            raise CitationProblem(
-                f"records {first} and {name} cannot share a chart: comparison key "
-                + "; ".join(f"{k!r} differs ({ref.get(k)!r} vs {key.get(k)!r})" for k in differs)
-            )
+        if views[name].schema != views[first].schema:
+            raise CitationProblem(f"records {first} and {name} cannot share a chart: schema differs "
+                                  f"({views[first].schema} vs {views[name].schema})")
+    kind = kind_for(views[first].schema)
+    if kind is None:
+        raise CitationProblem(f"records {first} and {names[1]} cannot share a chart: their schema has no case table "
+                              "(benchledger/cases/registry.py)")
+    cases = {name: kind.cases(v.data, v.sha256, v.entry.path) for name, v in views.items()}
+    for name in names[1:]:
+        for case in cases[name]:
+            peers = [a for a in cases[first] if a.identity == case.identity]
+            if not peers:
+                ref = dict(cases[first][0].identity) if cases[first] else {}
+                differs = [(n, ref.get(n), v) for n, v in case.identity if ref.get(n) != v]
+                raise CitationProblem(
+                    f"records {first} and {name} cannot share a chart: identity field "
+                    + "; ".join(f"{kind.field(n).label!r} differs ({a!r} vs {b!r})" for n, a, b in differs))
+            closest = min((differences(a, case) for a in peers), key=len)
+            if len(closest) > 1:
+                raise CitationProblem(
+                    f"records {first} and {name} cannot share a chart: confounded, they differ in "
+                    + "; ".join(f"{kind.field(d.field).label!r} ({d.a!r} vs {d.b!r})" for d in closest))

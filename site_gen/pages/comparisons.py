@@ -1,128 +1,310 @@
-"""Comparison pages: cases from different records side by side, only where their comparison key
-(model, quantisation, runtime, settings that matter, hardware) agrees. Where records of one
-schema have keys that differ, the index says what differs instead of drawing one chart."""
+"""Comparison pages, one per (record kind, identity key, axis), and the comparisons index.
+
+A page sets side by side cases of different records that agree on every identity field and on
+every other axis field (`benchledger.cases.comparison`): per headline metric a chart (one line per
+axis value, over the points: context or token length) and a table with each number traced to
+(sha256, pointer), its range and n where the record has them, the ratio to the baseline (the
+first axis value in sort order) as a derived number with formula and inputs, and the verdict of
+the rule for calling a difference (`benchledger.cases.evidence`). The limitations of every
+contributing record are placed beside what they limit: those of a number under its metric's
+table, those of a case under the cases table, record-wide ones at the end, naming the record."""
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from benchledger.cases import evidence
+from benchledger.cases.base import Case, CaseKind, Measure, Metric, Role, Scope
+from benchledger.records.pointer import parse_pointer
 from site_gen import escape
-from site_gen.charts import Series, chart_html, line_chart
+from site_gen.comparisons import comparisons_of, kind_slug
+from site_gen.charts import Series, chart_html, line_chart, points_text
+from site_gen.templating import url
+from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
-from site_gen.pages.records.base import CaseKey
 from site_gen.pages.records.registry import renderer_for
 from site_gen.quantity import traced
 from site_gen.tables import frame, html_table
-from site_gen.templating import url
 
 if TYPE_CHECKING:
-    from site_gen.context import RecordView, SiteContext
+    from benchledger.cases.comparison import Comparison
+    from site_gen.comparisons import ComparisonPage
+    from site_gen.context import SiteContext
+
+INDEX = "comparisons/index.md"
 
 
-@dataclass(frozen=True)
-class Group:
-    """Cases (from at least two records) whose comparison keys agree."""
-
-    schema: str
-    key: tuple[tuple[str, str], ...]
-    cases: tuple[CaseKey, ...]
-
-    @property
-    def slug(self) -> str:
-        digest = hashlib.sha256(repr((self.schema, self.key)).encode()).hexdigest()[:12]
-        return f"comparisons/{digest}.md"
+def case_href(site: "SiteContext", from_page: str, case: Case) -> str:
+    """Link from `from_page` to `case` on its record's article (its anchor where it has one)."""
+    view = site.view(case.record_sha256)
+    anchor = renderer_for(view.schema, view.entry.path).case_anchor(case.pointer)
+    return url(from_page, view.page_path) + (f"#{anchor}" if anchor else "")
 
 
-def _differences(a: CaseKey, b: CaseKey) -> list[str]:
-    left, right = dict(a.key), dict(b.key)
-    return [f"{k}: {left.get(k)} vs {right.get(k)}" for k in sorted(set(left) | set(right)) if left.get(k) != right.get(k)]
+def _origin(case: Case, m: Measure) -> str:
+    """Tooltip text of a charted number: where it comes from."""
+    if m.pointer is not None:
+        return f"record sha256 {case.record_sha256} · pointer {m.pointer}"
+    inputs = "; ".join(f"{n} = {p}" for n, p in m.inputs)
+    return f"record sha256 {case.record_sha256} · derived: {m.metric.formula} · inputs: {inputs}"
+
+
+def _number(case: Case, m: Measure) -> str:
+    """The traced number of one measure (derived ones with formula and input pointers)."""
+    metric = m.metric
+    if m.value is None and m.available_pointer is not None:
+        return traced(None, metric.unit, case.record_sha256, m.available_pointer, text="unavailable")
+    if m.pointer is None and metric.formula is not None:
+        return traced(m.value, metric.unit, case.record_sha256, None, formula=metric.formula, inputs=dict(m.inputs))
+    return traced(m.value, metric.unit, case.record_sha256, m.pointer)
+
+
+def _range(case: Case, m: Measure) -> str:
+    if not m.has_range:
+        return "n/a"
+    sha = case.record_sha256
+    return (f"{traced(m.minimum, m.metric.unit, sha, m.minimum_pointer)}–{traced(m.maximum, m.metric.unit, sha, m.maximum_pointer)}"
+            f" (n = {traced(m.count, '', sha, m.count_pointer)})")
+
+
+def _ratio(base_case: Case, base: Measure, case: Case, m: Measure) -> str:
+    """B / A as a derived number whose inputs name both records."""
+    if base.value is None or m.value is None or base.value == 0:
+        return "n/a"
+    inputs, records = {}, {}
+    for name, c, measure in (("A", base_case, base), ("B", case, m)):
+        if measure.pointer is not None:
+            inputs[name] = measure.pointer
+            records[name] = c.record_sha256
+        else:  # a derived input: its own inputs, each from the same record
+            for sub, ptr in measure.inputs:
+                inputs[f"{name}.{sub}"] = ptr
+                records[f"{name}.{sub}"] = c.record_sha256
+    formula = "B / A" if base.pointer is not None and m.pointer is not None else f"B / A, each {m.metric.formula}"
+    return traced(m.value / base.value, "×", case.record_sha256, None, formula=formula, inputs=inputs, input_records=records)
+
+
+def _verdict(base: Measure, m: Measure) -> str:
+    v = evidence.verdict(base, m)
+    short = {
+        evidence.CALLED: f"{v.direction} (p = {v.p:.2g})" if v.p is not None else v.direction,
+        evidence.TOO_FEW: "disjoint, too few values: no claim",
+        evidence.OVERLAP: "ranges overlap: no claim",
+        evidence.NO_RANGE: "no range: no claim",
+        evidence.MISSING: "n/a",
+    }[v.status]
+    return f'<span class="bl-verdict bl-verdict-{v.status}" title="{escape.attr(v.text)}">{escape.html(short)}</span>'
+
+
+def _strictly_inside(scope: str, case_pointer: str) -> bool:
+    s, c = parse_pointer(scope), parse_pointer(case_pointer)
+    return len(s) > len(c) and s[: len(c)] == c
+
+
+class _Placed:
+    """The limitations placed on one page so far: each (record, limitation) once."""
+
+    def __init__(self, site: "SiteContext", page_path: str):
+        self.site, self.page_path, self.seen = site, page_path, set()
+
+    def block(self, items: list[tuple[Case, Limitation]], title: str) -> str:
+        fresh = []
+        for case, lim in items:
+            key = (case.record_sha256, lim)
+            if key not in self.seen:
+                self.seen.add(key)
+                fresh.append((case, lim))
+        if not fresh:
+            return ""
+        by_text: dict[tuple[str, str], list[tuple[Case, Limitation]]] = {}
+        for case, lim in fresh:
+            by_text.setdefault((lim.rule_id, lim.text), []).append((case, lim))
+        lis = []
+        for (rule_id, text), where in by_text.items():
+            places = "; ".join(f"{c.record_path} {lim.scope or '(whole record)'}" for c, lim in where[:4])
+            more = f" and {len(where) - 4} more" if len(where) > 4 else ""
+            lis.append(f'<li class="bl-lim bl-lim-{where[0][1].source}"><span class="bl-lim-rule">{escape.html(rule_id)}</span> '
+                       f'{escape.html(text)} <span class="bl-lim-where">({escape.html(places + more)})</span></li>')
+        return f'<div class="bl-limits"><p class="bl-limits-title">{escape.html(title)}</p><ul>{"".join(lis)}</ul></div>\n'
+
+
+def _measure_pointers(m: Measure) -> list[str]:
+    ptrs = [p for p in (m.pointer, m.available_pointer, m.minimum_pointer, m.maximum_pointer, m.count_pointer) if p]
+    return ptrs + [p for _, p in m.inputs]
 
 
 class ComparisonPages(PageKind):
     name = "comparisons"
 
-    def groups(self, keyed: list[tuple["RecordView", list[CaseKey]]]) -> tuple[list[Group], list[tuple[CaseKey, CaseKey, list[str]]]]:
-        """From each record's case keys: comparable groups (cases of at least two records
-        sharing a key), and, per schema, how each further key differs from the first one seen
-        (one row per distinct key, so the list grows with the number of distinct setups, not
-        with pairs of records)."""
-        by_key: dict[tuple, list[CaseKey]] = {}
-        for view, cases in keyed:
-            for case in cases:
-                by_key.setdefault((view.schema, case.key), []).append(case)
-        groups = [
-            Group(schema, key, tuple(cases))
-            for (schema, key), cases in by_key.items()
-            if len({c.record_sha256 for c in cases}) > 1
-        ]
-        first_of_schema: dict[str, CaseKey] = {}
-        differing = []
-        for (schema, _), cases in by_key.items():
-            first = first_of_schema.setdefault(schema, cases[0])
-            if first is not cases[0] and first.record_sha256 != cases[0].record_sha256:
-                differing.append((first, cases[0], _differences(first, cases[0])))
-        return groups, differing
-
     def pages(self, site: "SiteContext") -> Iterable[Page]:
-        keyed = [(view, renderer_for(view.schema, view.entry.path).case_keys(view)) for view in site.views]
-        groups, differing = self.groups(keyed)
-        index_path = "comparisons/index.md"
-        links = []
-        for group in groups:
-            page = self._group_page(site, group)
-            links.append({"href": url(index_path, group.slug), "title": page.title, "count": len(group.cases)})
-            yield page
-        not_compared = []
-        for a, b, diff in differing:
-            not_compared.append({
-                "a": site.view(a.record_sha256), "b": site.view(b.record_sha256), "differences": diff,
+        compared = comparisons_of(site)
+        for cp in compared.pages:
+            yield self._page(site, cp)
+        kinds = []
+        for kind in compared.kinds:
+            cases = compared.cases[kind.schema]
+            pages = [cp for cp in compared.pages if cp.kind is kind]
+            kinds.append({
+                "kind": kind,
+                "records": len({c.record_sha256 for c in cases}),
+                "cases": len(cases),
+                "comparisons": [{"href": url(INDEX, cp.path), "title": cp.title, "axis": kind.field(cp.axis).label,
+                                 "axis_values": cp.values, "records": len(cp.records), "sections": len(cp.sections)}
+                                for cp in pages],
+                "confounded": [{
+                    "a": [(site.view(sha), path) for sha, path in conf.a],
+                    "b": [(site.view(sha), path) for sha, path in conf.b],
+                    "differences": [f"{kind.field(d.field).label}: {d.a} vs {d.b}" for d in conf.differences],
+                } for conf in compared.confounded.get(kind.schema, [])],
+                "explorer": url(INDEX, f"explore/{kind_slug(kind.schema)}.md"),
             })
-        kinds: dict[str, dict[str, set]] = {}
-        for view, cases in keyed:
-            kind = kinds.setdefault(view.schema, {"records": set(), "keys": set()})
-            kind["records"].add(view.sha256)
-            kind["keys"].update(c.key for c in cases)
-        schemas = [{"schema": k, "record_count": len(v["records"]), "key_count": len(v["keys"])} for k, v in sorted(kinds.items())]
-        yield Page(index_path, "Comparisons", site.render(
-            "comparisons.md.j2", links=links, not_compared=not_compared, schemas=schemas, page_path=index_path))
+        yield Page(INDEX, "Comparisons", site.render(
+            "comparisons.md.j2", kinds=kinds, uncompared=compared.uncompared_schemas, page_path=INDEX))
 
-    def _group_page(self, site: "SiteContext", group: Group) -> Page:
-        key_text = ", ".join(f"{k} {v}" for k, v in group.key[:3])
-        title = f"Compared: {key_text}"
-        metric_names = list(dict.fromkeys(m for c in group.cases for m in c.metrics))
+    # -- one comparison page ------------------------------------------------------------------
+    def _page(self, site: "SiteContext", cp: "ComparisonPage") -> Page:
+        kind, path = cp.kind, cp.path
+        axis = kind.field(cp.axis)
+        placed = _Placed(site, path)
+        parts = [f"# {escape.text(cp.title)}\n\n",
+                 f'<p class="bl-lede">Cases from {len(cp.records)} records of kind <code>{escape.html(kind.schema)}</code> '
+                 f"that agree on every identity field and on every other axis field: they differ only in "
+                 f"<strong>{escape.html(axis.label)}</strong>. Ratios are to the baseline "
+                 f"{escape.html(axis.label)} <strong>{escape.html(cp.values[0])}</strong> (the first in sort order). "
+                 f'A difference is called only as the rule on the <a href="{url(path, "methodology.md")}#comparisons">'
+                 f"methodology page</a> allows; otherwise the table says why not.</p>\n\n"]
+        identity_rows = [{"field": escape.html(kind.field(n).label), "value": escape.html(v)} for n, v in cp.identity]
+        parts.append('<details class="bl-settings"><summary>What agrees in every case (identity fields)</summary>\n'
+                     + html_table(frame(identity_rows, ["field", "value"])) + "\n</details>\n\n")
+        varying = self._varying_fixed(cp)
+        assets: dict[str, bytes] = {}
+        for s, section in enumerate(cp.sections):
+            if len(cp.sections) > 1:
+                label = ", ".join(f"{kind.field(n).label} {v}" for n, v in section.fixed if n in varying)
+                parts.append(f"## With {escape.text(label)} {{#section-{s}}}\n\n")
+            parts.append(self._members(site, kind, path, section, placed))
+            for name in kind.headline:
+                html, chart_assets = self._metric(site, kind, path, section, kind.metric(name), s, placed)
+                parts.append(html)
+                assets.update(chart_assets)
+        record_wide = [(c, lim) for sec in cp.sections for c in sec.cases
+                       for lim in site.view(c.record_sha256).limitations if lim.scope == ""]
+        parts.append(placed.block(record_wide, "Limitations of the compared records (each applies to all of its numbers)"))
+        return Page(path, cp.title, "".join(parts), assets)
+
+    @staticmethod
+    def _varying_fixed(cp: "ComparisonPage") -> set[str]:
+        values: dict[str, set[str]] = {}
+        for section in cp.sections:
+            for n, v in section.fixed:
+                values.setdefault(n, set()).add(v)
+        return {n for n, vs in values.items() if len(vs) > 1} or {n for n, _ in cp.sections[0].fixed[:1]}
+
+    def _members(self, site: "SiteContext", kind: CaseKind, path: str, section: "Comparison", placed: _Placed) -> str:
+        axis = kind.field(section.axis)
+        context = kind.fields_of(Role.CONTEXT)
         rows = []
-        for case in group.cases:
+        for case in section.cases:
             view = site.view(case.record_sha256)
             row = {
-                "record": f'<a href="{url(group.slug, view.page_path)}">{escape.html(view.entry.path)}</a>',
-                "case": escape.html(case.label),
-                "axis": escape.html(f"{case.axis} {case.axis_value}" if case.axis else ""),
+                axis.label: escape.html(section.value_of(case)),
+                "record": f'<a href="{url(path, view.page_path)}">{escape.html(view.entry.path)}</a>',
+                "sha256": f'<code class="bl-hash" title="{view.sha256}">{view.sha256[:12]}</code>',
+                "case": f'<a href="{escape.attr(case_href(site, path, case))}">{escape.html(case.label)}</a>',
             }
-            for name in metric_names:
-                if name in case.metrics:
-                    value, unit, pointer = case.metrics[name]
-                    row[name] = traced(value, unit, case.record_sha256, pointer)
+            for f in context:
+                value = case.values[f.name]
+                row[f.label] = (f'<span class="bl-text" data-pointer="{escape.attr(value.pointer or "")}" '
+                                f'title="{escape.attr(value.pointer or "absent")}">{escape.html(value.text)}</span>')
             rows.append(row)
-        parts = [f"# {escape.text(title)}\n",
-                 '<p class="bl-lede">These cases come from different records and agree on every field of '
-                 "their comparison key:</p>\n",
-                 html_table(frame([{"field": escape.html(k), "value": escape.html(v)} for k, v in group.key], ["field", "value"])),
-                 "\n\n", '<div class="bl-scroll">', html_table(frame(rows, ["record", "case", "axis"] + metric_names)), "</div>\n\n"]
+        # Context fields: those that differ between the cases in the main table, the rest folded.
+        differing = [f.label for f in context if len({r[f.label] for r in rows}) > 1]
+        same = [f.label for f in context if f.label not in differing]
+        out = ['<div class="bl-scroll">', html_table(frame(rows, [axis.label, "record", "sha256", "case"] + differing)), "</div>\n"]
+        if same:
+            first = rows[0]
+            out.append('<details class="bl-settings"><summary>Context shared by these cases (shown, never required to agree)</summary>\n'
+                       + html_table(frame([{"field": escape.html(label), "value": first[label]} for label in same], ["field", "value"]))
+                       + "\n</details>\n")
+        case_lims = []
+        for case in section.cases:
+            wide = [case.pointer + rel for rel in kind.case_limits]
+            for lim in site.view(case.record_sha256).limitations:
+                if (lim.scope == case.pointer and case.pointer != "") or any(
+                        lim.scope == w or _strictly_inside(lim.scope, w) for w in wide):
+                    case_lims.append((case, lim))
+        out.append(placed.block(case_lims, "Limitations of these cases"))
+        return "\n".join(out) + "\n"
+
+    def _metric(self, site: "SiteContext", kind: CaseKind, path: str, section: "Comparison", metric: Metric, s: int,
+                placed: _Placed) -> tuple[str, dict[str, bytes]]:
+        axis = kind.field(section.axis)
+        base_case = section.cases[0]
+        base_points = {p.key: p for p in base_case.points}
+        by_value = section.by_value()
+        repeated = any(len(cases) > 1 for _, cases in by_value)
+        point_field = next((f for f in kind.fields if f.scope is Scope.POINT), None)
+        # One row per point (context or token length), one column group per case: its number
+        # with range and n, then its ratio to the baseline case and the verdict on the difference.
+        keys = sorted({p.key for c in section.cases for p in c.points}, key=lambda k: tuple(_sort_value(v) for _, v in k))
+        rows: dict[tuple, dict[str, str]] = {k: {"point": escape.html(", ".join(f"{n} {v}" for n, v in k) or "all")} for k in keys}
+        columns = ["point"]
+        series, lims = [], []
+        for value, cases in by_value:
+            for case in cases:
+                label = value if not repeated else f"{value} · {case.record_path}"
+                head = escape.html(label)
+                is_base = case is base_case
+                columns.append(head)
+                if not is_base:
+                    columns += [f"{head}: ratio to baseline", f"{head}: difference"]
+                points = []
+                for point in case.points:
+                    m = point.measures[metric.name]
+                    row = rows[point.key]
+                    row[head] = _number(case, m) + (f'<br><small class="bl-range">{_range(case, m)}</small>' if m.has_range else "")
+                    if not is_base:
+                        base_point = base_points.get(point.key)
+                        base = base_point.measures[metric.name] if base_point is not None else None
+                        row[f"{head}: ratio to baseline"] = _ratio(base_case, base, case, m) if base else "no baseline point"
+                        row[f"{head}: difference"] = _verdict(base, m) if base else "no baseline point"
+                    x = _x_value(point, point_field.name if point_field else None)
+                    if m.value is not None and x is not None:
+                        points.append((x, m.value, _origin(case, m)))
+                    view = site.view(case.record_sha256)
+                    for ptr in _measure_pointers(m):
+                        for lim in limitations_for(view.data, ptr, view.limitations):
+                            if _strictly_inside(lim.scope, case.pointer):  # case- and record-wide ones go elsewhere
+                                lims.append((case, lim))
+                series.append(Series(label, sorted(points, key=lambda p: p[0])))
+        parts = [f"### {escape.text(metric.label)} {{#s{s}-{metric.name.replace('_', '-')}}}\n\n"]
         assets: dict[str, bytes] = {}
-        axis = group.cases[0].axis
-        if axis and all(isinstance(c.axis_value, (int, float)) for c in group.cases):
-            series = []
-            for name in metric_names:
-                points = [(c.axis_value, c.metrics[name][0], c.metrics[name][2]) for c in group.cases
-                          if name in c.metrics and isinstance(c.metrics[name][0], (int, float))]
-                series.append(Series(name, sorted(points, key=lambda p: p[0])))
-            unit = next(iter(group.cases[0].metrics.values()))[1] if group.cases[0].metrics else ""
-            chart = line_chart("compared", f"Across records along {axis}", series, x_title=axis,
-                               y_title=f"value ({unit})", series_title="metric",
-                               alt_text=f"{len(group.cases)} cases from {len({c.record_sha256 for c in group.cases})} records along {axis}.")
-            html, assets = chart_html(chart, group.slug, site.charts)
+        if any(sr.points for sr in series) and point_field is not None:
+            xs = [x for sr in series for x, _, _ in sr.points]
+            chart = line_chart(
+                f"s{s}-{metric.name}".replace("_", "-"), f"{metric.label} by {point_field.label}, one line per {axis.label}",
+                series, x_title=point_field.label, y_title=f"{metric.label} ({metric.unit})", series_title=axis.label,
+                log_x=min(xs) > 0 and max(xs) / min(xs) > 20,
+                alt_text=f"{metric.label} against {point_field.label} for each {axis.label}. {points_text(series, metric.unit)}.")
+            html, assets = chart_html(chart, path, site.charts)
             parts.append(html)
-        return Page(group.slug, title, "".join(parts), assets)
+        parts.append('<div class="bl-scroll">' + html_table(frame(rows.values(), columns)) + "</div>\n")
+        parts.append(placed.block(lims, f"Limitations of these numbers ({metric.label})"))
+        return "".join(parts) + "\n", assets
+
+
+def _sort_value(text: str) -> tuple:
+    try:
+        return (0, float(text), "")
+    except ValueError:
+        return (1, 0.0, text)
+
+
+def _x_value(point, name: str | None) -> float | None:
+    value = dict(point.key).get(name) if name else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
+from benchledger.cases import evidence
+from benchledger.cases.registry import KINDS
 from benchledger.records import schema as schemas
 from benchledger.records.pointer import resolve_ref, to_pointer
 from site_gen.changes.rule import DEFAULT_RULE
@@ -76,5 +78,5 @@ class MethodologyPage(PageKind):
             "methodology.md",
             "Methodology",
             site.render("methodology.md.j2", intro=intro, rules=RULES, flags=FLAG_WORDINGS, schemas=sections,
-                        change_rule=DEFAULT_RULE),
+                        change_rule=DEFAULT_RULE, kinds=list(KINDS.values()), alpha=evidence.ALPHA),
         )

@@ -6,13 +6,20 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Iterable
 
+from site_gen import escape
+from site_gen.comparisons import comparisons_of
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.base import ArticleWriter
 from site_gen.pages.records.registry import renderer_for
+from site_gen.templating import url
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView, SiteContext
+
+# Where the links to the record's comparisons go: filled after the (cached) rendering, since
+# they depend on the other records, not on this one.
+COMPARED_MARK = "<!-- bl-compared -->\n\n"
 
 # Articles render in a few threads: SVG rendering (vl-convert) releases the GIL, so a cold build
 # overlaps chart renderings. Output order stays the ledger's (map keeps order).
@@ -25,6 +32,7 @@ def article_page(site: "SiteContext", view: "RecordView") -> Page:
     summary = renderer.summary(view)
     page = ArticleWriter(view, site)
     page.add(site.render("article_head.md.j2", view=view, summary=summary, page_path=view.page_path))
+    page.add(COMPARED_MARK)
     renderer.body(page)
     return Page(view.page_path, summary.title, page.markdown(), page.assets)
 
@@ -34,5 +42,19 @@ class RecordArticles(PageKind):
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         with ThreadPoolExecutor(WORKERS) as pool:
-            return list(pool.map(
+            pages = list(pool.map(
                 lambda view: site.render_cache.page(view, "article", lambda: article_page(site, view)), site.views))
+        return [Page(p.path, p.title, p.markdown.replace(COMPARED_MARK, compared_block(site, view), 1), p.assets)
+                for p, view in zip(pages, site.views)]
+
+
+def compared_block(site: "SiteContext", view: "RecordView") -> str:
+    """Links to every comparison page that includes a case of `view`'s record ('' if none)."""
+    pages = comparisons_of(site).pages_of_record(view.sha256)
+    if not pages:
+        return ""
+    items = "".join(
+        f'<li><a href="{url(view.page_path, cp.path)}">{escape.attr(cp.title)}</a> '
+        f'({len(cp.records)} records)</li>' for cp in pages)
+    return (f'<div class="bl-compared"><p class="bl-limits-title">Compared with other records, one difference at a time</p>'
+            f"<ul>{items}</ul></div>\n\n")

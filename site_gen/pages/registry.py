@@ -7,6 +7,7 @@ from site_gen.pages.audit import AuditPage
 from site_gen.pages.authored import AuthoredArticles
 from site_gen.pages.base import PageKind
 from site_gen.pages.comparisons import ComparisonPages
+from site_gen.pages.explorer import ExplorerPages
 from site_gen.pages.handwritten import HandWrittenPages
 from site_gen.pages.home import HomePage
 from site_gen.pages.methodology import MethodologyPage
@@ -20,6 +21,7 @@ PAGE_KINDS: tuple[PageKind, ...] = (
     AuthoredArticles(),
     ComparisonPages(),
     SeriesPages(),
+    ExplorerPages(),
     MethodologyPage(),
     AuditPage(),
     HandWrittenPages(),

@@ -245,9 +245,12 @@ def test_chart_across_records_whose_comparison_keys_agree(project):
 
 
 @pytest.mark.parametrize("variant,message", [
-    (lambda d: d["models"][0].update(quantization="Q8_0"), "comparison key 'model' differs ('Qwen2.5-72B-Instruct Q4_K_M' vs 'Qwen2.5-72B-Instruct Q8_0')"),
+    (lambda d: d["models"][0].update(quantization="Q8_0"), "identity field 'quantisation' differs ('Q4_K_M' vs 'Q8_0')"),
+    (lambda d: (d["hardware"].update(gpu="NVIDIA H200"), d["runtime"].update(release="b11200")),
+     "confounded, they differ in 'GPU' ('NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition' vs 'NVIDIA H200'); "
+     "'runtime release' ('b11146' vs 'b11200')"),
     (None, "schema differs (gsh-llm-core-article/1 vs torch-graph-replay/1)"),
-], ids=["model differs", "schema differs"])
+], ids=["model differs", "confounded", "schema differs"])
 def test_chart_across_records_refused_naming_the_key_that_differs(project, variant, message):
     records, articles = project
     other = seal_variant(records, variant) if variant else GRAPH

@@ -79,21 +79,31 @@ def test_five_case_record_renders_every_case_context_and_its_axis(site):
     assert "withheld" in page and "below 200 required by the record" in page
 
 
-def test_comparisons_only_where_keys_agree_and_say_what_differs(site):
+def test_comparisons_along_one_axis_with_repeats_and_only_at_common_points(site):
     index = html(site, "comparisons/index.html")
-    links = re.findall(r'href="([0-9a-f]{12}\.html)"', index)
-    assert len(links) == 1  # the seed and its same-key copy (the five-case one differs in threads)
-    compared = html(site, "comparisons/" + links[0])
-    assert "llm-cpu-offload/2026-09-27.json" in compared and "same-key/2026-10-01.json" in compared
-    assert "q8/2026-10-02.json" not in compared
-    assert "kv_cache: f16 vs q8_0" in index
+    links = re.findall(r'href="(gsh-llm-core-article-1/[a-z-]+-[0-9a-f]{12}\.html)"', index)
+    axes = [link.split("/")[1].rsplit("-", 1)[0] for link in links]
+    # kv_cache: f16 (the seed and its repeat) vs q8_0; gpu_layers: the seed's sweep, repeated
+    # by the same-key record (cases of two records, one axis apart)
+    assert axes == ["gpu-layers", "kv-cache"]
+    compared = html(site, "comparisons/" + links[1])
+    # the seed, its repeat (same setup, another record) and the q8_0 record, side by side
+    for path in ("llm-cpu-offload/2026-09-27.json", "same-key/2026-10-01.json", "q8/2026-10-02.json"):
+        assert path in compared
+    # the five-case record has no context in common with them: it is in no comparison
+    assert "five/2026-12-01" not in compared
+    assert "f16" in compared and "q8_0" in compared
+    # the five-case record and the q8_0 one differ in two axes in every pair of their cases
+    confounded = index[index.index('id="confounded-1"'):]
+    assert "five/2026-12-01.json" in confounded and "q8/2026-10-02.json" in confounded
+    assert re.search(r"threads: (4|8|12|24) vs 16; KV cache type: f16 vs q8_0", confounded)  # a closest pair
 
 
 def test_every_number_names_a_pointer_that_resolves_in_its_record(site):
     tmp, result = site
     records = {e.sha256: json.loads((tmp / "records" / e.path).read_bytes()) for e in Store(tmp / "records").entries()}
     checked = 0
-    ours = [*result.out_dir.glob("articles/**/*.html"), *result.out_dir.glob("comparisons/*.html"), result.out_dir / "index.html"]
+    ours = [*result.out_dir.glob("articles/**/*.html"), *result.out_dir.glob("comparisons/**/*.html"), result.out_dir / "index.html"]
     for page in ours:
         text = page.read_text(encoding="utf-8")
         for span in re.findall(r'<span class="bl-num[^"]*"[^>]*>', text):
@@ -101,8 +111,11 @@ def test_every_number_names_a_pointer_that_resolves_in_its_record(site):
             pointer = re.search(r'data-pointer="([^"]*)"', span)
             if pointer is None:
                 assert "data-formula=" in span and "data-inputs=" in span, span
-                for ptr in re.findall(r"= (/[^;\"]+)", re.search(r'data-inputs="([^"]*)"', span).group(1)):
-                    resolve(records[sha], ptr.strip())
+                # inputs from other records (a ratio on a comparison page) name their record
+                owned = re.search(r'data-input-sha256="([^"]*)"', span)
+                owners = dict(re.findall(r"([^ ;=]+) = ([0-9a-f]{64})", owned.group(1))) if owned else {}
+                for name, ptr in re.findall(r"([^ ;=]+) = (/[^;\"]+)", re.search(r'data-inputs="([^"]*)"', span).group(1)):
+                    resolve(records[owners.get(name, sha)], ptr.strip())
             else:
                 resolve(records[sha], pointer.group(1).replace("&#x27;", "'"))
             checked += 1

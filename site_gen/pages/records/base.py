@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Sequence
 
 from benchledger.records.pointer import parse_pointer, resolve, to_pointer
 from site_gen import escape
@@ -32,19 +32,6 @@ class Summary:
     left_out: str = ""  # plain text: cases left out of the numbers ("1 of 3 cases failed: x")
 
 
-@dataclass(frozen=True)
-class CaseKey:
-    """A case's comparison key: cases compare only when `key` agrees."""
-
-    record_sha256: str
-    case_pointer: str  # "" for a record that is one case
-    label: str
-    key: tuple[tuple[str, str], ...]  # (name, value) of everything that must agree
-    axis: str | None  # the swept variable, if any
-    axis_value: Any
-    metrics: dict[str, tuple[float, str, str]]  # name -> (value, unit, pointer)
-
-
 class RecordRenderer(ABC):
     """Renders the article for records of one schema."""
 
@@ -58,9 +45,10 @@ class RecordRenderer(ABC):
     def body(self, page: "ArticleWriter") -> None:
         """Write the article's sections (results, cases, provenance) into `page`."""
 
-    def case_keys(self, view: "RecordView") -> list[CaseKey]:
-        """Comparison keys of the record's cases (default: none, not comparable)."""
-        return []
+    def case_anchor(self, case_pointer: str) -> str | None:
+        """The id of the section of the article that shows the case at `case_pointer` (a
+        `benchledger.cases` case), or None to link to the article itself."""
+        return None
 
 
 @dataclass

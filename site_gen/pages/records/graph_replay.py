@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from benchledger.records.pointer import resolve
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
-    ArticleWriter, CaseKey, RecordRenderer, Summary, at, audit_block, provenance, under,
+    ArticleWriter, RecordRenderer, Summary, at, audit_block, provenance, under,
 )
 from site_gen.quantity import format_value, traced
 
@@ -64,14 +64,8 @@ class GraphReplayRenderer(RecordRenderer):
         return Summary(title, date, f"{data.get('device', '?')} · torch {data.get('torch_version', '?')}", headline,
                        numbers, measured)
 
-    def case_keys(self, view: "RecordView") -> list[CaseKey]:
-        data = view.data
-        key = tuple((k, str(data.get(k))) for k in ("device", "profile", "torch_version", "timing_scope"))
-        metrics = {}
-        for i, m in _measurements(data):
-            ptr = f"/measurements/{i}/mean_speedup"
-            metrics[f"speedup at {m.get('tokens')} tokens ({m.get('kind')})"] = (m.get("mean_speedup"), "×", ptr)
-        return [CaseKey(view.sha256, "", "graph replay", key, "tokens", None, metrics)]
+    def case_anchor(self, case_pointer: str) -> str | None:
+        return "per-token-length"  # the record is one case; its table per token length
 
     def body(self, page: ArticleWriter) -> None:
         data = page.view.data

@@ -13,7 +13,7 @@ from benchledger.records.pointer import resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
-    ArticleWriter, CaseKey, RecordRenderer, Summary, at, audit_block, kv_rows, under,
+    ArticleWriter, RecordRenderer, Summary, at, audit_block, kv_rows, under,
 )
 from site_gen.quantity import traced
 
@@ -96,16 +96,6 @@ class LlamaBenchRenderer(RecordRenderer):
                     f"{'/'.join(map(str, reps)) or '?'} repetition(s) each. Measured by llama-bench, not by benchledger's collector.")
         hardware = " · ".join(x for x in (first.get("gpu_info") or "no GPU", first.get("cpu_info"), first.get("backends")) if x)
         return Summary(title, str(first.get("test_time", ""))[:10], hardware, headline, numbers, measured)
-
-    def case_keys(self, view: "RecordView") -> list[CaseKey]:
-        """One key per test row: every configuration field and the test (repeats of one setup group)."""
-        keys = []
-        for i, row in enumerate(view.data.get("tests", [])):
-            key = tuple((name, _show(row.get(name))) for name, _, _ in CONFIG if name not in ("model_filename", "build_commit"))
-            key += (("test", test_name(row)),)
-            metrics = {f"{test_name(row)} speed": (row.get("avg_ts"), "tokens/s", f"/tests/{i}/avg_ts")}
-            keys.append(CaseKey(view.sha256, f"/tests/{i}", test_name(row), key, None, None, metrics))
-        return keys
 
     def body(self, page: ArticleWriter) -> None:
         rows = page.view.data.get("tests", [])

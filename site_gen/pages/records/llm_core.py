@@ -12,7 +12,7 @@ from benchledger.records.pointer import resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
-    ArticleWriter, CaseKey, RecordRenderer, Summary, at, audit_block, kv_rows, provenance, under,
+    ArticleWriter, RecordRenderer, Summary, at, audit_block, kv_rows, provenance, under,
 )
 from site_gen.quantity import traced
 
@@ -33,13 +33,6 @@ PHASE_METRICS = (
     ("process_rss_bytes", "maximum", "process RSS (max)", "B"),
     ("cgroup_memory_current_bytes", "maximum", "cgroup memory (max)", "B"),
 )
-# Settings that must agree for two cases to be compared (besides model and runtime).
-KEY_SETTINGS = (
-    "batch", "ubatch", "flash_attention", "kv_cache", "output_tokens", "ignore_eos", "concurrency",
-    "cache_prompt", "temperature", "load_mode", "threads",
-)
-
-
 def _axis_value(case: dict, axis: str) -> tuple[Any, str | None]:
     """The case's value of `axis` and where it sits in the case (placement, settings, the
     requested placement in settings, which is all a failed case may have, or the case)."""
@@ -171,29 +164,10 @@ class LlmCoreRenderer(RecordRenderer):
             )
         return sentence, [f"{escape.html(lbl)}: {v}" for lbl, v, _ in points]
 
-    def case_keys(self, view: "RecordView") -> list[CaseKey]:
-        data = view.data
-        model = (data.get("models") or [{}])[0]
-        runtime = data.get("runtime", {})
-        keys = []
-        comps = _comparisons(data)
-        axis = comps[0][0] if comps else None
-        for i in _completed(data):
-            case = data["cases"][i]
-            settings = case.get("settings", {})
-            key = [
-                ("model", f"{model.get('name')} {model.get('quantization')}"),
-                ("runtime", f"{runtime.get('name')} {runtime.get('release')}"),
-                ("gpu", str(data.get("hardware", {}).get("gpu"))),
-            ] + [(k, str(settings.get(k))) for k in KEY_SETTINGS]
-            metrics = {}
-            for g, group in enumerate(case.get("groups", [])):
-                ptr = f"/cases/{i}/groups/{g}/server_decode_tokens_per_second/median"
-                metrics[f"server decode, context {group.get('context_tokens')}"] = (
-                    resolve(data, ptr, default=None), "tokens/s", ptr)
-            value, _ = _axis_value(case, axis) if axis else (None, None)
-            keys.append(CaseKey(view.sha256, f"/cases/{i}", str(case.get("id", i)), tuple(key), axis, value, metrics))
-        return keys
+    def case_anchor(self, case_pointer: str) -> str | None:
+        # `_case` heads each case with id="case-<index>"
+        tail = case_pointer.rsplit("/", 1)[-1]
+        return f"case-{tail}" if case_pointer.startswith("/cases/") and tail.isdigit() else None
 
     def body(self, page: ArticleWriter) -> None:
         data = page.view.data

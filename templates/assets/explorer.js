@@ -1,0 +1,217 @@
+// benchledger explorer: a sortable, filterable table of every case of one record kind, drawn
+// from the data script the page loads (window.benchledgerExplorer[slug]). Plain JavaScript, no
+// network: it works from file:// and over http. Record text is only ever set as textContent.
+// Only the first rows of the current selection are put in the page (more on request), so that
+// filtering 10,000 rows stays fast; the time of the last filter is kept in data-filter-ms.
+(function () {
+  "use strict";
+
+  var PAGE_ROWS = 200;
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // About three significant digits, thousands separated, as the site's other numbers.
+  function format(value, unit) {
+    if (value === null || value === undefined) return "n/a";
+    var abs = Math.abs(value), text;
+    if (Number.isInteger(value) || abs >= 1000) text = Math.round(value).toLocaleString("en-US");
+    else if (abs === 0) text = "0";
+    else if (abs < 0.001) text = value.toPrecision(3);
+    else text = value.toFixed(Math.max(0, 2 - Math.floor(Math.log10(abs))));
+    return unit ? text + (unit === "%" ? "" : "\u202f") + unit : text;
+  }
+
+  function naturalCompare(a, b) {
+    var na = Number(a), nb = Number(b);
+    if (a !== "" && b !== "" && !isNaN(na) && !isNaN(nb)) return na - nb;
+    return a.localeCompare(b, "en", { numeric: true });
+  }
+
+  function Explorer(root, data) {
+    this.root = root;
+    this.data = data;
+    this.columns = data.columns;
+    this.rows = data.rows;
+    this.strings = data.strings;
+    this.sort = null;  // [column index, +1 | -1]
+    this.shown = PAGE_ROWS;
+    this.filters = {};  // column index -> string index
+    this.text = "";
+    // Cell c of row r: column 0 is the case link, text columns are string indexes, numbers values.
+    // Row layout: [record, point pointer, case label, anchor, ...cells after the link column].
+    this.offset = 3;
+    var self = this;
+    this.haystack = this.rows.map(function (row) {
+      var parts = [data.records[row[0]][1], data.records[row[0]][0].slice(0, 12), self.strings[row[2]]];
+      for (var c = 1; c < self.columns.length; c++) {
+        if (self.columns[c].type === "text") parts.push(self.strings[row[c + self.offset]]);
+      }
+      return parts.join(" \u0000 ").toLowerCase();
+    });
+    this.order = this.rows.map(function (_, i) { return i; });
+    this.selected = this.order.slice();
+    this.build();
+    this.apply();
+  }
+
+  Explorer.prototype.cell = function (row, c) { return row[c + this.offset]; };
+
+  Explorer.prototype.build = function () {
+    var self = this, root = this.root;
+    var bar = el("div", "bl-explorer-filters");
+    var search = el("input", "bl-explorer-search");
+    search.type = "search";
+    search.placeholder = "Filter: any text (model, GPU, record path, hash prefix)";
+    search.setAttribute("aria-label", "Filter rows by text");
+    search.addEventListener("input", function () { self.text = search.value.trim().toLowerCase(); self.shown = PAGE_ROWS; self.apply(); });
+    bar.appendChild(search);
+    this.columns.forEach(function (column, c) {
+      if (column.type !== "text") return;
+      var counts = {};
+      self.rows.forEach(function (row) { var s = self.cell(row, c); counts[s] = (counts[s] || 0) + 1; });
+      var values = Object.keys(counts).map(Number).sort(function (a, b) { return naturalCompare(self.strings[a], self.strings[b]); });
+      var label = el("label", "bl-explorer-filter");
+      label.appendChild(el("span", "", column.label + " "));
+      var select = el("select");
+      select.dataset.column = column.name;
+      select.appendChild(new Option("all (" + values.length + ")", ""));
+      values.forEach(function (s) { select.appendChild(new Option(self.strings[s] + " (" + counts[s] + ")", String(s))); });
+      select.addEventListener("change", function () {
+        if (select.value === "") delete self.filters[c]; else self.filters[c] = Number(select.value);
+        self.shown = PAGE_ROWS;
+        self.apply();
+      });
+      label.appendChild(select);
+      bar.appendChild(label);
+    });
+    root.appendChild(bar);
+    this.status = el("p", "bl-explorer-status");
+    this.status.setAttribute("aria-live", "polite");
+    root.appendChild(this.status);
+    var scroll = el("div", "bl-scroll");
+    var table = el("table", "bl-table bl-explorer-table");
+    var thead = el("thead"), tr = el("tr");
+    this.headers = this.columns.map(function (column, c) {
+      var th = el("th");
+      var button = el("button", "bl-explorer-sort", column.label + (column.unit ? " (" + column.unit + ")" : ""));
+      button.type = "button";
+      button.title = "Sort by " + column.label;
+      button.addEventListener("click", function () { self.sortBy(c); });
+      th.appendChild(button);
+      tr.appendChild(th);
+      return th;
+    });
+    thead.appendChild(tr);
+    table.appendChild(thead);
+    this.tbody = el("tbody");
+    table.appendChild(this.tbody);
+    scroll.appendChild(table);
+    root.appendChild(scroll);
+    this.more = el("button", "bl-explorer-more", "Show more rows");
+    this.more.type = "button";
+    this.more.addEventListener("click", function () { self.shown += PAGE_ROWS; self.render(); });
+    root.appendChild(this.more);
+  };
+
+  Explorer.prototype.sortBy = function (c) {
+    var direction = this.sort && this.sort[0] === c ? -this.sort[1] : 1;
+    this.sort = [c, direction];
+    var self = this, column = this.columns[c];
+    var key;
+    if (column.type === "number") key = function (i) { return self.cell(self.rows[i], c); };
+    else if (column.type === "text") key = function (i) { return self.strings[self.cell(self.rows[i], c)]; };
+    else key = function (i) { return self.data.records[self.rows[i][0]][1] + " " + self.strings[self.rows[i][2]]; };
+    this.order.sort(function (a, b) {
+      var ka = key(a), kb = key(b);
+      if (ka === null || ka === undefined) return (kb === null || kb === undefined) ? a - b : 1;  // n/a last
+      if (kb === null || kb === undefined) return -1;
+      var d = column.type === "number" ? ka - kb : naturalCompare(ka, kb);
+      return d !== 0 ? d * direction : a - b;
+    });
+    this.headers.forEach(function (th, i) {
+      th.setAttribute("aria-sort", i === c ? (direction > 0 ? "ascending" : "descending") : "none");
+    });
+    this.apply();
+  };
+
+  Explorer.prototype.apply = function () {
+    var started = performance.now();
+    var self = this, text = this.text, filters = Object.keys(this.filters).map(Number);
+    this.selected = this.order.filter(function (i) {
+      var row = self.rows[i];
+      for (var f = 0; f < filters.length; f++) {
+        if (self.cell(row, filters[f]) !== self.filters[filters[f]]) return false;
+      }
+      return !text || self.haystack[i].indexOf(text) !== -1;
+    });
+    this.render();
+    this.root.dataset.filterMs = (performance.now() - started).toFixed(2);
+  };
+
+  Explorer.prototype.origin = function (row, column, value) {
+    var record = this.data.records[row[0]];
+    var parts = ["record sha256 " + record[0]];
+    if (column.pointer) parts.push("pointer " + row[1] + column.pointer);
+    else parts.push("derived: " + column.formula, "inputs: " + column.inputs.map(function (io) { return io[0] + " = " + row[1] + io[1]; }).join("; "));
+    if (value === null) {
+      if (column.available) parts.push("unavailable: see " + row[1] + column.available);
+    } else {
+      parts.push("value " + value + " (rounded to " + this.data.digits + " significant digits; the record has the exact one)");
+    }
+    return parts.join(" · ");
+  };
+
+  Explorer.prototype.render = function () {
+    var self = this, fragment = document.createDocumentFragment();
+    var count = Math.min(this.shown, this.selected.length);
+    for (var k = 0; k < count; k++) {
+      var row = this.rows[this.selected[k]], record = this.data.records[row[0]];
+      var tr = el("tr");
+      this.columns.forEach(function (column, c) {
+        var td = el("td");
+        if (column.type === "link") {
+          var a = el("a", "", record[1].replace(/\.json$/, "") + (self.strings[row[2]] !== record[1] ? " · " + self.strings[row[2]] : ""));
+          var anchor = self.strings[row[3]];
+          a.setAttribute("href", record[2] + (anchor ? "#" + encodeURIComponent(anchor) : ""));
+          a.title = "record sha256 " + record[0];
+          td.appendChild(a);
+        } else if (column.type === "text") {
+          td.textContent = self.strings[self.cell(row, c)];
+        } else {
+          var value = self.cell(row, c);
+          var span = el("span", "bl-num" + (column.formula ? " bl-derived" : ""), value === null && column.available ? "unavailable" : format(value, column.unit));
+          span.dataset.sha256 = record[0];
+          if (column.pointer) span.dataset.pointer = row[1] + column.pointer;
+          span.title = self.origin(row, column, value);
+          td.appendChild(span);
+        }
+        tr.appendChild(td);
+      });
+      fragment.appendChild(tr);
+    }
+    this.tbody.replaceChildren(fragment);
+    this.status.textContent = this.selected.length + " of " + this.rows.length + " rows match" +
+      (count < this.selected.length ? "; showing the first " + count : "") + ".";
+    this.more.hidden = count >= this.selected.length;
+  };
+
+  function start() {
+    var registry = window.benchledgerExplorer || {};
+    document.querySelectorAll(".bl-explorer[data-explorer]").forEach(function (root) {
+      var data = registry[root.dataset.explorer];
+      if (!data) {
+        root.appendChild(el("p", "bl-left-out", "The explorer's data script did not load."));
+        return;
+      }
+      root.explorer = new Explorer(root, data);
+    });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
