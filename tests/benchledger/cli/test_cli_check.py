@@ -108,3 +108,16 @@ def test_a_bad_since_is_one_clear_error(records, cli, since, message):  # the sh
     result = cli("check", "--records", "records", "--since", since)
     assert result.code != 0 and result.out == ""
     assert len(result.err) == 1 and message in result.err[0] and "Traceback" not in result.err[0]
+
+
+def test_three_summary_only_records_say_what_n_allows(store_dir, cli):
+    records = store_dir
+    _seal_history(records, llm_history(3, drop_from=3, raw=False))
+    result = cli("check", "--records", "records", "--fail-on", "regression")
+    assert result.code == 1
+    claims = [line for line in result.out.splitlines() if line.startswith("  server decode")]
+    assert len(claims) == 2
+    for line in claims:
+        # no interval from summaries; the exact rank p of disjoint ranges, controlled over the page
+        assert "(no interval: ranges only)" in line and "rank-summary, neighbour-pairs" in line
+        assert "p 0.048 (BH over 12)" in line
