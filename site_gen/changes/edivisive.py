@@ -48,32 +48,29 @@ class ChangePoint:
 
 def q_matrix(series: Sequence[float], start: int, stop: int, min_segment: int = 1) -> dict[tuple[int, int], float]:
     """Q(start, tau, kappa) for every start + min_segment <= tau <= kappa - min_segment,
-    kappa <= stop, by the recurrences (alpha = 1, distances |Z_i - Z_j|)."""
-    z = np.asarray(series, dtype=float)
+    kappa <= stop, by the recurrences (alpha = 1, distances |Z_i - Z_j|), each run as a
+    cumulative sum over tau as Otava's calculator does."""
+    z = np.asarray(series, dtype=float)[start:stop]
+    seg = max(min_segment, 1)
+    upper = np.triu(np.abs(z[:, None] - z[None, :]), k=1)  # D_ij for i < j
+    v_all = upper.sum(axis=0)  # V(t): distances from point t to the points before it
     out: dict[tuple[int, int], float] = {}
-    s = start
-    for kappa in range(s + 2 * max(min_segment, 1), stop + 1):
-        length = kappa - s
-        dist = np.abs(z[s:kappa, None] - z[None, s:kappa])  # local indexes 0..length-1
-        # V(t) = sum of distances from point t to the points before it; H(t) = to the points from t to kappa-1
-        v = np.array([dist[:t, t].sum() for t in range(length)])
-        h = np.array([dist[t, t:].sum() for t in range(length)])
-        # A and B grow with tau: moving point tau-1 from the right side to the left
-        between = np.zeros(length + 1)  # sum of distances across the split at local tau
-        within_left = np.zeros(length + 1)
-        for tau in range(1, length + 1):
-            between[tau] = between[tau - 1] - v[tau - 1] + h[tau - 1]
-            within_left[tau] = within_left[tau - 1] + v[tau - 1]
-        # C shrinks with tau: adding point tau to the right side
-        within_right = np.zeros(length + 1)
-        for tau in range(length - 1, -1, -1):
-            within_right[tau] = within_right[tau + 1] + h[tau]
-        for tau in range(max(min_segment, 1), length - max(min_segment, 1) + 1):
-            m, n = tau, length - tau
-            a = 2 / length * between[tau]
-            b = 2 * n / (length * (m - 1)) * within_left[tau] if m > 1 else 0.0
-            c = 2 * m / (length * (n - 1)) * within_right[tau] if n > 1 else 0.0
-            out[(s + tau, kappa)] = float(a - b - c)
+    for length in range(2 * seg, len(z) + 1):  # kappa = start + length
+        v = v_all[:length]
+        h = upper[:length, :length].sum(axis=1)  # H(t): distances from t to the points after it, up to kappa
+        # A and B grow with tau (point tau-1 moves from the right side to the left):
+        #   between(tau) = between(tau-1) - V(tau-1) + H(tau-1), within_left(tau) = within_left(tau-1) + V(tau-1)
+        between = np.concatenate(([0.0], np.cumsum(h - v)))
+        within_left = np.concatenate(([0.0], np.cumsum(v)))
+        # C shrinks with tau (point tau joins the right side): within_right(tau) = within_right(tau+1) + H(tau)
+        within_right = np.concatenate((np.cumsum(h[::-1])[::-1], [0.0]))
+        taus = np.arange(seg, length - seg + 1)
+        m, n = taus.astype(float), (length - taus).astype(float)
+        a = 2 / length * between[taus]
+        b = np.where(m > 1, 2 * n / (length * np.maximum(m - 1, 1)) * within_left[taus], 0.0)
+        c = np.where(n > 1, 2 * m / (length * np.maximum(n - 1, 1)) * within_right[taus], 0.0)
+        for tau, q in zip(taus.tolist(), (a - b - c).tolist()):
+            out[(start + tau, start + length)] = q
     return out
 
 
