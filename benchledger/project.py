@@ -24,6 +24,10 @@ accent = "amber"
 [[pages]]                         # extra hand-written pages, listed in the navigation
 title = "About"
 source = "docs/about.md"
+
+[log]                             # the signed transparency log (records/checkpoints/)
+verifier_keys = []                # NAME+KEYID+BASE64 lines that may sign checkpoints; when
+                                  # empty, records/checkpoints/vkeys in the store lists them
 ```
 
 Validated like plans: every problem at once, as `benchledger.toml: $.site.url: expected ...`.
@@ -91,6 +95,7 @@ class Project:
     templates_dir: Path | None = None
     theme: Theme = field(default_factory=Theme)
     pages: tuple[ExtraPage, ...] = ()
+    verifier_keys: tuple[str, ...] = ()  # checkpoint verifier keys, validated
 
     @property
     def cache_dir(self) -> Path:
@@ -237,8 +242,8 @@ def _colour(choices: tuple[str, ...]) -> Callable[[str], str | None]:
 
 def _build(root: Path, config: Path, shown: str, doc: dict[str, Any]) -> Project:
     r = _Reader(root, shown)
-    for unknown in sorted(set(doc) - {"site", "paths", "theme", "pages"}):
-        r.bad(f"$.{unknown}", "unknown key; expected one of site, paths, theme, pages")
+    for unknown in sorted(set(doc) - {"site", "paths", "theme", "pages", "log"}):
+        r.bad(f"$.{unknown}", "unknown key; expected one of site, paths, theme, pages, log")
     site = r.table(doc, "site", "$.site", ("name", "url"))
     name = r.text(site, "name", "$.site.name", DEFAULT_SITE_NAME, _site_name)
     url = r.text(site, "url", "$.site.url", "", site_url_problem)
@@ -255,9 +260,30 @@ def _build(root: Path, config: Path, shown: str, doc: dict[str, Any]) -> Project
     theme = Theme(r.text(palette, "primary", "$.theme.palette.primary", "indigo", _colour(PRIMARY_COLOURS)),
                   r.text(palette, "accent", "$.theme.palette.accent", "amber", _colour(ACCENT_COLOURS)), logo)
     pages = _pages(r, doc.get("pages", []))
+    keys = _verifier_keys(r, r.table(doc, "log", "$.log", ("verifier_keys",)).get("verifier_keys", []))
     if r.problems:
         raise ProjectError(r.problems, f"{shown}: {len(r.problems)} problem(s) in the project file; nothing was done")
-    return Project(root, config, name, url, records, articles, templates, theme, pages)
+    return Project(root, config, name, url, records, articles, templates, theme, pages, keys)
+
+
+def _verifier_keys(r: _Reader, value: Any) -> tuple[str, ...]:
+    """`[log] verifier_keys`: note verifier keys (NAME+KEYID+BASE64), each checked."""
+    from benchledger.records.keys import VerifierKey  # keys need `cryptography`; only a [log] table does
+
+    if not isinstance(value, list):
+        r.bad("$.log.verifier_keys", "expected a list of verifier keys (NAME+KEYID+BASE64)")
+        return ()
+    keys = []
+    for i, item in enumerate(value):
+        where = f"$.log.verifier_keys[{i}]"
+        if not isinstance(item, str):
+            r.bad(where, f"expected a verifier key (NAME+KEYID+BASE64), found {type(item).__name__}")
+            continue
+        try:
+            keys.append(VerifierKey.parse(item, r.shown).text)
+        except InputError as err:
+            r.bad(where, err.problems[0].message)
+    return tuple(keys)
 
 
 def _pages(r: _Reader, value: Any) -> tuple[ExtraPage, ...]:

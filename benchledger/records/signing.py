@@ -14,7 +14,7 @@ from benchledger.records.checkpoint import Checkpoint, sign_checkpoint
 from benchledger.records.keys import SignerKey
 from benchledger.records.merkle import verify_consistency
 from benchledger.records.sealing import locked
-from benchledger.records.tlog import (CHECKPOINTS_DIR, VKEYS_NAME, StoredCheckpoint, check_store, ledger_tree,
+from benchledger.records.tlog import (CHECKPOINTS_DIR, VKEYS_NAME, StoredCheckpoint, check_store, keys_source, ledger_tree,
                                       store_checkpoints, store_keys)
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def append_checkpoint(store: "Store", signer: SignerKey, origin: str | None = No
         keys, _ = store_keys(store)
         vkeys_shown = store.shown(VKEYS_NAME)
         if keys and signer.verifier not in keys:
-            raise SealError(f"{signer.verifier.text} is not one of the project's verifier keys ({vkeys_shown}); "
+            raise SealError(f"{signer.verifier.text} is not one of the project's verifier keys ({keys_source(store)}); "
                             "add its line there to sign with it")
         last = checkpoints[-1].checkpoint if checkpoints else None
         origin = origin or (last.origin if last else signer.name)

@@ -131,8 +131,41 @@ def _read_regular(path: Path, shown: str) -> bytes:
     return path.read_bytes()
 
 
+def keys_source(store: "Store") -> str:
+    """Where the store's verifier keys are listed, as messages name it."""
+    project = _owning_project(store)
+    if project is not None and project.verifier_keys:
+        config = project.config_file
+        try:  # named as the user would type it, from the working folder
+            config = config.relative_to(Path.cwd().resolve())
+        except ValueError:
+            pass
+        return f"{config.as_posix()} [log] verifier_keys"
+    return store.shown(VKEYS_NAME)
+
+
+def _owning_project(store: "Store"):
+    """The project whose records folder this store is (the nearest benchledger.toml above it
+    naming it), or None."""
+    from benchledger.project import PROJECT_FILE, load_project
+
+    root = store.root.resolve()
+    for folder in root.parents:
+        if (folder / PROJECT_FILE).is_file():
+            project = load_project(folder)
+            return project if project.records_dir == root else None
+    return None
+
+
 def store_keys(store: "Store") -> tuple[list[VerifierKey], list[Problem]]:
-    """The project's verifier keys (records/checkpoints/vkeys) and any problem reading them."""
+    """The project's verifier keys and any problem reading them: benchledger.toml's `[log]
+    verifier_keys` when the store's project lists some, else records/checkpoints/vkeys."""
+    try:
+        project = _owning_project(store)
+    except InputError as err:  # a broken benchledger.toml: its problems, no keys
+        return [], err.problems
+    if project is not None and project.verifier_keys:
+        return [VerifierKey.parse(k, "benchledger.toml") for k in project.verifier_keys], []
     path = store.root / VKEYS_NAME
     if not os.path.lexists(path):
         return [], []
@@ -177,11 +210,11 @@ def check_store(store: "Store", entries: Sequence[LedgerEntry]) -> list[Problem]
     checkpoints, problems = store_checkpoints(store)
     keys, key_problems = store_keys(store)
     problems += key_problems
+    source = keys_source(store) if not key_problems else store.shown(VKEYS_NAME)
     if checkpoints and not keys and not key_problems:
-        problems.append(Problem(store.shown(VKEYS_NAME), "", f"{SIGNATURE}: missing: the checkpoints cannot be checked without "
-                                                             "the project's verifier keys"))
-    return problems + check_log(checkpoints, ledger_tree(entries), keys, store.ledger_path.as_posix(),
-                                f"a key in {store.shown(VKEYS_NAME)}")
+        problems.append(Problem(source, "", f"{SIGNATURE}: missing: the checkpoints cannot be checked without "
+                                            "the project's verifier keys"))
+    return problems + check_log(checkpoints, ledger_tree(entries), keys, store.ledger_path.as_posix(), f"a key in {source}")
 
 
 # --- proofs as published: ledger/inclusion/<sha256>.json, ledger/consistency/<m>-<n>.json ---

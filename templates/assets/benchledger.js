@@ -248,6 +248,16 @@
       summary.className = "bl-step-summary bl-step-" + (failed.length ? "fail" : "pass");
       summary.textContent = failed.length ? "FAILED at step " + failed.join(", ") + ": do not trust this page's record or the site's history."
                                           : "every step passed.";
+      var warning = box.querySelector(".bl-tlog-warning");
+      if (warning) warning.remove();
+      if (failed.indexOf("consistency") >= 0) {  // the one failure a reader must not miss
+        warning = document.createElement("p");
+        warning.className = "bl-tlog-warning";
+        warning.setAttribute("role", "alert");
+        warning.textContent = "Warning: this site's history was rewritten. The checkpoint it serves now does not extend the one " +
+                              "this browser saw before, so records were changed, removed or re-signed since your last visit.";
+        list.parentNode.insertBefore(warning, list);
+      }
     }
     async function step(name, run) {
       try {

@@ -84,6 +84,7 @@ def test_the_page_check_passes_then_fails_on_forged_histories(sites, browser, tm
                                  "pinned": "fail", "consistency": "fail", "summary": "fail"}
         assert "history was rewritten" in found["consistency"][1]
         assert found["summary"][1].startswith("FAILED at step inclusion, signature, pinned, consistency")
+        assert page.locator(".bl-tlog-warning[role=alert]").inner_text().startswith("Warning: this site's history was rewritten")
         page.screenshot(path=str(ARTIFACTS / "tlog-rewritten.png"), full_page=True)
 
         # A line edited and the chain recomputed, proofs made again, checkpoint as signed.
@@ -93,6 +94,7 @@ def test_the_page_check_passes_then_fails_on_forged_histories(sites, browser, tm
         page.reload()
         found = states(steps(page))
         assert found["inclusion"] == "fail" and found["signature"] == "pass" and found["summary"] == "fail"
+        assert page.locator(".bl-tlog-warning").count() == 0  # the checkpoint itself still extends the one seen
 
         # A line removed and the chain recomputed: the other record's proof no longer fits.
         publish(honest, served)

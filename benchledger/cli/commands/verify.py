@@ -99,7 +99,13 @@ def log_summary(store: Store) -> str:
         return ""
     latest = checkpoints[-1]
     return (f"checkpoints: {len(checkpoints)} signed, latest tree size {latest.checkpoint.size} "
-            f"(origin {latest.checkpoint.origin}), checked against the keys in {tlog.VKEYS_NAME}")
+            f"(origin {latest.checkpoint.origin}), checked against the keys in {_keys_named(store)}")
+
+
+def _keys_named(store: Store) -> str:
+    """Where the keys are, the same wherever the store is (the output is a golden file)."""
+    source = tlog.keys_source(store)
+    return "benchledger.toml [log] verifier_keys" if source.endswith("verifier_keys") else tlog.VKEYS_NAME
 
 
 def table(report: VerifyReport) -> str:

@@ -126,3 +126,24 @@ def test_stray_files_in_the_checkpoints_folder_are_named(records, cli):
     errors = _verify_errors(cli)
     assert "benchledger verify: error: records/checkpoints/5: format: not a signed note: expected the text, a blank line, then signature lines '— NAME BASE64'" in errors
     assert any(e.startswith("benchledger verify: error: records/checkpoints/notes.txt: format: not a checkpoint") for e in errors)
+
+
+def test_verifier_keys_in_benchledger_toml_take_over_from_the_store(records, cli, tmp_path, valid):
+    """A project lists its verifier keys in benchledger.toml ([log] verifier_keys): checkpoints
+    are checked against those, and only those keys may sign."""
+    (tmp_path / "benchledger.toml").write_text(f'[log]\nverifier_keys = ["{demo_key().verifier.text}"]\n')
+    (records / "checkpoints" / "vkeys").unlink()
+    verified = cli("verify")
+    assert verified.code == 0 and "checked against the keys in benchledger.toml [log] verifier_keys" in verified.out
+    cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
+    cli("key", "generate", "other", "--out", "other.key")
+    refused = cli("checkpoint", "--key", "other.key")
+    assert refused.code == 1 and "is not one of the project's verifier keys (benchledger.toml [log] verifier_keys)" in refused.err[0]
+    assert cli("checkpoint", "--key", str(DEMO_KEY_FILE)).code == 0
+    assert not (records / "checkpoints" / "vkeys").exists()  # the keys stay where the project keeps them
+    other = SignerKey.parse((tmp_path / "other.key").read_text(), "other.key").verifier.text
+    (tmp_path / "benchledger.toml").write_text(f'[log]\nverifier_keys = ["{other}"]\n')
+    errors = cli("verify").err
+    assert any(": signature: not signed by a key in benchledger.toml [log] verifier_keys" in e for e in errors)
+    (tmp_path / "benchledger.toml").write_text('[log]\nverifier_keys = ["nope"]\n')
+    assert cli("verify").err[0] == "benchledger verify: error: benchledger.toml: $.log.verifier_keys[0]: not a verifier key (NAME+KEYID+BASE64): 'nope'"
