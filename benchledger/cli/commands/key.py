@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from benchledger.cli.locations import records_dir
+from benchledger.cli.locations import project_of, records_dir
 from benchledger.errors import InputError, SealError
 from benchledger.records.keys import SignerKey, key_name_problem
 
@@ -33,6 +33,9 @@ def run(args) -> int:
     if target.is_relative_to(store):
         raise SealError(f"{out.as_posix()}: a private key never goes into the records store ({records.as_posix()}), which is "
                         "published with the site; write it somewhere else")
+    site = project_of(args).site_dir.resolve()
+    if target.is_relative_to(site):
+        raise SealError(f"{out.as_posix()}: a private key never goes into the site folder ({site.as_posix()}); write it somewhere else")
     key = SignerKey.generate(args.name)
     try:  # O_EXCL: never over an existing file; 0600 from the start, not chmod afterwards
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -28,6 +28,8 @@ def test_key_generate_writes_a_private_file_and_prints_the_verifier_key(records,
     inside = cli("key", "generate", "x", "--out", "records/x.key")
     assert inside.code == 1 and "never goes into the records store" in inside.err[0]
     assert not (records / "x.key").exists()
+    in_site = cli("key", "generate", "x", "--out", "site/x.key")
+    assert in_site.code == 1 and "never goes into the site folder" in in_site.err[0]
     bad = cli("key", "generate", "a b", "--out", "other.key")
     assert bad.code == 1 and bad.err == ["benchledger key: error: NAME: key name 'a b' must not contain spaces, '+' or control characters"]
 
@@ -66,6 +68,9 @@ def test_checkpoint_refuses_a_key_that_is_not_the_projects(records, cli, tmp_pat
     assert result.code == 1 and "is not one of the project's verifier keys (records/checkpoints/vkeys)" in result.err[0]
     assert tree_digest(records) == before
     assert cli("checkpoint").err == ["benchledger checkpoint: error: --key: no signing key: pass --key FILE or set BENCHLEDGER_SIGNING_KEY to the key file"]
+    (records / "demo.key").write_bytes(DEMO_KEY_FILE.read_bytes())
+    inside = cli("checkpoint", "--key", "records/demo.key")
+    assert inside.code == 1 and "a private key must not live in the records store" in inside.err[0]
 
 
 def test_checkpoint_refuses_a_tree_inconsistent_with_the_last_checkpoint(records, cli):
