@@ -13,7 +13,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Iterable
 
+from markupsafe import Markup
+
 from benchledger.records.tlog import consistency_document, inclusion_document, ledger_tree
+from site_gen import escape
 from site_gen.pages.base import Page, PageKind
 
 if TYPE_CHECKING:
@@ -68,6 +71,8 @@ class TransparencyPage(PageKind):
             rows = [{"size": cp.checkpoint.size, "path": checkpoint_path(cp.checkpoint.size), "root": cp.checkpoint.root.hex(),
                      "proof": consistency_path(cp.checkpoint.size, latest) if cp.checkpoint.size != latest else None}
                     for cp in log.checkpoints]
-        markdown = site.render("transparency.md.j2", log=log, rows=rows, page_path=PAGE, checkpoint_file=CHECKPOINT,
+        # the note's blank line as a character reference: a blank line would end the raw HTML block
+        note = Markup(escape.pre(log.latest.raw.decode("utf-8")).replace("\n\n", "\n&#10;")) if log else ""
+        markdown = site.render("transparency.md.j2", log=log, rows=rows, page_path=PAGE, checkpoint_file=CHECKPOINT, note=note,
                                vkey_file=VKEY, entries=len(site.entries))
         yield Page(PAGE, "Transparency log", markdown, log_files(site))
