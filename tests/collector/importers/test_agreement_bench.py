@@ -17,7 +17,7 @@ def test_agreement_script_prints_its_ratios(llama_bench_binary, tmp_path):
                           capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     for name in ("prompt_ratio_vs_llama_bench", "decode_ratio_vs_llama_bench", "decode_ratio_vs_llama_bench_tg_depth0"):
-        match = re.search(rf"^{name}=(\d+\.\d+) spread=(\d+\.\d+)\.\.(\d+\.\d+)$", done.stdout, re.MULTILINE)
+        match = re.search(rf"^{name}=(\d+\.\d+) spread=(\d+\.\d+)\.\.(\d+\.\d+) fastest=\d+\.\d+$", done.stdout, re.MULTILINE)
         assert match, done.stdout
         ratio, low, high = map(float, match.groups())
         assert ratio > 0 and low <= high
