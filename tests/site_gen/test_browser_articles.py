@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from .authored_support import GRAPH, OFFLOAD
-from .site_support import ARTIFACTS, build, serve
+from .authored_support import GRAPH, OFFLOAD, build_real, copy_project
+from .site_support import ARTIFACTS, serve
 from .test_browser import ARGS, CHROMIUM, Watch, charts_drawn
 
 pytestmark = [
@@ -26,7 +26,8 @@ ARTICLES = [
 def test_authored_articles_hover_shows_origin(tmp_path):
     from playwright.sync_api import sync_playwright
 
-    site = build(tmp_path).out_dir
+    # the articles are the project's, not the install's: build from a copy of both
+    site = build_real(tmp_path, *copy_project(tmp_path))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p, serve(site) as base:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
