@@ -61,6 +61,21 @@ def test_a_field_that_varies_inside_a_record_is_named_and_charted(built):
         assert f'data-pointer="/tests/{i}/n_threads"' in page
 
 
+def test_two_imports_differing_in_threads_get_comparison_pages(built):
+    store, result = built
+    shas = {r.entry.path: r.entry.sha256 for r in store.load_verified()}
+    pages = sorted((result.docs_dir / "comparisons" / "llama-bench-1").glob("n-threads-*.md"))
+    assert len(pages) == 2  # one per test (pp16, tg8): same model and test, threads 1 vs 2
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        for rel in THREADS.values():  # all three records contribute a threads-1 or threads-2 case
+            assert f'data-sha256="{shas[rel]}"' in text
+        assert "data-pointer=\"/tests/" in text and "/avg_ts" in text
+        assert "#test-" in text  # each case links to its row on its article
+    article = (result.docs_dir / "articles/llama-bench/threads-1.md").read_text(encoding="utf-8")
+    assert '<span id="test-0"></span>pp16' in article and "comparisons/llama-bench-1/n-threads-" in article
+
+
 def test_methodology_lists_the_schema_and_its_checks(built):
     _, result = built
     page = (result.out_dir / "methodology.html").read_text(encoding="utf-8")

@@ -97,6 +97,11 @@ class LlamaBenchRenderer(RecordRenderer):
         hardware = " · ".join(x for x in (first.get("gpu_info") or "no GPU", first.get("cpu_info"), first.get("backends")) if x)
         return Summary(title, str(first.get("test_time", ""))[:10], hardware, headline, numbers, measured)
 
+    def case_anchor(self, case_pointer: str) -> str | None:
+        # a case of llama-bench/1 is a test row; its row in the results table has id="test-<index>"
+        tail = case_pointer.rsplit("/", 1)[-1]
+        return f"test-{tail}" if case_pointer.startswith("/tests/") and tail.isdigit() else None
+
     def body(self, page: ArticleWriter) -> None:
         rows = page.view.data.get("tests", [])
         page.notes(at(""), "Limitations of the whole record")
@@ -125,7 +130,8 @@ class LlamaBenchRenderer(RecordRenderer):
         table = []
         for i, row in enumerate(rows):
             base = f"/tests/{i}"
-            line = {"test": escape.attr(test_name(row)), "kind": escape.attr(_kind(row))}
+            # the row's id is where comparison pages link this test (case_anchor)
+            line = {"test": f'<span id="test-{i}"></span>{escape.attr(test_name(row))}', "kind": escape.attr(_kind(row))}
             for name in moving:
                 line[_LABEL[name]] = self._field(page, f"{base}/{name}", row.get(name))
             line["speed (mean)"] = page.num(f"{base}/avg_ts", "tokens/s")
