@@ -55,6 +55,16 @@ class Verdict:
         return "not measured on both sides"
 
 
+    @property
+    def short(self) -> str:
+        """A few words for a table cell (the full `text` goes in a hover or a note)."""
+        if self.status == CALLED:
+            return f"{self.direction} (p = {self.p:.2g})"
+        if self.status == TOO_FEW:
+            return f"disjoint, too few values: no claim (p = {self.p:.2g})"
+        return {OVERLAP: "ranges overlap: no claim", NO_RANGE: "no range: no claim"}.get(self.status, "n/a")
+
+
 def rank_test_p(n_a: int, n_b: int) -> float:
     """Two-sided exact Mann-Whitney p when the two samples do not interleave at all."""
     return min(1.0, 2 / comb(n_a + n_b, n_a))

@@ -22,6 +22,7 @@ COMMANDS = {
     "serve": "benchledger.cli.commands.serve",
     "collect": "benchledger.cli.commands.collect",
     "check": "benchledger.cli.commands.check",
+    "compare": "benchledger.cli.commands.compare",
     "repair": "benchledger.cli.commands.repair",
     "import": "benchledger.cli.commands.import_",
     "merge": "benchledger.cli.commands.merge",

@@ -87,13 +87,7 @@ def _ratio(base_case: Case, base: Measure, case: Case, m: Measure) -> str:
 
 def _verdict(base: Measure, m: Measure) -> str:
     v = evidence.verdict(base, m)
-    short = {
-        evidence.CALLED: f"{v.direction} (p = {v.p:.2g})" if v.p is not None else v.direction,
-        evidence.TOO_FEW: "disjoint, too few values: no claim",
-        evidence.OVERLAP: "ranges overlap: no claim",
-        evidence.NO_RANGE: "no range: no claim",
-        evidence.MISSING: "n/a",
-    }[v.status]
+    short = v.short
     return f'<span class="bl-verdict bl-verdict-{v.status}" title="{escape.attr(v.text)}">{escape.html(short)}</span>'
 
 
