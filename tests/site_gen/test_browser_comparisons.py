@@ -1,0 +1,121 @@
+"""The explorer and a comparison page in Debian's chromium (Playwright, headless): the explorer
+sorts, filters by a column and by text, and its link leads to the case on its article, over
+http and from file://; the comparison page draws every chart and hovering a point shows its
+record's sha256 and pointer; no console errors, no request leaving 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from tests.site_gen.site_support import ARTIFACTS, serve
+from tests.site_gen.test_browser import ARGS, CHROMIUM, Watch, charts_drawn
+from tests.site_gen.test_comparisons import links, variant_site
+
+pytestmark = [pytest.mark.browser]
+EXPLORER = "explore/gsh-llm-core-article-1.html"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip("needs Debian's chromium (make chromium)")
+    records, result = variant_site(tmp_path_factory.mktemp("browser-comparisons"))
+    return result.out_dir
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def decode_column(page) -> list[float]:
+    texts = page.locator(".bl-explorer-table tbody tr td:nth-child(12)").all_inner_texts()
+    return [float(re.sub(r"[^0-9.]", "", t)) for t in texts]
+
+
+def drive_explorer(page) -> None:
+    page.locator(".bl-explorer-table tbody tr").first.wait_for()
+    assert page.locator(".bl-explorer-table tbody tr").count() == 18
+    assert page.locator(".bl-explorer-status").inner_text() == "18 of 18 rows match."
+    header = page.locator(".bl-explorer-sort", has_text="server decode (median)")
+    header.click()
+    values = decode_column(page)
+    assert values == sorted(values) and values[0] < 1
+    header.click()
+    values = decode_column(page)
+    assert values == sorted(values, reverse=True) and values[0] > 30  # the H200's 81-layer case
+    # a number carries its origin
+    title = page.locator(".bl-explorer-table tbody tr").first.locator(".bl-num").first.get_attribute("title")
+    assert re.search(r"record sha256 [0-9a-f]{64} · pointer /cases/0/groups/\d/server_decode_tokens_per_second/median", title)
+    page.locator('select[data-column="gpu"]').select_option(label="NVIDIA H200 (6)")
+    assert page.locator(".bl-explorer-table tbody tr").count() == 6
+    page.locator(".bl-explorer-search").fill("offload-72b-40")
+    assert page.locator(".bl-explorer-table tbody tr").count() == 2
+    assert page.locator(".bl-explorer-status").inner_text() == "2 of 18 rows match."
+    page.locator(".bl-explorer-search").fill("")
+    page.locator('select[data-column="gpu"]').select_option("")
+    page.locator(".bl-explorer-search").fill("b11200")
+    assert page.locator(".bl-explorer-table tbody tr").count() == 6
+
+
+def test_explorer_sorts_filters_and_links_to_the_case(site, browser):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        watch = Watch(page, base)
+        page.goto(base + "comparisons/index.html")
+        page.locator("a", has_text="Explore every case").first.click()
+        page.wait_for_url(base + EXPLORER)
+        drive_explorer(page)
+        page.screenshot(path=str(ARTIFACTS / "explorer.png"), full_page=True)
+        link = page.locator(".bl-explorer-table tbody tr").first.locator("a")
+        href = link.get_attribute("href")
+        assert href.startswith("../articles/llm-cpu-offload/b11200.html#case-")
+        link.click()
+        page.wait_for_url(re.compile(re.escape(base + "articles/llm-cpu-offload/b11200.html#case-") + r"\d"))
+        assert page.locator(f"#{href.split('#')[1]}").is_visible()
+        assert watch.errors == [] and watch.outside == []
+        page.close()
+
+
+def test_explorer_works_from_file(site, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    watch = Watch(page, "file://")
+    page.goto((site / EXPLORER).as_uri())
+    drive_explorer(page)
+    assert watch.errors == [] and watch.outside == []
+    page.close()
+
+
+def test_comparison_page_draws_its_charts_and_hover_shows_the_origin(site, browser):
+    index = (site / "comparisons" / "index.html").read_text(encoding="utf-8")
+    target = "comparisons/" + links(index, "torch-graph-replay-1")["device"]
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        watch = Watch(page, base)
+        page.goto(base + "comparisons/index.html")
+        page.locator(f'a[href="{target.split("/", 1)[1]}"]').click()
+        page.wait_for_url(base + target)
+        total, _ = charts_drawn(page)
+        points = page.locator(".bl-chart-view .bl-chart-live svg g.mark-symbol.role-mark path")
+        assert total == 3 and points.count() == 3 * 2 * 8  # three metrics, two devices, eight token lengths
+        point = points.nth(7)  # the largest token length: points there lie apart
+        point.hover(force=True)
+        tooltip = page.locator("#vg-tooltip-element")
+        tooltip.wait_for(state="visible")
+        assert re.search(r"record sha256 [0-9a-f]{64} · pointer /measurements/\d/timing/eager/mean_ms", tooltip.inner_text())
+        # the derived ratio's hover names its formula and both records' pointers
+        ratio = page.locator('.bl-num.bl-derived[data-formula="B / A"]').first
+        title = ratio.get_attribute("title")
+        assert "derived: B / A" in title and re.search(r"A = record [0-9a-f]{64} pointer /measurements/\d/", title)
+        page.screenshot(path=str(ARTIFACTS / "comparison-device.png"), full_page=True)
+        assert watch.errors == [] and watch.outside == []
+        page.close()

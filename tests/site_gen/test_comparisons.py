@@ -1,0 +1,141 @@
+"""Comparison pages, the comparisons index, the articles' links and the explorer, on a real
+build of the seeds plus variant records (tests/variants.py, consistent with the checks): the
+graph-replay seed on an H200 (a device comparison) and on an H200 in bf16 (confounded with the
+seed: device and profile), the LLM seed on an H200 and with a later llama.cpp release."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from benchledger.records.store import Store
+from tests.site_gen.site_support import GRAPH_PAGE, OFFLOAD_PAGE, build
+from tests.store_copies import GSH, TGR, shipped_copy
+from tests.variants import H200, encoded, graph_variant, llm_variant
+
+VARIANTS = (
+    (TGR, "torch-graph-replay/h200.json", lambda: graph_variant(device=H200, eager_factor=0.6, graph_factor=0.7)),
+    (TGR, "torch-graph-replay/h200-bf16.json", lambda: graph_variant(device=H200, profile="bf16", eager_factor=0.5, graph_factor=0.55)),
+    (GSH, "llm-cpu-offload/h200.json", lambda: llm_variant(gpu=H200, decode_factor=1.5, first_token_factor=0.5)),
+    (GSH, "llm-cpu-offload/b11200.json", lambda: llm_variant(release="b11200", decode_factor=1.05)),
+)
+
+
+def variant_site(tmp: Path):
+    """The shipped store plus the variants, built; returns (records dir, BuildResult)."""
+    records = shipped_copy(tmp)
+    store = Store(records)
+    for schema, path, make in VARIANTS:
+        store.seal_bytes(encoded(make()), schema, path)
+    return records, build(tmp, records)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return variant_site(tmp_path_factory.mktemp("comparisons"))
+
+
+def page(site, path: str) -> str:
+    return (site[1].out_dir / path).read_text(encoding="utf-8")
+
+
+def shas(site) -> dict[str, str]:
+    return {e.path: e.sha256 for e in Store(site[0]).entries()}
+
+
+def links(index: str, kind: str) -> dict[str, str]:
+    """axis slug -> page path, from the comparisons index."""
+    found = re.findall(rf'href="({kind}/([a-z-]+)-[0-9a-f]{{12}}\.html)"', index)
+    return {axis: href for href, axis in found}
+
+
+def test_index_lists_each_comparison_by_kind_and_axis_then_the_confounded_pair(site):
+    index = page(site, "comparisons/index.html")
+    assert set(links(index, "torch-graph-replay-1")) == {"device", "profile"}
+    assert set(links(index, "gsh-llm-core-article-1")) == {"gpu", "runtime-release"}
+    confounded = index[index.index('id="confounded-2"'):]
+    row = re.search(r"<tr><td>.*?</tr>", confounded, re.S).group(0)
+    assert "torch-graph-replay/2026-10-28.json" in row and "torch-graph-replay/h200-bf16.json" in row
+    assert "device: NVIDIA GeForce RTX 4090 vs NVIDIA H200; numeric profile: fp16 vs bf16" in row
+
+
+def test_device_comparison_page_has_both_records_numbers_speedups_and_hashes(site):
+    index = page(site, "comparisons/index.html")
+    device = page(site, "comparisons/" + links(index, "torch-graph-replay-1")["device"])
+    sha = shas(site)
+    seed, h200 = sha["torch-graph-replay/2026-10-28.json"], sha["torch-graph-replay/h200.json"]
+    assert "h200-bf16" not in device  # confounded with the seed, and the fp16 pair is one axis apart
+    for record in (seed, h200):
+        assert record[:12] in device
+        # every measurement's speedup of both records, traced to its pointer
+        for i in range(8):
+            assert f'data-sha256="{record}" data-pointer="/measurements/{i}/mean_speedup"' in device
+    # ratio to the baseline (the RTX 4090, first in sort order): a derived number naming both records
+    ratios = re.findall(r'<span class="bl-num bl-derived"[^>]*data-formula="B / A"[^>]*>', device)
+    assert len(ratios) == 3 * 8  # three headline metrics at eight token lengths
+    assert all(f"A = {seed}; B = {h200}" in r for r in ratios)
+    assert "0.857" in device  # eager 0.6x over graph 0.7x: the H200's speedup is 0.857 of the seed's
+    assert device.count('class="bl-chart"') == 3
+    # timings are means without their values: no difference is called
+    assert "no range: no claim" in device and "higher (p" not in device and "lower (p" not in device
+    # limitations beside what they limit: the withheld p95 of five repetitions, under graph timings
+    assert "percentile-p95-minimum-samples" in device
+
+
+def test_llm_gpu_comparison_calls_disjoint_ranges_and_places_limitations(site):
+    index = page(site, "comparisons/index.html")
+    gpu = page(site, "comparisons/" + links(index, "gsh-llm-core-article-1")["gpu"])
+    for path in ("llm-cpu-offload/2026-09-27.json", "llm-cpu-offload/h200.json"):
+        assert path in gpu
+    assert gpu.count('id="section-') == 3  # one section per placement held fixed (81, 40, 20 layers)
+    assert gpu.count('class="bl-chart"') == 3 * 4  # four headline metrics each
+    # decode 1.5x with ranges of 5 values disjoint: called, with the exact rank-test p
+    assert gpu.count("higher (p = 0.0079)") == 6 and gpu.count("lower (p = 0.0079)") == 6
+    assert 'title="B is higher: all 5 values of B lie above all 5 of A (exact rank test p = 2/C(10,5) = 0.0079)"' in gpu
+    # energy per token is derived (no range): its ratio names the joules and tokens of both records
+    assert "B / A, each joules / completed_output_tokens" in gpu
+    assert "single-stream" in gpu and "Five repeated rounds share a process" in gpu
+
+
+def test_a_later_release_with_overlapping_ranges_makes_no_claim_where_they_overlap(site):
+    index = page(site, "comparisons/index.html")
+    release = page(site, "comparisons/" + links(index, "gsh-llm-core-article-1")["runtime-release"])
+    assert "b11146" in release and "b11200" in release
+    assert "ranges overlap: no claim" in release
+
+
+def test_articles_link_to_every_comparison_that_includes_them(site):
+    index = page(site, "comparisons/index.html")
+    graph = page(site, GRAPH_PAGE)
+    assert 'class="bl-compared"' in graph
+    assert links(index, "torch-graph-replay-1")["device"] in graph
+    assert links(index, "torch-graph-replay-1")["profile"] not in graph  # the seed is not in the profile one
+    offload = page(site, OFFLOAD_PAGE)
+    for href in links(index, "gsh-llm-core-article-1").values():
+        assert href in offload
+
+
+def test_methodology_documents_the_tables_and_the_rule(site):
+    methodology = page(site, "methodology.html")
+    assert 'id="comparisons"' in methodology and 'id="calling-a-difference"' in methodology
+    assert "2 / C(" in methodology and "0.0079" in methodology
+    assert "<code>device</code> (device)</td><td>axis" in methodology
+    assert "<code>context_tokens</code> (context)</td><td>identity" in methodology
+    assert "<code>kernel</code> (kernel)</td><td>context" in methodology
+
+
+def test_explorer_data_lists_every_case_of_every_record_once(site):
+    out = site[1].out_dir
+    script = (out / "assets/explore/gsh-llm-core-article-1.js").read_text()
+    data = json.loads(script[script.index("]=") + 2:].rstrip().rstrip(";"))
+    assert len(data["records"]) == 3 and len(data["rows"]) == 3 * 3 * 2  # records x cases x contexts
+    assert {r[1] for r in data["records"]} == {"llm-cpu-offload/2026-09-27.json", "llm-cpu-offload/h200.json",
+                                               "llm-cpu-offload/b11200.json"}
+    graph = (out / "assets/explore/torch-graph-replay-1.js").read_text()
+    assert graph.count('"/measurements/') == 3 * 8
+    # loaded by its explorer page only
+    users = [p.relative_to(out).as_posix() for p in out.rglob("*.html") if "explore/gsh-llm-core-article-1.js" in p.read_text(encoding="utf-8")]
+    assert users == ["explore/gsh-llm-core-article-1.html"]
