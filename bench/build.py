@@ -1,23 +1,36 @@
 """Build-time benchmark: N synthetic articles shaped like the two seeds, built cold (empty caches,
-empty output), warm (a rebuild with nothing changed), and a bare `mkdocs build` of exactly the
-Markdown and assets benchledger generated (the floor for any MkDocs site of those pages).
+empty output), warm (a rebuild with nothing changed), after sealing one more record (the rebuild
+a user waits for after `seal`), and a bare `mkdocs build` of exactly the Markdown and assets
+benchledger generated; then the bytes a reader downloads for one search query, measured in
+Debian's chromium against the built site served on 127.0.0.1.
 
-    .venv/bin/python bench/build.py [--sizes 10,100,1000] [--work DIR]
+    .venv/bin/python bench/build.py [--sizes 10,100,1000] [--repeat 2] [--work DIR] [--no-search]
 
 Each build runs in a fresh Python process, as a user's `benchledger build` / `mkdocs build`
-would. The last line is
-`articles=1000 cold_s=S warm_s=S bare_mkdocs_s=S cold_ratio=R warm_ratio=R`."""
+would. One line per size, and the last line repeats the largest:
+`articles=1000 cold_s=S warm_s=S one_more_s=S bare_mkdocs_s=S search_query_bytes=B`.
+`search_query_bytes` is the largest, over three queries (a model, a GPU, a 12-hex hash prefix),
+of the bytes of every search file the page fetched (index, worker, fragments), from opening
+the page to the first results."""
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
+import http.server
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -28,6 +41,9 @@ SEEDS = {
     "gsh-llm-core-article/1": ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json",
     "torch-graph-replay/1": ROOT / "records" / "torch-graph-replay" / "2026-10-28.json",
 }
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
 
 
 def synthetic(schema: str, k: int) -> bytes:
@@ -49,6 +65,14 @@ def synthetic(schema: str, k: int) -> bytes:
     return json.dumps(data, indent=1).encode()
 
 
+SCHEMAS = list(SEEDS)
+
+
+def seal_synthetic(store: Store, k: int) -> None:
+    schema = SCHEMAS[k % 2]
+    store.seal_bytes(synthetic(schema, k), schema, f"synthetic/{schema.split('/')[0]}-{k:04d}.json")
+
+
 def make_store(root: Path, n: int) -> Path:
     """A store of the two shipped records plus `n` sealed synthetic ones (half of each shape)."""
     records = root / "records"
@@ -57,10 +81,8 @@ def make_store(root: Path, n: int) -> Path:
     # The shipped records too: the authored articles in docs/articles cite them.
     for schema, seed in SEEDS.items():
         store.seal_bytes(seed.read_bytes(), schema, seed.relative_to(ROOT / "records").as_posix())
-    schemas = list(SEEDS)
     for k in range(n):
-        schema = schemas[k % 2]
-        store.seal_bytes(synthetic(schema, k), schema, f"synthetic/{schema.split('/')[0]}-{k:04d}.json")
+        seal_synthetic(store, k)
     return records
 
 
@@ -71,7 +93,80 @@ def timed(code: str) -> float:
     return time.perf_counter() - start
 
 
-def bench(work: Path, n: int, repeat: int) -> dict:
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _is_search_file(url: str) -> bool:
+    path = urlparse(url).path
+    return "/pagefind/" in path or "/search/" in path or "/workers/search" in path
+
+
+def search_query_bytes(site: Path, queries: list[str]) -> tuple[int, dict[str, int]]:
+    """(largest, per query) bytes of search files fetched by a fresh browser page that opens the
+    site and runs one query until results show. Works for the site's Pagefind search
+    (search.html) and for Material's lunr search (the header search box)."""
+    from playwright.sync_api import sync_playwright
+
+    pagefind = (site / "pagefind").is_dir()
+    per_query: dict[str, int] = {}
+    with sync_playwright() as p, serve(site) as base:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            for query in queries:
+                context = browser.new_context()  # empty HTTP cache: what a first-time reader loads
+                page = context.new_page()
+                sizes: dict[str, int] = {}
+
+                def finished(request, sizes=sizes) -> None:
+                    if _is_search_file(request.url):
+                        response = request.response()
+                        if response is not None:
+                            sizes[request.url] = len(response.body())
+
+                page.on("requestfinished", finished)
+                if pagefind:
+                    page.goto(base + "search.html")
+                    box = page.locator(".pagefind-ui__search-input")
+                    result = ".pagefind-ui__result"
+                else:
+                    page.goto(base + "index.html")
+                    box = page.locator("input.md-search__input")
+                    result = ".md-search-result__item"
+                box.click()
+                box.press_sequentially(query)
+                page.locator(result).first.wait_for(timeout=120000)
+                page.wait_for_load_state("networkidle")
+                per_query[query] = sum(sizes.values())
+                context.close()
+        finally:
+            browser.close()
+    return max(per_query.values()), per_query
+
+
+def queries_for(records: Path) -> list[str]:
+    """A model id, a GPU name ("RTX PRO 6000") and the 12-hex prefix of a record's sha256."""
+    seed = json.loads(SEEDS["gsh-llm-core-article/1"].read_bytes())
+    graph = records / "torch-graph-replay" / "2026-10-28.json"
+    return [seed["models"][0]["id"], " ".join(seed["hardware"]["gpu"].split()[1:4]),
+            hashlib.sha256(graph.read_bytes()).hexdigest()[:12]]
+
+
+def bench(work: Path, n: int, repeat: int, search: bool) -> dict:
     base = work / f"n{n}"
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir(parents=True)
@@ -81,7 +176,8 @@ def bench(work: Path, n: int, repeat: int) -> dict:
              f"r = build_site({str(records)!r}, {str(out)!r}, cache_dir={str(cache)!r}); "
              f"print(f'  pages={{r.pages}} written={{r.files_written}} charts_rendered={{r.charts_rendered}} reused={{r.renderings_reused}}')")
     cold = timed(build)
-    bare_code = (f"from mkdocs.config import load_config; from mkdocs.commands.build import build; "
+    bare_code = (f"import os; os.environ['NO_MKDOCS_2_WARNING'] = '1'; "
+                 f"from mkdocs.config import load_config; from mkdocs.commands.build import build; "
                  f"build(load_config({str(cache / 'mkdocs' / 'mkdocs.yml')!r}, site_dir={str(base / 'bare-site')!r}))")
     # Warm and bare alternate and the best of `repeat` counts: other work on a shared machine
     # only ever adds time.
@@ -89,7 +185,21 @@ def bench(work: Path, n: int, repeat: int) -> dict:
     for _ in range(repeat):
         warm.append(timed(build))
         bare.append(timed(bare_code))
-    return {"articles": n, "cold_s": cold, "warm_s": min(warm), "bare_mkdocs_s": min(bare)}
+    seal_synthetic(Store(records), n)
+    one_more = timed(build)
+    result = {"articles": n, "cold_s": cold, "warm_s": min(warm), "one_more_s": one_more, "bare_mkdocs_s": min(bare)}
+    if search:
+        result["search_query_bytes"], result["per_query"] = search_query_bytes(out, queries_for(records))
+    shutil.rmtree(base / "bare-site", ignore_errors=True)
+    return result
+
+
+def line(r: dict) -> str:
+    text = (f"articles={r['articles']} cold_s={r['cold_s']:.2f} warm_s={r['warm_s']:.2f} one_more_s={r['one_more_s']:.2f} "
+            f"bare_mkdocs_s={r['bare_mkdocs_s']:.2f}")
+    if "search_query_bytes" in r:
+        text += f" search_query_bytes={r['search_query_bytes']}"
+    return text
 
 
 def main() -> int:
@@ -97,23 +207,25 @@ def main() -> int:
     parser.add_argument("--sizes", default="10,100,1000")
     parser.add_argument("--repeat", type=int, default=2, help="warm and bare builds per size (best counts)")
     parser.add_argument("--work", default=None, help="working folder (default: a temp dir, removed afterwards)")
+    parser.add_argument("--no-search", action="store_true", help="skip the browser measurement of search")
     args = parser.parse_args()
+    search = not args.no_search and os.access(CHROMIUM, os.X_OK)
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="bl-bench-"))
     results = []
     try:
         for n in [int(s) for s in args.sizes.split(",")]:
-            r = bench(work, n, args.repeat)
+            r = bench(work, n, args.repeat, search)
             results.append(r)
-            print(f"articles={n} cold_s={r['cold_s']:.2f} warm_s={r['warm_s']:.2f} bare_mkdocs_s={r['bare_mkdocs_s']:.2f} "
-                  f"cold_ratio={r['cold_s'] / r['bare_mkdocs_s']:.2f} warm_ratio={r['warm_s'] / r['bare_mkdocs_s']:.2f}", flush=True)
+            if "per_query" in r:
+                print("  search bytes per query: " + " ".join(f"{q!r}={b}" for q, b in r["per_query"].items()))
+            print(line(r), flush=True)
         by_n = {r["articles"]: r for r in results}
-        if 100 in by_n and 1000 in by_n:
-            print(f"scaling 1000/100: cold {by_n[1000]['cold_s'] / by_n[100]['cold_s']:.2f}x "
-                  f"warm {by_n[1000]['warm_s'] / by_n[100]['warm_s']:.2f}x (goal <= 11x)")
-        last = results[-1]
-        print(f"articles={last['articles']} cold_s={last['cold_s']:.2f} warm_s={last['warm_s']:.2f} "
-              f"bare_mkdocs_s={last['bare_mkdocs_s']:.2f} cold_ratio={last['cold_s'] / last['bare_mkdocs_s']:.2f} "
-              f"warm_ratio={last['warm_s'] / last['bare_mkdocs_s']:.2f}")
+        for small, big in ((100, 1000),) + tuple((a, b) for a, b in zip(sorted(by_n), sorted(by_n)[1:]) if (a, b) != (100, 1000)):
+            if small in by_n and big in by_n:
+                s, b = by_n[small], by_n[big]
+                print(f"scaling {big}/{small}: cold {b['cold_s'] / s['cold_s']:.2f}x warm {b['warm_s'] / s['warm_s']:.2f}x "
+                      f"one_more {b['one_more_s'] / s['one_more_s']:.2f}x (linear: {big / small:g}x)")
+        print(line(results[-1]))
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)

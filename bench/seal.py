@@ -1,0 +1,85 @@
+"""Sealing throughput: N synthetic records (bench/verify.py's, generated before the clock starts)
+sealed one by one into a fresh store, each through `Store.seal_bytes` as `benchledger seal` and
+`collect` do: strict parse, schema, consistency checks, atomic write, fsync, ledger append.
+
+    .venv/bin/python bench/seal.py [--records 10000] [--fresh 200] [--workdir DIR]
+
+It prints the time per record over the first and the last tenth (constant per record means the
+two agree), then the cost of a seal by a fresh `Store` (as a new `benchledger seal` process sees
+the store: nothing remembered) at the final ledger size, and ends with
+`records=N seal_s=S per_record_ms=MS`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.verify import GSH, SEEDS, TGR, synthetic_article, synthetic_graph_record  # noqa: E402
+from benchledger.records.store import Store  # noqa: E402
+from benchledger.records.validation_cache import ValidationCache  # noqa: E402
+
+
+def generate(count: int, rng: random.Random, start: int = 0) -> list[tuple[bytes, str, str]]:
+    """(bytes, schema, store path) of `count` distinct records, one in ten a graph-replay record."""
+    seeds = {k: json.loads(p.read_bytes()) for k, p in SEEDS.items()}
+    out = []
+    for i in range(start, start + count):
+        if i % 10 == 9:
+            data, schema_id, kind = synthetic_graph_record(seeds[TGR], rng, i), TGR, "torch-graph-replay"
+        else:
+            data, schema_id, kind = synthetic_article(seeds[GSH], rng, i), GSH, "llm"
+        out.append((json.dumps(data, indent=1).encode(), schema_id, f"{kind}/{i // 1000:02d}/{i:05d}.json"))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=10000)
+    parser.add_argument("--fresh", type=int, default=200, help="seals by a fresh Store each, after the N (0: skip)")
+    parser.add_argument("--workdir", type=Path, default=Path("/dev/shm") if Path("/dev/shm").is_dir() else None,
+                        help="where to build the store (default: /dev/shm, so fsync does not dominate)")
+    parser.add_argument("--seed", type=int, default=20261201)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    jobs = generate(args.records, rng)
+    extra = generate(args.fresh, rng, start=args.records)
+    workdir = Path(tempfile.mkdtemp(prefix="benchledger-seal-", dir=args.workdir))
+    try:
+        folder = workdir / "records"
+        folder.mkdir()
+        cache = ValidationCache(workdir / "cache")
+        store = Store(folder, cache)
+        times = []
+        for raw, schema_id, path in jobs:
+            start = time.perf_counter()
+            store.seal_bytes(raw, schema_id, path)
+            times.append(time.perf_counter() - start)
+        total = sum(times)
+        tenth = max(1, len(times) // 10)
+        first, last = sum(times[:tenth]) / tenth * 1000, sum(times[-tenth:]) / tenth * 1000
+        print(f"# first {tenth}: {first:.2f} ms/record, last {tenth}: {last:.2f} ms/record (last/first {last / first:.2f})")
+        if extra:
+            fresh = []
+            for raw, schema_id, path in extra:
+                start = time.perf_counter()
+                Store(folder, ValidationCache(workdir / "cache")).seal_bytes(raw, schema_id, path)
+                fresh.append(time.perf_counter() - start)
+            print(f"# fresh Store per seal at {args.records} records: {sum(fresh) / len(fresh) * 1000:.2f} ms/record "
+                  f"({len(fresh)} seals)")
+        print(f"records={args.records} seal_s={total:.2f} per_record_ms={total / args.records * 1000:.3f}")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
