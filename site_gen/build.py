@@ -25,9 +25,11 @@ from site_gen.context import BuildOptions, SiteContext
 from site_gen.page import Page
 from site_gen.pages.registry import NAV, PAGE_KINDS
 from site_gen.render_cache import RenderCache
+from site_gen.search_index import index_site
 from site_gen.templating import make_jinja_env, template_bytes
 
 STATIC_ASSETS = ("assets/benchledger.css", "assets/benchledger.js")
+HOOKS_FILE = Path(__file__).resolve().parent / "mkdocs_hooks.py"
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         written = write_tree(work_dir, files)
         site_folder.mark(out_dir)
         _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site))
+        index_site(out_dir)
     except OSError as err:
         raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site)") from None
     return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,
@@ -130,19 +133,13 @@ def write_tree(root: Path, files: dict[str, bytes]) -> int:
     return written
 
 
-# Search splits words on whitespace and on the punctuation of field names, pointers and citations
-# (server_decode_tokens_per_second, /cases/0/..., cite("ebcfc483a547", ...)), and on a dot
-# that ends a sentence but not one inside a number (11.6). Hex digests stay one word, so a
-# 12-hex prefix shown on a page finds its record (Material's search matches word prefixes).
-SEARCH_SEPARATOR = r'[\s\-_/,:;()\[\]"=]+|\.(?!\d)'
-
-
 def mkdocs_config(options: BuildOptions, out_dir: Path) -> str:
     """The generated mkdocs.yml. A fixed, short nav (articles are reached from the home page and
     kept out of the inferred nav), no web fonts, URLs that work from file:// (no directory URLs),
-    and Material's search, whose worker, lunr and index are all served by the site itself.
-    Search needs http: the `offline` plugin that would make it work from file:// adds a script
-    from a CDN (iframe-worker), so it stays off; from file:// Material hides the search box."""
+    no MkDocs plugins: search is Pagefind's, indexed after MkDocs (site_gen/search_index.py),
+    and Material's lunr search, which would parse every page once more into one index every
+    reader downloads whole, is off. Generated HTML reaches MkDocs as raw blocks
+    (site_gen/raw_html.py) whose ids the hooks hand to the anchor checks."""
     # Titles are quoted as JSON strings, which YAML reads as the same text (a project's page
     # title may hold a ':').
     nav = "\n".join(f"  - {title}: {path}" for title, path in NAV)
@@ -161,16 +158,17 @@ theme:
   palette:
     primary: {json.dumps(options.palette_primary)}
     accent: {json.dumps(options.palette_accent)}
-plugins:
-  - search:
-      separator: '{SEARCH_SEPARATOR}'
+plugins: []
 extra:
   generator: false
 nav:
 {nav}
 not_in_nav: |
   /*/**
+hooks:
+  - {HOOKS_FILE.as_posix()!r}
 markdown_extensions:
+  - site_gen.raw_html
   - attr_list
   - md_in_html
   - tables

@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from site_gen import escape
+from site_gen import escape, raw_html
 from site_gen.resources import templates_dir
 
 
@@ -53,7 +53,8 @@ def _join(items, sep: str = "") -> str:
 def make_jinja_env(override_dir: Path | None = None) -> jinja2.Environment:
     """Jinja over the packaged templates (a project's templates folder first, when it has one) with
     autoescape on for every template (they produce HTML inside Markdown). `md` marks record
-    text literal Markdown; `attr` escapes for attributes."""
+    text literal Markdown; `attr` escapes for attributes; `raw_html` marks a run of generated
+    HTML as a raw block (site_gen/raw_html.py)."""
     loaders = [jinja2.FileSystemLoader(str(templates_dir()))]
     if override_dir is not None:
         loaders.insert(0, jinja2.FileSystemLoader(str(override_dir)))
@@ -75,4 +76,6 @@ def make_jinja_env(override_dir: Path | None = None) -> jinja2.Environment:
     env.filters["join"] = _join
     env.filters["pre"] = lambda value: Markup(escape.pre(value))
     env.filters["ticks"] = code_ticks
+    # `{% filter raw_html %}...{% endfilter %}`: generated HTML MkDocs stashes, not parses
+    env.filters["raw_html"] = lambda value: Markup(raw_html.block(str(value)))
     return env

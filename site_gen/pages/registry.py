@@ -14,6 +14,7 @@ from site_gen.pages.methodology import MethodologyPage
 from site_gen.pages.record_article import RecordArticles
 from site_gen.pages.series import SeriesPages
 from site_gen.pages.transparency import TransparencyPage
+from site_gen.pages.search import SearchPage
 
 PAGE_KINDS: tuple[PageKind, ...] = (
     HomePage(),
@@ -26,6 +27,7 @@ PAGE_KINDS: tuple[PageKind, ...] = (
     AuditPage(),
     HandWrittenPages(),
     TransparencyPage(),
+    SearchPage(),
 )
 
 # The few pages the navigation lists; every other page is reached from these (a nav that grows
@@ -37,4 +39,5 @@ NAV: tuple[tuple[str, str], ...] = (
     ("History", "series/index.md"),
     ("Methodology", "methodology.md"),
     ("Audit", "audit.md"),
+    ("Search", "search.md"),
 )

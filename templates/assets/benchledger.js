@@ -1,5 +1,6 @@
 // benchledger site script: draws charts with the bundled Vega (no CDN) and checks record
-// hashes in the browser with WebCrypto. Everything works from a static host and from file://.
+// hashes in the browser with WebCrypto, and starts the search page. Everything but search works
+// from a static host and from file://; search needs http.
 (function () {
   "use strict";
 
@@ -380,9 +381,26 @@
     });
   }
 
+  // The search page: Pagefind's UI over the site's own index (pagefind/), which a page opened
+  // from file:// cannot fetch. Result links are site-root paths: prefix them with this
+  // folder, so a site served below a path (/project/) works too. ?q= starts a search.
+  function startSearch() {
+    var box = document.getElementById("bl-search");
+    if (!box) return;
+    if (location.protocol === "file:" || typeof window.PagefindUI !== "function") {
+      document.querySelector(".bl-search-offline").hidden = false;
+      return;
+    }
+    var base = location.pathname.replace(/[^/]*$/, "");
+    var ui = new window.PagefindUI({ element: "#bl-search", baseUrl: base, showImages: false, showSubResults: true, resetStyles: false });
+    var query = new URLSearchParams(location.search).get("q");
+    if (query) ui.triggerSearch(query);
+  }
+
   function start() {
     drawCharts();
     document.querySelectorAll(".bl-tlog").forEach(setUpLog);
+    startSearch();
   }
 
   if (document.readyState === "loading") {

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Sequence
 
 from benchledger.records.pointer import parse_pointer, resolve, to_pointer
-from site_gen import escape
+from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, scoped_at, withheld_percentile
 from site_gen.quantity import traced
@@ -58,7 +59,7 @@ class ArticleWriter:
 
     view: "RecordView"
     site: "SiteContext"
-    parts: list[str] = field(default_factory=list)
+    parts: list[tuple[bool, str]] = field(default_factory=list)  # (is generated HTML, text)
     assets: dict[str, bytes] = field(default_factory=dict)
     placed: set[Limitation] = field(default_factory=set)
 
@@ -67,7 +68,12 @@ class ArticleWriter:
         return self.view.page_path
 
     def add(self, markdown: str) -> None:
-        self.parts.append(markdown.rstrip("\n") + "\n\n")
+        """Append Markdown (headings, templates that mark their own HTML)."""
+        self.parts.append((False, markdown.rstrip("\n")))
+
+    def html(self, fragment: str) -> None:
+        """Append generated HTML: it reaches the page as a raw block MkDocs does not parse."""
+        self.parts.append((True, fragment.rstrip("\n")))
 
     def heading(self, level: int, text: str, anchor: str | None = None) -> None:
         suffix = f" {{#{escape.anchor(anchor)}}}" if anchor else ""
@@ -104,12 +110,12 @@ class ArticleWriter:
         )
 
     def table(self, rows: Iterable[dict[str, str]], columns: list[str], caption: str | None = None) -> None:
-        self.add(html_table(frame(rows, columns), caption))
+        self.html(html_table(frame(rows, columns), caption))
 
     def chart(self, chart: Chart) -> None:
         html, assets = chart_html(chart, self.path, self.site.charts)
         self.assets.update(assets)
-        self.add(html)
+        self.html(html)
 
     def notes(self, where: Callable[[Limitation], bool], title: str | None = None) -> None:
         """Place the not-yet-placed limitations selected by `where` here (same text once)."""
@@ -132,10 +138,15 @@ class ArticleWriter:
                 f"{escape.html(text)}</li>"
             )
         head = f'<p class="bl-limits-title">{escape.html(title)}</p>' if title else ""
-        self.add(f'<div class="bl-limits">{head}<ul>{"".join(items)}</ul></div>')
+        self.html(f'<div class="bl-limits">{head}<ul>{"".join(items)}</ul></div>')
 
     def markdown(self) -> str:
-        return "".join(self.parts)
+        """The page: Markdown parts as they are, each run of HTML parts one raw block."""
+        out = []
+        for is_html, group in groupby(self.parts, key=lambda part: part[0]):
+            texts = [text for _, text in group]
+            out += [raw_html.block("\n\n".join(texts))] if is_html else texts
+        return "".join(text + "\n\n" for text in out)
 
 
 def under(pointer: str) -> Callable[[Limitation], bool]:
@@ -201,7 +212,7 @@ def provenance(page: ArticleWriter, sections: Sequence[tuple[str, str]]) -> None
     """The provenance section: one key/value table per (title, pointer); hashes are labelled as
     claimed by the record (this site does not have those upstream files)."""
     page.heading(2, "Provenance", "provenance")
-    page.add(
+    page.html(
         '<p class="bl-claimed">Hashes below are <strong>claimed by the record</strong>: they name '
         "upstream files (models, binaries, plans) that this site does not publish, so they cannot "
         "be checked here. The record itself is verified: see <a href=\"#audit-this-page\">Audit this page</a>.</p>"
@@ -218,4 +229,4 @@ def audit_block(page: ArticleWriter) -> None:
     """'Audit this page': hash, ledger entry, download, sha256sum and the in-browser check."""
     view, site = page.view, page.site
     page.heading(2, "Audit this page", "audit-this-page")
-    page.add(site.render("audit_block.html.j2", view=view, page_path=page.path))
+    page.html(site.render("audit_block.html.j2", view=view, page_path=page.path))

@@ -79,7 +79,7 @@ class GraphReplayRenderer(RecordRenderer):
         if sources:
             page.heading(3, "Sources named by the record")
             items = "".join(f"<li><code>{page.text(f'/sources/{i}')}</code></li>" for i in range(len(sources)))
-            page.add(f'<ul class="bl-sources">{items}</ul>')
+            page.html(f'<ul class="bl-sources">{items}</ul>')
         audit_block(page)
         page.notes(lambda lim: True, "Other limitations")
 
@@ -136,9 +136,9 @@ class GraphReplayRenderer(RecordRenderer):
             rows.append(row)
         columns = ["kind", "tokens"] + [f"{p} {s}" for p in PATHS for s in ("mean", "median", "p95", "n")]
         columns += ["speedup", "saved per call", "capture", "capture memory (reserved)"]
-        page.add('<div class="bl-scroll">')
+        page.html('<div class="bl-scroll">')
         page.table(rows, columns)
-        page.add("</div>")
+        page.html("</div>")
         page.notes(lambda lim: lim.scope.startswith("/measurements/"), "Limitations of these numbers")
 
     def _checks(self, page: ArticleWriter) -> None:
@@ -171,5 +171,5 @@ class GraphReplayRenderer(RecordRenderer):
             "prediction": page.text(f"/overlimit/{i}/prediction"),
         } for i in range(len(probes))]
         page.table(rows, ["tokens", "model forwards", "graph replays", "prediction"])
-        page.add('<p class="bl-lede">An input over the length limit was refused before any model forward.</p>')
+        page.html('<p class="bl-lede">An input over the length limit was refused before any model forward.</p>')
         page.notes(under("/overlimit"))

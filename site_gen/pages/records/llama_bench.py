@@ -110,7 +110,7 @@ class LlamaBenchRenderer(RecordRenderer):
         self._samples(page, rows)
         self._configuration(page, rows)
         page.heading(2, "Provenance", "provenance")
-        page.add('<p class="bl-claimed">The imported file is identified by its SHA-256 below; the model file and '
+        page.html('<p class="bl-claimed">The imported file is identified by its SHA-256 below; the model file and '
                  "the machine are as llama-bench named them (the model is not hashed). The record itself is verified: "
                  'see <a href="#audit-this-page">Audit this page</a>.</p>')
         page.heading(3, "Import")
@@ -123,7 +123,7 @@ class LlamaBenchRenderer(RecordRenderer):
     def _results(self, page: ArticleWriter, rows: list[dict[str, Any]]) -> None:
         page.heading(2, "Results", "results")
         moving = varying(rows)
-        page.add('<p class="bl-lede">One row per llama-bench test: the mean speed over the repetitions '
+        page.html('<p class="bl-lede">One row per llama-bench test: the mean speed over the repetitions '
                  "(avg_ts) and its sample standard deviation, as llama-bench computed them."
                  + (f" Fields that differ between rows: {escape.attr(', '.join(_LABEL[f] for f in moving))}." if moving else "")
                  + "</p>")
@@ -142,9 +142,9 @@ class LlamaBenchRenderer(RecordRenderer):
             table.append(line)
         columns = ["test", "kind"] + [_LABEL[f] for f in moving] + ["speed (mean)", "± std. dev.", "repetitions",
                                                                       "time per repetition (mean)"]
-        page.add('<div class="bl-scroll">')
+        page.html('<div class="bl-scroll">')
         page.table(table, columns)
-        page.add("</div>")
+        page.html("</div>")
         page.notes(under("/tests"), "Limitations of these numbers")
 
     @staticmethod
@@ -180,7 +180,7 @@ class LlamaBenchRenderer(RecordRenderer):
 
     def _samples(self, page: ArticleWriter, rows: list[dict[str, Any]]) -> None:
         page.heading(2, "Every repetition", "samples")
-        page.add('<p class="bl-lede">llama-bench\'s per-repetition samples (after its warm-up run): wall time and '
+        page.html('<p class="bl-lede">llama-bench\'s per-repetition samples (after its warm-up run): wall time and '
                  "speed, (n_prompt + n_gen) / time.</p>")
         table = []
         for i, row in enumerate(rows):
@@ -190,9 +190,9 @@ class LlamaBenchRenderer(RecordRenderer):
             table.append({"test": escape.attr(test_name(row)), "started": page.text(f"{base}/test_time"),
                           "speed per repetition": speeds, "time per repetition": times,
                           "time std. dev.": page.num(f"{base}/stddev_ns", "ns")})
-        page.add('<div class="bl-scroll">')
+        page.html('<div class="bl-scroll">')
         page.table(table, ["test", "started", "speed per repetition", "time per repetition", "time std. dev."])
-        page.add("</div>")
+        page.html("</div>")
 
     def _configuration(self, page: ArticleWriter, rows: list[dict[str, Any]]) -> None:
         """The fields every row shares, shown once (with the first row's pointers)."""
@@ -203,6 +203,6 @@ class LlamaBenchRenderer(RecordRenderer):
         table = [{"field": escape.attr(name), "meaning": escape.attr(label),
                   "value": self._field(page, f"/tests/0/{name}", rows[0].get(name))}
                  for name, label, _ in CONFIG if name in rows[0] and name not in moving]
-        page.add('<p class="bl-lede">As llama-bench wrote them (pointers into the first row); fields that differ '
+        page.html('<p class="bl-lede">As llama-bench wrote them (pointers into the first row); fields that differ '
                  "between rows are in the results table.</p>")
         page.table(table, ["field", "meaning", "value"])

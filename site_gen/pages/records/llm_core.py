@@ -194,10 +194,10 @@ class LlmCoreRenderer(RecordRenderer):
         page.heading(2, f"Results along {axis}", f"results-{axis}".replace("_", "-"))
         contexts = _contexts(data)
         labels = ", ".join(escape.html(_axis_phrase(data["cases"][i], axis)) for i in order)
-        page.add(f'<p class="bl-lede">Cases compared: {labels}. One line per context length.</p>')
+        page.html(f'<p class="bl-lede">Cases compared: {labels}. One line per context length.</p>')
         left_out = _left_out(data)
         if left_out:
-            page.add(f'<p class="bl-left-out">{escape.html(left_out)}</p>')
+            page.html(f'<p class="bl-left-out">{escape.html(left_out)}</p>')
 
         def group_series(value_of) -> list[Series]:
             out = []
@@ -253,7 +253,7 @@ class LlmCoreRenderer(RecordRenderer):
         label = str(case.get("id", i))
         status = "" if case.get("status") == "completed" else f" ({case.get('status')})"
         page.heading(2, f"Case {label}" + (f": {_axis_phrase(case, axis)}" if axis else "") + status, f"case-{i}")
-        page.add(
+        page.html(
             f'<p class="bl-lede">Module {page.text(base + "/module")}, model {page.text(base + "/model")}, '
             f'status {page.text(base + "/status")}, wall time {page.num(base + "/case_wall_seconds", "s")}.</p>'
         )
@@ -270,9 +270,9 @@ class LlmCoreRenderer(RecordRenderer):
         settings = kv_rows(page, f"{base}/settings")
         if settings:
             page.heading(3, "Settings")
-            page.add('<details class="bl-settings"><summary>All settings of this case</summary>')
+            page.html('<details class="bl-settings"><summary>All settings of this case</summary>')
             page.table(settings, ["field", "value"])
-            page.add("</details>")
+            page.html("</details>")
         page.notes(under(base), "Other limitations of this case")
 
     def _host(self, page: ArticleWriter, base: str, case: dict) -> None:
@@ -284,7 +284,7 @@ class LlmCoreRenderer(RecordRenderer):
             gpus = host.get("gpus") if isinstance(host.get("gpus"), list) else []
             gpu_text = "; ".join(f'{page.text(f"{hp}/gpus/{g}/name")} <code class="bl-hash">{page.text(f"{hp}/gpus/{g}/uuid")}</code>'
                                  for g in range(len(gpus))) or "none seen through NVML"
-            page.add(
+            page.html(
                 f'<p class="bl-host">Ran on host {page.text(hp + "/label")} ({page.text(hp + "/hostname")}): '
                 f'CPU {page.text(hp + "/cpu")}, kernel {page.text(hp + "/kernel")}, NVIDIA driver {page.text(hp + "/nvidia_driver")}, '
                 f'GPUs {gpu_text}; GPU check: {page.text(hp + "/gpu_check")}.</p>')
@@ -303,7 +303,7 @@ class LlmCoreRenderer(RecordRenderer):
 
     def _groups(self, page: ArticleWriter, base: str, case: dict) -> None:
         page.heading(3, "Per context")
-        page.add('<p class="bl-lede">Medians with the range (minimum–maximum) of the requests below them.</p>')
+        page.html('<p class="bl-lede">Medians with the range (minimum–maximum) of the requests below them.</p>')
         rows = []
         for g, group in enumerate(case.get("groups", [])):
             gp = f"{base}/groups/{g}"
@@ -336,9 +336,9 @@ class LlmCoreRenderer(RecordRenderer):
         for _, label, _ in GROUP_SUMMARIES:
             columns += [f"{label} median", f"{label} p95"]
         columns += ["aggregate", "GPU energy / token", "CPU (one logical CPU = 100%)"]
-        page.add('<div class="bl-scroll">')
+        page.html('<div class="bl-scroll">')
         page.table(rows, [c for c in columns if any(c in r for r in rows)])
-        page.add("</div>")
+        page.html("</div>")
         page.notes(lambda lim: lim.scope.startswith(f"{base}/groups/"), "Limitations of these numbers")
 
     def _failure(self, page: ArticleWriter, base: str, case: dict) -> None:
@@ -352,7 +352,7 @@ class LlmCoreRenderer(RecordRenderer):
             parts.append(
                 f'<details class="bl-log"><summary>Server log, last {len(lines)} lines</summary>'
                 f'<pre data-pointer="{escape.attr(base)}/server_log_tail"><code>{log}</code></pre></details>')
-        page.add("".join(parts) + "</div>")
+        page.html("".join(parts) + "</div>")
 
     def _placement(self, page: ArticleWriter, base: str, case: dict, key: str = "placement") -> None:
         """The placement as requested (`placement`) or, when the server placed layers otherwise,
@@ -365,7 +365,7 @@ class LlmCoreRenderer(RecordRenderer):
             page.heading(3, "Placement")
         else:
             page.heading(3, "Placement reported by the server")
-            page.add('<p class="bl-lede">As the server reported it. It is kept apart from <code>placement</code>, '
+            page.html('<p class="bl-lede">As the server reported it. It is kept apart from <code>placement</code>, '
                      "which holds only a placement as requested.</p>")
         buffers = placement.get("buffers") or []
         rows = [
@@ -399,9 +399,9 @@ class LlmCoreRenderer(RecordRenderer):
                     row[label] = page.num(f"{pp}/metrics/{metric}", text="not sampled")
             rows.append(row)
         columns = ["phase", "duration", "GPU energy"] + [m[2] for m in PHASE_METRICS]
-        page.add('<div class="bl-scroll">')
+        page.html('<div class="bl-scroll">')
         page.table(rows, columns)
-        page.add("</div>")
+        page.html("</div>")
         phases_under, total_under = under(f"{base}/resources_by_phase"), under(f"{base}/completed_response_resources")
         page.notes(lambda lim: phases_under(lim) or total_under(lim))
 
@@ -430,6 +430,6 @@ class LlmCoreRenderer(RecordRenderer):
                  "sha256 (claimed)": f'<code>{page.text(f"/models/{m}/files/{f}/sha256")}</code>'}
                 for f in range(len(files))
             ]
-            page.add(f'<details class="bl-files"><summary>Model files of {escape.html(model.get("id", m))} ({len(files)})</summary>')
+            page.html(f'<details class="bl-files"><summary>Model files of {escape.html(model.get("id", m))} ({len(files)})</summary>')
             page.table(rows, ["file", "size", "sha256 (claimed)"])
-            page.add("</details>")
+            page.html("</details>")

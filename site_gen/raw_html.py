@@ -1,0 +1,76 @@
+"""Generated HTML handed to MkDocs as raw blocks that Python-Markdown only stashes.
+
+benchledger renders its pages' tables, charts, limitation notes and audit blocks as HTML itself
+(escaped for their context by site_gen/escape.py). Left to Python-Markdown, every such block
+would be parsed again tag by tag twice: by `md_in_html` (to find where a block ends) and by
+MkDocs (to collect the ids anchors may point to), about two thirds of a build's Markdown time.
+So a generated page wraps each run of HTML between two marker lines (`block()`), and this
+module's Markdown extension, `site_gen.raw_html` in mkdocs.yml, cuts each marked run out before
+either parser runs, stores it in Python-Markdown's HTML stash and leaves its placeholder, which
+the stash's postprocessor swaps back for the bytes unchanged. Headings stay Markdown, so the
+table of contents, permalinks and heading anchors work as before; hand-written pages carry no
+markers and go through `md_in_html` as before.
+
+The marker lines cannot come from a record: record text reaches a page HTML-escaped, so its
+`<!--` is `&lt;!--`. The ids inside stashed blocks are given to MkDocs' anchor checks by
+`on_page_content` in site_gen/mkdocs_hooks.py (`ids()`), so strict link checks still see them."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from markdown import Extension, Markdown
+from markdown.preprocessors import Preprocessor
+
+START = "<!-- benchledger:html -->"
+END = "<!-- /benchledger:html -->"
+# Above MkDocs' anchor scan (21) and html_block / md_in_html (20): they see only placeholders.
+PRIORITY = 25
+
+_ID = re.compile(r'\sid="([^"]*)"')
+
+
+def block(fragment: str) -> str:
+    """`fragment` (generated HTML) as one raw block: stashed, never parsed as Markdown."""
+    return f"{START}\n{fragment.strip(chr(10))}\n{END}"
+
+
+def ids(page_html: str) -> set[str]:
+    """The id attributes (double-quoted, as benchledger writes them) of a rendered page."""
+    return {html.unescape(value) for value in _ID.findall(page_html)}
+
+
+class RawBlockPreprocessor(Preprocessor):
+    """Replaces each START...END run of lines by a stash placeholder in a paragraph of its own."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        i, n = 0, len(lines)
+        while i < n:
+            line = lines[i]
+            if line != START:
+                out.append(line)
+                i += 1
+                continue
+            try:
+                end = lines.index(END, i + 1)
+            except ValueError:  # an unclosed marker: leave the text to Markdown as it is
+                out.append(line)
+                i += 1
+                continue
+            placeholder = self.md.htmlStash.store("\n".join(lines[i + 1 : end]))
+            out += ["", placeholder, ""]
+            i = end + 1
+        return out
+
+
+class RawHtmlExtension(Extension):
+    """Python-Markdown extension: marked generated HTML blocks are stashed, not parsed."""
+
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
+        md.preprocessors.register(RawBlockPreprocessor(md), "benchledger_raw_html", PRIORITY)
+
+
+def makeExtension(**kwargs) -> RawHtmlExtension:  # noqa: N802 (Python-Markdown's entry point)
+    return RawHtmlExtension(**kwargs)

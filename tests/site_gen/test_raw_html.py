@@ -1,0 +1,77 @@
+"""Generated HTML as raw blocks: real Python-Markdown with the extension stashes a marked run
+verbatim (no Markdown inside it, blank lines and all), leaves the rest to Markdown, and a real
+strict MkDocs build still checks links to ids that only a raw block holds (through the hooks)."""
+
+from __future__ import annotations
+
+import markdown
+import pytest
+
+from site_gen import raw_html
+from site_gen.build import HOOKS_FILE, _mkdocs_build
+from benchledger.errors import BuildError
+
+HTML = '<div class="x" id="deep">\n<pre><code>*not emphasis*\n\n# not a heading</code></pre>\n</div>'
+
+
+def convert(text: str) -> str:
+    return markdown.markdown(text, extensions=[raw_html.makeExtension(), "md_in_html", "attr_list", "toc"])
+
+
+def test_a_marked_block_reaches_the_page_byte_for_byte():
+    out = convert("# Title\n\n" + raw_html.block(HTML) + "\n\nAfter *this*.\n")
+    assert HTML in out
+    assert "<em>not emphasis</em>" not in out and "<h1 id=\"not-a-heading\"" not in out
+    assert '<h1 id="title">Title</h1>' in out and "<em>this</em>" in out
+    assert raw_html.START not in out and raw_html.END not in out
+
+
+def test_runs_between_headings_stay_separate_and_headings_stay_markdown():
+    text = raw_html.block("<p>one</p>") + "\n\n## Two {#two}\n\n" + raw_html.block("<p>three</p>") + "\n"
+    out = convert(text)
+    assert out.index("<p>one</p>") < out.index('<h2 id="two">Two</h2>') < out.index("<p>three</p>")
+
+
+def test_an_unclosed_marker_is_left_to_markdown():
+    out = convert(raw_html.START + "\n\n*emphasis*\n")
+    assert "<em>emphasis</em>" in out
+
+
+def test_escaped_record_text_cannot_close_a_block():
+    hostile = "&lt;!-- /benchledger:html --&gt;"  # what escape.attr makes of the marker
+    out = convert(raw_html.block(f"<p>{hostile}</p>\n<p>*still raw*</p>"))
+    assert f"<p>{hostile}</p>\n<p>*still raw*</p>" in out
+
+
+def test_ids_are_read_unescaped():
+    assert raw_html.ids('<span id="a&amp;b"></span><h2 id="x">') == {"a&b", "x"}
+
+
+def _site(tmp_path, link: str, hooks: bool):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\n" + raw_html.block('<p><span id="deep">here</span></p>') + "\n", encoding="utf-8")
+    (docs / "other.md").write_text(f"# Other\n\n[to the raw anchor]({link})\n", encoding="utf-8")
+    hook_lines = f"hooks:\n  - {HOOKS_FILE.as_posix()!r}\n" if hooks else ""
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        f"site_name: t\ndocs_dir: docs\nsite_dir: {str(tmp_path / 'site')!r}\nstrict: true\nuse_directory_urls: false\n"
+        f"plugins: []\n{hook_lines}markdown_extensions:\n  - site_gen.raw_html\n  - md_in_html\n"
+        "validation:\n  anchors: warn\n", encoding="utf-8")
+    return config
+
+
+def test_strict_mkdocs_sees_ids_inside_raw_blocks(tmp_path):
+    _mkdocs_build(_site(tmp_path, "index.md#deep", hooks=True), 0)
+    assert 'id="deep"' in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_strict_mkdocs_still_fails_a_link_to_a_missing_anchor(tmp_path):
+    with pytest.raises(BuildError, match="nowhere"):
+        _mkdocs_build(_site(tmp_path, "index.md#nowhere", hooks=True), 0)
+
+
+def test_without_the_hooks_the_raw_id_would_be_missed(tmp_path):
+    # the reason the hooks exist: MkDocs' own scan no longer sees inside stashed blocks
+    with pytest.raises(BuildError, match="deep"):
+        _mkdocs_build(_site(tmp_path, "index.md#deep", hooks=False), 0)
