@@ -21,9 +21,12 @@ from benchledger.records.pointer import to_jsonpath, walk
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 
-# Only a number with a 3-digit exponent or 200+ digits can overflow a float (1.8e308); text
-# without one is parsed with the C float parser, text with one through the checking hook.
-_MAY_OVERFLOW = re.compile(r"[eE][+-]?[0-9]{3}|[0-9]{200}")
+# Only a number with a positive 3-digit exponent or 200+ digits can overflow a float (1.8e308);
+# text without one is parsed with the C float parser, text with one through the checking hook.
+# The number must be a whole token (nothing alphanumeric before or after it), so the hex digests
+# every record holds ("...b1e308...") do not send every record through the slow hook; a string
+# that merely looks like such a number only costs the slow path, never a wrong answer.
+_MAY_OVERFLOW = re.compile(r"(?<![0-9A-Za-z_.])-?[0-9]+(?:\.[0-9]+)?[eE]\+?[0-9]{3,}(?![0-9A-Za-z_])|[0-9]{200}")
 
 
 class _DuplicateKeys(dict):

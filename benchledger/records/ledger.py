@@ -69,10 +69,17 @@ def encode_ledger(entries: list[LedgerEntry]) -> bytes:
 
 def new_entry(after: list[LedgerEntry], path: str, sha256: str, size_bytes: int, schema: str, sealed_at: str | None = None) -> tuple[LedgerEntry, bytes]:
     """The entry that appends a record after `after`, and its line bytes (no newline)."""
+    return entry_after(after[-1] if after else None, len(after), path, sha256, size_bytes, schema, sealed_at)
+
+
+def entry_after(last: LedgerEntry | None, count: int, path: str, sha256: str, size_bytes: int, schema: str,
+                sealed_at: str | None = None) -> tuple[LedgerEntry, bytes]:
+    """The entry that appends a record to a ledger of `count` entries ending with `last`, and its
+    line bytes (no newline): what sealing needs, without the whole list of entries."""
     sealed_at = sealed_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    prev = after[-1].entry_sha256 if after else GENESIS_SHA256
-    line = encode_line(len(after), path, sha256, size_bytes, schema, sealed_at, prev)
-    return LedgerEntry(len(after), path, sha256, size_bytes, schema, sealed_at, prev, hashlib.sha256(line).hexdigest()), line
+    prev = last.entry_sha256 if last is not None else GENESIS_SHA256
+    line = encode_line(count, path, sha256, size_bytes, schema, sealed_at, prev)
+    return LedgerEntry(count, path, sha256, size_bytes, schema, sealed_at, prev, hashlib.sha256(line).hexdigest()), line
 
 
 def store_path_problem(path: str) -> str | None:

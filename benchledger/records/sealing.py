@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Iterator
 from benchledger.atomic import fsync_dir
 from benchledger.errors import ConsistencyError, InputError, SchemaError, SealError
 from benchledger.records import schema
-from benchledger.records.ledger import TEMP_NAME, LedgerEntry, is_seal_temp, LedgerRead, new_entry, store_path_problem
+from benchledger.records.ledger import TEMP_NAME, LedgerEntry, entry_after, is_seal_temp, store_path_problem
 from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, validate_record
 
 if TYPE_CHECKING:
@@ -54,13 +54,13 @@ def seal_bytes(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: 
     sha256 = hashlib.sha256(raw).hexdigest()
     with _locked(store.root):
         remove_stale_temp(store)
-        read = store.intact()
-        for entry in read.entries:
-            if entry.sha256 == sha256:
-                raise SealError(f"{shown}: these exact bytes are already sealed as {entry.path} (ledger line {entry.position + 1}); a record is sealed once")
-            if entry.path == as_path:
-                raise SealError(f"{shown}: {store.shown(as_path)} is already sealed (ledger line {entry.position + 1}); sealed files are never overwritten")
-        entry, line = new_entry(read.entries, as_path, sha256, len(raw), schema_id)
+        index = store.ledger_index()
+        if sha256 in index.hashes:
+            position, path = index.hashes[sha256]
+            raise SealError(f"{shown}: these exact bytes are already sealed as {path} (ledger line {position + 1}); a record is sealed once")
+        if as_path in index.paths:
+            raise SealError(f"{shown}: {store.shown(as_path)} is already sealed (ledger line {index.paths[as_path] + 1}); sealed files are never overwritten")
+        entry, line = entry_after(index.last, index.count, as_path, sha256, len(raw), schema_id)
         target = store.root / as_path
         created = _place(store, raw, target, shown)
         try:
@@ -70,8 +70,7 @@ def seal_bytes(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: 
                 created.undo()
             raise
         _crash_point("appended")
-        store.remember_append(line, LedgerRead(
-            read.entries + [entry], read.entry_lines + [len(read.entries) + 1], [], entry.entry_sha256, {}))
+        index.appended(entry, line, store.cache.folder)
     store.cache.remember(sha256, schema_id)
     return entry
 

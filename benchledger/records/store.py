@@ -11,6 +11,7 @@ from benchledger.errors import InputError, LedgerError
 from benchledger.records import sealing, verification
 from benchledger.records.digest import is_sha256_prefix
 from benchledger.records.jsonread import read_record_bytes
+from benchledger.records.ledger_index import LedgerIndex
 from benchledger.records.ledger import LEDGER_NAME, LedgerEntry, LedgerRead, read_ledger
 from benchledger.records.validation_cache import ValidationCache
 from benchledger.records.verification import RecordStatus, SealedRecord, VerifyReport
@@ -25,9 +26,10 @@ class Store:
         self.root = Path(root)
         self.ledger_path = self.root / LEDGER_NAME
         self.cache = cache if cache is not None else ValidationCache.default_for(self.root)
-        # the last ledger bytes read or written and their parse: sealing many records in a row
-        # then costs one byte comparison per seal instead of re-walking the whole chain
+        # the last ledger bytes read and their parse (verify, show and build read it once)
         self._known: tuple[bytes, LedgerRead] | None = None
+        # what sealing knows of the ledger: many seals in a row cost the same each
+        self._index: LedgerIndex | None = None
 
     def shown(self, rel: str) -> str:
         """How a store path is named in messages: as the user would type it."""
@@ -85,10 +87,15 @@ class Store:
                 return entry
         raise InputError(key, "", f"no record in {self.ledger_path.as_posix()} has this path or sha256 (prefixes need >= 12 hex digits)")
 
-    def remember_append(self, line: bytes, read: LedgerRead) -> None:
-        """Record that `line` was just appended (so the next read compares bytes, not the chain)."""
-        known = self._known[0] if self._known else b""
-        self._known = (known + line + b"\n", read)
+    def ledger_index(self) -> LedgerIndex:
+        """What sealing knows of the ledger (call under the seal lock): kept between seals of
+        this Store while the ledger still ends where it did, else loaded again (see
+        ledger_index.py); raises LedgerError when the ledger is broken."""
+        if self._index is None or not self._index.current(self.ledger_path):
+            if not self.root.is_dir():
+                raise InputError(self.root.as_posix(), "", "no such records folder")
+            self._index = LedgerIndex.load(self.ledger_path, self.cache.folder)
+        return self._index
 
     def seal(self, source: Path, schema_id: str, as_path: str | None = None) -> LedgerEntry:
         """Seal the file `source` as `as_path` (default: its file name) under `schema_id`."""
