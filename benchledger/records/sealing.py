@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from benchledger.atomic import fsync_dir
-from benchledger.errors import ConsistencyError, InputError, SchemaError, SealError
+from benchledger.errors import ConsistencyError, InputError, Problem, ProblemsError, SchemaError, SealError
 from benchledger.records import schema
 from benchledger.records.ledger import TEMP_NAME, LedgerEntry, entry_after, is_seal_temp, store_path_problem
 from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, validate_record
@@ -51,15 +51,59 @@ def seal_bytes(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: 
     if reason:
         raise SealError(f"{shown}: target path {as_path!r} {reason}")
     _validate(raw, schema_id, shown)
+    return _seal_valid(store, raw, schema_id, as_path, shown)
+
+
+def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]]) -> list[LedgerEntry]:
+    """Seal several records (raw, schema id, store path, shown name) in one run, in order. Every
+    one is checked first (path, JSON, schema, consistency, not sealed yet, no two alike) and every
+    problem of every one is reported at once, sealing none; then each is sealed as `seal_bytes`
+    would, at the cost of one seal each (the ledger is not walked again between them)."""
+    problems: list[Problem] = []
+    seen_hashes: dict[str, str] = {}
+    seen_paths: dict[str, str] = {}
+    index = None
+    for raw, schema_id, as_path, shown in jobs:
+        try:
+            reason = store_path_problem(as_path)
+            if reason:
+                raise SealError(f"{shown}: target path {as_path!r} {reason}")
+            _validate(raw, schema_id, shown)
+            sha256 = hashlib.sha256(raw).hexdigest()
+            if index is None:
+                with _locked(store.root):
+                    index = store.ledger_index()
+            _refuse_sealed(store, index, sha256, as_path, shown)
+            if sha256 in seen_hashes:
+                raise SealError(f"{shown}: has the same bytes as {seen_hashes[sha256]}; a record is sealed once")
+            if as_path in seen_paths:
+                raise SealError(f"{shown}: {seen_paths[as_path]} is sealed as {store.shown(as_path)} too; give each its own --as path")
+            seen_hashes[sha256], seen_paths[as_path] = shown, shown
+        except ProblemsError as err:
+            problems.extend(err.problems)
+        except SealError as err:
+            problems.append(Problem(shown, "", str(err).removeprefix(f"{shown}: ")))
+    if problems:
+        raise ProblemsError(problems, f"{len(problems)} problem(s) in {len(jobs)} record(s); nothing was sealed")
+    return [_seal_valid(store, raw, schema_id, as_path, shown) for raw, schema_id, as_path, shown in jobs]
+
+
+def _refuse_sealed(store: "Store", index, sha256: str, as_path: str, shown: str) -> None:
+    """SealError when these bytes or this path are in the ledger already."""
+    if sha256 in index.hashes:
+        position, path = index.hashes[sha256]
+        raise SealError(f"{shown}: these exact bytes are already sealed as {path} (ledger line {position + 1}); a record is sealed once")
+    if as_path in index.paths:
+        raise SealError(f"{shown}: {store.shown(as_path)} is already sealed (ledger line {index.paths[as_path] + 1}); sealed files are never overwritten")
+
+
+def _seal_valid(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: str) -> LedgerEntry:
+    """Seal bytes already validated for `schema_id` (see `seal_bytes`)."""
     sha256 = hashlib.sha256(raw).hexdigest()
     with _locked(store.root):
         remove_stale_temp(store)
         index = store.ledger_index()
-        if sha256 in index.hashes:
-            position, path = index.hashes[sha256]
-            raise SealError(f"{shown}: these exact bytes are already sealed as {path} (ledger line {position + 1}); a record is sealed once")
-        if as_path in index.paths:
-            raise SealError(f"{shown}: {store.shown(as_path)} is already sealed (ledger line {index.paths[as_path] + 1}); sealed files are never overwritten")
+        _refuse_sealed(store, index, sha256, as_path, shown)
         entry, line = entry_after(index.last, index.count, as_path, sha256, len(raw), schema_id)
         target = store.root / as_path
         created = _place(store, raw, target, shown)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchledger.errors import InputError, LedgerError
+from benchledger.errors import InputError, LedgerError, ProblemsError
 from benchledger.records import sealing, verification
 from benchledger.records.digest import is_sha256_prefix
 from benchledger.records.jsonread import read_record_bytes
@@ -102,6 +102,26 @@ class Store:
         source = Path(source)
         raw = read_record_bytes(source, source.as_posix())
         return sealing.seal_bytes(self, raw, schema_id, as_path or source.name, shown=source.as_posix())
+
+    def seal_files(self, sources: list[Path], schema_id: str, as_path: str | None = None) -> list[LedgerEntry]:
+        """Seal many files in one run (`sealing.seal_many`): all checked first, every problem
+        reported at once and none sealed, else each sealed in order. Each is stored under its
+        file name unless one file is given with `as_path`."""
+        if as_path is not None and len(sources) != 1:
+            raise InputError("--as", "", f"names one store path, but {len(sources)} files were given; seal them without --as (each keeps its file name)")
+        if len(sources) == 1:  # one file: its own errors, as `seal` always reported them
+            return [self.seal(sources[0], schema_id, as_path)]
+        jobs, unreadable = [], []
+        for source in map(Path, sources):
+            try:
+                raw = read_record_bytes(source, source.as_posix())
+            except InputError as err:
+                unreadable.extend(err.problems)
+                continue
+            jobs.append((raw, schema_id, as_path or source.name, source.as_posix()))
+        if unreadable:
+            raise ProblemsError(unreadable, f"{len(unreadable)} file(s) cannot be read; nothing was sealed")
+        return sealing.seal_many(self, jobs)
 
     def seal_bytes(self, raw: bytes, schema_id: str, as_path: str, shown: str | None = None) -> LedgerEntry:
         """Validate `raw`, write it to `as_path` and append its ledger entry; all or nothing."""

@@ -393,6 +393,9 @@
     }
     var base = location.pathname.replace(/[^/]*$/, "");
     var ui = new window.PagefindUI({ element: "#bl-search", baseUrl: base, showImages: false, showSubResults: true, resetStyles: false });
+    // Pagefind's form carries action="javascript:void(0)" (its submit handler already stops
+    // the submit): the site keeps no javascript: URL anywhere.
+    box.querySelectorAll("form[action]").forEach(function (form) { form.removeAttribute("action"); });
     var query = new URLSearchParams(location.search).get("q");
     if (query) ui.triggerSearch(query);
   }

@@ -93,3 +93,44 @@ def test_existing_path_is_never_overwritten(records, valid, cli):
     assert result.err == ["benchledger seal: error: new.json: records/other.json already exists with other content; "
                           "sealed files are never overwritten"]
     assert tree_digest(records) == before
+
+
+def _variants(records, tmp_path, epochs):
+    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
+    names = []
+    for epoch in epochs:
+        data["finished_epoch"] = epoch
+        (tmp_path / f"run-{epoch}.json").write_text(json.dumps(data, indent=1))
+        names.append(f"run-{epoch}.json")
+    return names
+
+
+def test_seal_many_files_in_one_run_in_order(records, cli, tmp_path):
+    names = _variants(records, tmp_path, [1800000001, 1800000002, 1800000003])
+    result = cli("seal", *names, "--schema", TGR)
+    assert result.code == 0 and result.err == []
+    assert [line.split()[1] for line in result.out.splitlines()[:3]] == [f"records/{n}" for n in names]
+    assert "ledger line 5, head " in result.out
+    assert cli("verify").code == 0
+
+
+def test_seal_many_reports_every_problem_and_seals_none(records, cli, tmp_path):
+    names = _variants(records, tmp_path, [1800000001, 1800000002])
+    (tmp_path / "bad.json").write_bytes(b'{"a": }')
+    (tmp_path / "twin.json").write_bytes((tmp_path / names[0]).read_bytes())
+    before = tree_digest(records)
+    result = cli("seal", names[0], "bad.json", "missing.json", "--schema", TGR)
+    assert result.code == 1 and result.err[0].endswith("missing.json: no such file")
+    result = cli("seal", names[0], "bad.json", "twin.json", "records/torch-graph-replay/2026-10-28.json", names[1], "--schema", TGR)
+    assert result.code == 1
+    assert "bad.json:1: not JSON: Expecting value (column 7)" in result.err[0]
+    assert "twin.json: has the same bytes as run-1800000001.json; a record is sealed once" in result.err[1]
+    assert "these exact bytes are already sealed as torch-graph-replay/2026-10-28.json (ledger line 2)" in result.err[2]
+    assert result.err[-1].endswith("3 problem(s) in 5 record(s); nothing was sealed")
+    assert tree_digest(records) == before
+
+
+def test_as_names_one_file_only(records, cli, tmp_path):
+    names = _variants(records, tmp_path, [1800000001, 1800000002])
+    result = cli("seal", *names, "--schema", TGR, "--as", "x/one.json")
+    assert result.code == 1 and "--as" in result.err[0] and "2 files were given" in result.err[0]
