@@ -3,8 +3,9 @@ old file or the whole new one, never a part. A temporary file in the same folder
 the target; `durable` also fsyncs the file and its folder, for what must survive a crash (run
 results, sealed records); caches and generated pages, which can be made again, skip that cost.
 
-Sealing, which must never replace a file, links instead of renaming (`records.sealing`) and
-shares `fsync_dir` from here."""
+A file that must never replace another (a signed checkpoint) is linked into place instead
+(`write_new`); sealing, which also undoes what it made on failure, links in its own steps
+(`records.sealing`) and shares `fsync_dir` from here."""
 
 from __future__ import annotations
 
@@ -42,6 +43,23 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
         raise
     if durable:
         fsync_dir(path.parent)
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Create `path` holding `data`, durably and atomically, never over an existing file: a
+    temporary file, fsync, then a hard link to the name (FileExistsError when it exists; the
+    temporary file never stays). The caller fsyncs the folder once for all it created."""
+    path = Path(path)
+    tmp = temp_path(path)
+    try:
+        with open(tmp, "xb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.link(tmp, path)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
 
 
 def fsync_dir(folder: Path) -> None:

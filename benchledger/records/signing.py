@@ -4,11 +4,10 @@ with the last stored checkpoint (the checks are tlog's)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchledger.atomic import fsync_dir, temp_path
+from benchledger.atomic import fsync_dir, write_new
 from benchledger.errors import LedgerError, SealError
 from benchledger.records.checkpoint import Checkpoint, sign_checkpoint
 from benchledger.records.keys import SignerKey
@@ -64,17 +63,9 @@ def append_checkpoint(store: "Store", signer: SignerKey, origin: str | None = No
 
 def _write_new(path: Path, data: bytes, shown: str) -> None:
     """Write a new file atomically (temp, fsync, hard link); never over an existing one."""
-    tmp = temp_path(path)
     try:
-        with open(tmp, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.link(tmp, path)
+        write_new(path, data)
     except FileExistsError:
         raise SealError(f"{shown} already exists; checkpoints are never rewritten") from None
     except OSError as err:
         raise SealError(f"cannot write {shown}: {err.strerror or err}") from None
-    finally:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)

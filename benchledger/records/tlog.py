@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.records.checkpoint import Checkpoint, SignedNote, read_checkpoint
+from benchledger.records.digest import is_sha256
 from benchledger.records.keys import VerifierKey
 from benchledger.records.ledger import CHECKPOINTS_DIR, LedgerEntry, encode_entry
 from benchledger.records.merkle import MerkleTree, verify_consistency
@@ -231,7 +232,7 @@ def consistency_document(tree: MerkleTree, old_size: int, new_size: int) -> dict
 
 
 def _hashes(value, shown: str) -> list[bytes]:
-    if not isinstance(value, list) or not all(isinstance(h, str) and re.fullmatch(r"[0-9a-f]{64}", h) for h in value):
+    if not isinstance(value, list) or not all(is_sha256(h) for h in value):
         raise InputError(shown, "$.hashes", f"{FORMAT}: must be a list of 64-hex-digit SHA-256 hashes")
     return [bytes.fromhex(h) for h in value]
 

@@ -46,3 +46,14 @@ def test_concurrent_writers_leave_one_whole_file(tmp_path):
         t.join()
     assert target.read_bytes() in payloads
     assert [p.name for p in tmp_path.iterdir()] == ["shared.bin"]
+
+
+def test_write_new_creates_once_and_never_replaces(tmp_path):
+    from benchledger.atomic import write_new
+
+    target = tmp_path / "checkpoint"
+    write_new(target, b"first")
+    with pytest.raises(FileExistsError):
+        write_new(target, b"second")
+    assert target.read_bytes() == b"first"
+    assert [p.name for p in tmp_path.iterdir()] == ["checkpoint"]  # no temporary file stays

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from site_gen.build import BuildResult, build_site
+from site_gen.context import BuildOptions
 from tests.store_copies import shipped_copy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,9 +21,10 @@ GRAPH_PAGE = "articles/torch-graph-replay/2026-10-28.html"
 
 
 def build(tmp: Path, records: Path | None = None, name: str = "site") -> BuildResult:
-    """Build the site from `records` (default: a copy of the shipped store) into tmp/name."""
+    """Build the site from `records` (default: a copy of the shipped store) into tmp/name, with
+    this project's articles, as `make site` does."""
     records = records or shipped_copy(tmp)
-    return build_site(records, tmp / name, cache_dir=tmp / "cache")
+    return build_site(records, tmp / name, cache_dir=tmp / "cache", options=BuildOptions(articles_dir=ROOT / "docs" / "articles"))
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

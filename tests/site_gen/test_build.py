@@ -19,7 +19,7 @@ from benchledger.errors import BuildError, LedgerError
 from site_gen.build import _mkdocs_build, build_site, mkdocs_config, write_tree
 from site_gen.context import BuildOptions
 
-from tests.site_gen.site_support import build
+from tests.site_gen.site_support import ROOT, build
 from tests.store_copies import shipped_copy
 
 
@@ -37,12 +37,14 @@ def test_two_builds_are_byte_identical_and_a_warm_build_does_no_work(built, tmp_
     tmp, first = built
     # A second build from scratch (own cache, own output, another process with another hash
     # seed, so set and dict orders differ) gives the same bytes...
-    code = (f"from site_gen.build import build_site; "
-            f"build_site({str(tmp / 'records')!r}, {str(tmp_path / 'site')!r}, cache_dir={str(tmp_path / 'cache')!r})")
+    articles = ROOT / "docs" / "articles"  # what site_support.build publishes, as `make site` does
+    code = (f"from pathlib import Path; from site_gen.build import build_site; from site_gen.context import BuildOptions; "
+            f"build_site({str(tmp / 'records')!r}, {str(tmp_path / 'site')!r}, cache_dir={str(tmp_path / 'cache')!r}, "
+            f"options=BuildOptions(articles_dir=Path({str(articles)!r})))")
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONHASHSEED": "12345"})
     assert tree(first.out_dir) == tree(tmp_path / "site")
     # ...and a rebuild over the same cache rewrites no generated file and renders no chart.
-    warm = build_site(tmp / "records", tmp_path / "site", cache_dir=tmp_path / "cache")
+    warm = build_site(tmp / "records", tmp_path / "site", cache_dir=tmp_path / "cache", options=BuildOptions(articles_dir=articles))
     assert (warm.files_written, warm.charts_rendered) == (0, 0)
     # The build's cache folder holds its validation passes too (one cache folder, not two).
     assert len((tmp_path / "cache" / "validation-passes.txt").read_text().split()) == 2
