@@ -66,19 +66,22 @@ def scenario_spread(plan: Path, work: Path) -> dict:
 def scenario_node_dies(plan: Path, work: Path) -> dict:
     """Cases 'roam' (unpinned) and 'pinned' (host node-b) on three nodes: the node running
     'roam' is removed mid-case, and node-b too, so 'roam' retries elsewhere and 'pinned' finds
-    its host gone."""
+    its host gone (mid-case, or while it waited for node-b's GPU when 'roam' ran there)."""
     cluster, nodes = start(["node-a", "node-b", "node-c"])
     proc = subprocess.Popen(collect(plan, work, cluster.address), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    started = lambda: {e["case"]: e["label"] for e in journal(work) if e["event"] == "started"}  # noqa: E731
-    where = wait_for(lambda: started() if {"roam", "pinned"} <= set(started()) else None, 120, proc)
+    started = lambda case: next((e["label"] for e in journal(work) if e["event"] == "started" and e["case"] == case), None)  # noqa: E731
+    roam = wait_for(lambda: started("roam"), 120, proc)
     time.sleep(0.5)  # inside the measured phases
-    removed = [where["roam"]]
-    cluster.remove_node(nodes[where["roam"]])
-    if where["roam"] != "node-b":
+    cluster.remove_node(nodes[roam])
+    removed = [roam]
+    pinned = None
+    if roam != "node-b":
+        pinned = wait_for(lambda: started("pinned"), 120, proc)
+        time.sleep(0.5)
         cluster.remove_node(nodes["node-b"])
         removed.append("node-b")
     out, err = proc.communicate(timeout=240)
-    return {"collect": {"rc": proc.returncode, "stdout": out, "stderr": err}, "first_hosts": where, "removed": removed}
+    return {"collect": {"rc": proc.returncode, "stdout": out, "stderr": err}, "first_hosts": {"roam": roam, "pinned": pinned}, "removed": removed}
 
 
 def scenario_driver_killed(plan: Path, work: Path) -> dict:
