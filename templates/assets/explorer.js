@@ -7,6 +7,7 @@
   "use strict";
 
   var PAGE_ROWS = 200;
+  var GROUPED = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });  // one formatter: toLocaleString per cell is slow
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -19,7 +20,7 @@
   function format(value, unit) {
     if (value === null || value === undefined) return "n/a";
     var abs = Math.abs(value), text;
-    if (Number.isInteger(value) || abs >= 1000) text = Math.round(value).toLocaleString("en-US");
+    if (Number.isInteger(value) || abs >= 1000) text = GROUPED.format(Math.round(value));
     else if (abs === 0) text = "0";
     else if (abs < 0.001) text = value.toPrecision(3);
     else text = value.toFixed(Math.max(0, 2 - Math.floor(Math.log10(abs))));
