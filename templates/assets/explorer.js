@@ -1,12 +1,12 @@
 // benchledger explorer: a sortable, filterable table of every case of one record kind, drawn
 // from the data script the page loads (window.benchledgerExplorer[slug]). Plain JavaScript, no
 // network: it works from file:// and over http. Record text is only ever set as textContent.
-// Only the first rows of the current selection are put in the page (more on request), so that
-// filtering 10,000 rows stays fast; the time of the last filter is kept in data-filter-ms.
+// Only the first rows of the current selection are put in the page (more on request), and a row
+// once drawn is kept for the next time it is shown, so that filtering 10,000 rows stays fast; the time of the last filter is kept in data-filter-ms.
 (function () {
   "use strict";
 
-  var PAGE_ROWS = 200;
+  var PAGE_ROWS = 100;
   var GROUPED = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });  // one formatter: toLocaleString per cell is slow
 
   function el(tag, className, text) {
@@ -55,6 +55,7 @@
       return parts.join(" \u0000 ").toLowerCase();
     });
     this.order = this.rows.map(function (_, i) { return i; });
+    this.drawn = {};  // row index -> its <tr>, built the first time it is shown
     this.selected = this.order.slice();
     this.build();
     this.apply();
@@ -167,34 +168,39 @@
     return parts.join(" · ");
   };
 
+  Explorer.prototype.tr = function (index) {
+    var cached = this.drawn[index];
+    if (cached) return cached;
+    var self = this, row = this.rows[index], record = this.data.records[row[0]];
+    var tr = el("tr");
+    this.columns.forEach(function (column, c) {
+      var td = el("td");
+      if (column.type === "link") {
+        var a = el("a", "", record[1].replace(/\.json$/, "") + (self.strings[row[2]] !== record[1] ? " · " + self.strings[row[2]] : ""));
+        var anchor = self.strings[row[3]];
+        a.setAttribute("href", record[2] + (anchor ? "#" + encodeURIComponent(anchor) : ""));
+        a.title = "record sha256 " + record[0];
+        td.appendChild(a);
+      } else if (column.type === "text") {
+        td.textContent = self.strings[self.cell(row, c)];
+      } else {
+        var value = self.cell(row, c);
+        var span = el("span", "bl-num" + (column.formula ? " bl-derived" : ""), value === null && column.available ? "unavailable" : format(value, column.unit));
+        span.dataset.sha256 = record[0];
+        if (column.pointer) span.dataset.pointer = row[1] + column.pointer;
+        span.title = self.origin(row, column, value);
+        td.appendChild(span);
+      }
+      tr.appendChild(td);
+    });
+    this.drawn[index] = tr;
+    return tr;
+  };
+
   Explorer.prototype.render = function () {
-    var self = this, fragment = document.createDocumentFragment();
+    var fragment = document.createDocumentFragment();
     var count = Math.min(this.shown, this.selected.length);
-    for (var k = 0; k < count; k++) {
-      var row = this.rows[this.selected[k]], record = this.data.records[row[0]];
-      var tr = el("tr");
-      this.columns.forEach(function (column, c) {
-        var td = el("td");
-        if (column.type === "link") {
-          var a = el("a", "", record[1].replace(/\.json$/, "") + (self.strings[row[2]] !== record[1] ? " · " + self.strings[row[2]] : ""));
-          var anchor = self.strings[row[3]];
-          a.setAttribute("href", record[2] + (anchor ? "#" + encodeURIComponent(anchor) : ""));
-          a.title = "record sha256 " + record[0];
-          td.appendChild(a);
-        } else if (column.type === "text") {
-          td.textContent = self.strings[self.cell(row, c)];
-        } else {
-          var value = self.cell(row, c);
-          var span = el("span", "bl-num" + (column.formula ? " bl-derived" : ""), value === null && column.available ? "unavailable" : format(value, column.unit));
-          span.dataset.sha256 = record[0];
-          if (column.pointer) span.dataset.pointer = row[1] + column.pointer;
-          span.title = self.origin(row, column, value);
-          td.appendChild(span);
-        }
-        tr.appendChild(td);
-      });
-      fragment.appendChild(tr);
-    }
+    for (var k = 0; k < count; k++) fragment.appendChild(this.tr(this.selected[k]));
     this.tbody.replaceChildren(fragment);
     this.status.textContent = this.selected.length + " of " + this.rows.length + " rows match" +
       (count < this.selected.length ? "; showing the first " + count : "") + ".";
