@@ -9,6 +9,7 @@ Markdown paragraph or table cell and inside a raw HTML block.
 
 from __future__ import annotations
 
+import datetime
 import html
 import math
 from dataclasses import dataclass
@@ -140,3 +141,14 @@ def limitation_marker(limitation: "Limitation") -> str:
         f'<a class="bl-lim-mark" href="#{limitation.anchor}" '
         f'title="{escape.attr(limitation.text)}">&#9888;</a>'
     )
+
+
+def utc_date(epoch_s: object) -> str:
+    """A Unix time as its UTC date (YYYY-MM-DD); "" when it is not a number or names no date a
+    calendar can show (the schema admits any finite double, e.g. year 10000)."""
+    if isinstance(epoch_s, bool) or not isinstance(epoch_s, (int, float)):
+        return ""
+    try:
+        return datetime.datetime.fromtimestamp(epoch_s, datetime.timezone.utc).strftime("%Y-%m-%d")
+    except (OverflowError, OSError, ValueError):
+        return ""

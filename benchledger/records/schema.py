@@ -3,7 +3,12 @@
 A schema id such as "gsh-llm-core-article/1" lives in `schemas/gsh-llm-core-article-1.schema.json`
 with `$id` "urn:benchledger:schema:gsh-llm-core-article/1". The pass/fail path uses the compiled
 jsonschema-rs validator (fast); only a failing record goes through the pure-Python `jsonschema`
-validator, whose errors carry the paths and messages users read."""
+validator, whose errors carry the paths and messages users read.
+
+Every number a schema admits is bounded, so no check or renderer meets a value it cannot
+compute with: an `integer` lies within ±2^53 (exact as a double, as JavaScript reads it) and a
+`number` within the finite doubles, unless the schema itself states a bound (`with_number_bounds`
+adds these when the schema is loaded)."""
 
 from __future__ import annotations
 
@@ -22,6 +27,9 @@ from benchledger.errors import InputError, Problem
 from benchledger.records.pointer import resolve_ref, to_jsonpath
 
 _SUFFIX = ".schema.json"
+# The bounds every schema gets where it states none.
+MAX_SAFE_INTEGER = 2**53
+MAX_DOUBLE = 1.7976931348623157e308
 
 
 def _file_name(schema_id: str) -> str:
@@ -67,14 +75,40 @@ def loaded(schema_id: str) -> LoadedSchema:
         raise InputError(schema_id, "", unknown_schema_message())
     raw = resources.files("benchledger.records.schemas").joinpath(_file_name(schema_id)).read_bytes()
     document = json.loads(raw)
+    bounded = with_number_bounds(json.loads(raw))
     return LoadedSchema(
         schema_id=schema_id,
         raw=raw,
         sha256=hashlib.sha256(raw).hexdigest(),
         document=document,
-        fast=jsonschema_rs.Draft202012Validator(document),
-        detailed=jsonschema.Draft202012Validator(document),
+        fast=jsonschema_rs.Draft202012Validator(bounded),
+        detailed=jsonschema.Draft202012Validator(bounded),
     )
+
+
+def with_number_bounds(node: Any) -> Any:
+    """`node` (a schema document, changed in place) with `minimum`/`maximum` added to every
+    subschema that admits integers or numbers and states no bound of its own: ±2^53 for
+    `integer`, ±the largest double for `number`. A 400-digit integer is valid JSON; bounded,
+    it is refused at seal time instead of crashing a check or a later build."""
+    if isinstance(node, list):
+        for item in node:
+            with_number_bounds(item)
+        return node
+    if not isinstance(node, dict):
+        return node
+    types = node.get("type")
+    types = [types] if isinstance(types, str) else types if isinstance(types, list) else []
+    limit = MAX_DOUBLE if "number" in types else MAX_SAFE_INTEGER if "integer" in types else None
+    if limit is not None:
+        if "maximum" not in node and "exclusiveMaximum" not in node:
+            node["maximum"] = limit
+        if "minimum" not in node and "exclusiveMinimum" not in node:
+            node["minimum"] = -limit
+    for key, value in node.items():
+        if key not in ("const", "enum", "default", "examples"):
+            with_number_bounds(value)
+    return node
 
 
 def load_schema(schema_id: str) -> dict:
@@ -101,6 +135,14 @@ def _message(error: jsonschema.ValidationError) -> str:
         shapes = [alt.get("$ref", "").rpartition("/")[2] or str(alt.get("type", alt.get("const", "?"))) for alt in error.validator_value]
         found = repr(error.instance)
         return f"{found if len(found) <= 60 else found[:57] + '...'} is not any of: {', '.join(shapes)}"
+    bound = error.validator_value
+    if error.validator in ("maximum", "minimum") and isinstance(bound, (int, float)) and abs(bound) in (MAX_SAFE_INTEGER, MAX_DOUBLE):
+        # one of the bounds every schema gets: say which rule it is, and never echo 400 digits
+        found = repr(error.instance)
+        found = found if len(found) <= 24 else f"a number of {len(found.lstrip('-'))} digits"
+        side = "greater than the maximum" if error.validator == "maximum" else "less than the minimum"
+        rule = "integers lie within ±2^53" if abs(bound) == MAX_SAFE_INTEGER else "numbers are finite doubles"
+        return f"{found} is {side} {bound!r} ({rule})"
     message = error.message
     if len(message) > 200:
         message = message[:197] + "..."

@@ -3,7 +3,6 @@ lengths, with bitwise checks, capture memory and the flags that limit adoption."
 
 from __future__ import annotations
 
-import datetime
 from typing import TYPE_CHECKING
 
 from benchledger.records.pointer import resolve
@@ -11,7 +10,7 @@ from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, at, audit_block, provenance, under,
 )
-from site_gen.quantity import format_value, traced
+from site_gen.quantity import format_value, traced, utc_date
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -51,10 +50,7 @@ class GraphReplayRenderer(RecordRenderer):
                 f"speedup at {format_value(m1.get('tokens'), 'tokens')}: {num(last + '/mean_speedup', '×')}",
             ]
         finished = data.get("finished_epoch")
-        date = (
-            datetime.datetime.fromtimestamp(finished, datetime.timezone.utc).strftime("%Y-%m-%d")
-            if isinstance(finished, (int, float)) else ""
-        )
+        date = utc_date(finished)
         reps = sorted({m.get("timing", {}).get("eager", {}).get("repetitions") for m in data.get("measurements", [])} - {None})
         measured = (
             f"Scoring time, eager vs CUDA-graph replay, with torch {data.get('torch_version', '?')} "
