@@ -1,7 +1,13 @@
 """When a difference between two measured numbers may be called, and when it may not.
 
-A record gives, per number, a summary (median or mean), and for some numbers the sample count n
-and the range (minimum, maximum) of the n values. That is all the evidence there is, so:
+A record gives, per number, a summary (median or mean), for some numbers the sample count n
+and the range (minimum, maximum) of the n values, and in records of newer collectors the n
+values themselves (per request, per repetition). So:
+
+- If both sides carry their values, the two-sided Mann-Whitney rank test runs on them (exact
+  when no value is tied, else its normal approximation with tie correction, as scipy computes
+  it); the difference is *called* when p <= ALPHA, in the direction of the rank sums, and
+  otherwise reported as "no difference shown" with its p.
 
 - If both sides have n and a range, and the ranges are disjoint (every value of one side lies
   beyond every value of the other), the exact two-sided rank test (Mann-Whitney) of "no
@@ -28,20 +34,26 @@ from benchledger.cases.base import Measure
 ALPHA = 0.05
 
 CALLED, TOO_FEW, OVERLAP, NO_RANGE, MISSING = "called", "too-few", "overlap", "no-range", "missing"
+NOT_SHOWN = "not-shown"  # the rank test on the values themselves gave p > ALPHA
 
 
 @dataclass(frozen=True)
 class Verdict:
     """What may be said about B against A."""
 
-    status: str  # CALLED, TOO_FEW, OVERLAP, NO_RANGE or MISSING
+    status: str  # CALLED, TOO_FEW, OVERLAP, NO_RANGE, NOT_SHOWN or MISSING
     direction: str = ""  # "higher" / "lower" (B against A) when the ranges are disjoint
     p: float | None = None  # the exact rank-test p, only when the ranges are disjoint
     n_a: int | None = None
     n_b: int | None = None
+    method: str = "range"  # "range" (from min/max and n), or "exact" / "asymptotic" (on the values)
 
     @property
     def text(self) -> str:
+        if self.method != "range":
+            test = (f"two-sided Mann-Whitney test on the {self.n_a} values of A and {self.n_b} of B "
+                    f"({self.method}), p = {self.p:.2g}")
+            return f"B is {self.direction}: {test}" if self.status == CALLED else f"no difference shown: {test}, above {ALPHA}"
         if self.status == CALLED:
             return (f"B is {self.direction}: all {self.n_b} values of B lie {'above' if self.direction == 'higher' else 'below'} "
                     f"all {self.n_a} of A (exact rank test p = 2/C({self.n_a + self.n_b},{self.n_a}) = {self.p:.2g})")
@@ -60,6 +72,8 @@ class Verdict:
         """A few words for a table cell (the full `text` goes in a hover or a note)."""
         if self.status == CALLED:
             return f"{self.direction} (p = {self.p:.2g})"
+        if self.status == NOT_SHOWN:
+            return f"no difference shown (p = {self.p:.2g})"
         if self.status == TOO_FEW:
             return f"disjoint, too few values: no claim (p = {self.p:.2g})"
         return {OVERLAP: "ranges overlap: no claim", NO_RANGE: "no range: no claim"}.get(self.status, "n/a")
@@ -74,6 +88,8 @@ def verdict(a: Measure, b: Measure) -> Verdict:
     """The verdict on B against A (see the module docstring for the rule)."""
     if a.value is None or b.value is None:
         return Verdict(MISSING)
+    if a.samples and b.samples:
+        return _rank_test(a.samples, b.samples)
     if not (a.has_range and b.has_range) or not a.count or not b.count:
         return Verdict(NO_RANGE)
     assert a.minimum is not None and a.maximum is not None and b.minimum is not None and b.maximum is not None
@@ -85,3 +101,17 @@ def verdict(a: Measure, b: Measure) -> Verdict:
         return Verdict(OVERLAP, n_a=a.count, n_b=b.count)
     p = rank_test_p(a.count, b.count)
     return Verdict(CALLED if p <= ALPHA else TOO_FEW, direction, p, a.count, b.count)
+
+
+def _rank_test(a: tuple[float, ...], b: tuple[float, ...]) -> Verdict:
+    """Mann-Whitney on the values themselves (see the module docstring)."""
+    from scipy.stats import mannwhitneyu  # imported when a record carries its values
+
+    tied = len(set(a) | set(b)) < len(a) + len(b)
+    method = "asymptotic" if tied else "exact"
+    result = mannwhitneyu(b, a, alternative="two-sided", method=method)
+    p = float(result.pvalue)
+    half = len(a) * len(b) / 2
+    direction = "higher" if result.statistic > half else "lower" if result.statistic < half else ""
+    status = CALLED if p <= ALPHA and direction else NOT_SHOWN
+    return Verdict(status, direction, p, len(a), len(b), method)

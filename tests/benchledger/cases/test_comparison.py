@@ -176,3 +176,40 @@ def test_tables_are_validated_on_construction():
         Metric("m", "m", "s", Better.LOWER)
     with pytest.raises(ValueError, match="pointer"):
         Field("gpu", Role.AXIS, ("gpu",), "GPU")
+
+
+# -- with the values themselves (records of newer collectors) ----------------------------------
+def test_values_in_both_records_get_the_mann_whitney_test_on_them():
+    import random
+
+    from tests.history import add_requests, add_samples, graph_with_samples, scale_requests
+
+    kind = KINDS[TGR]
+    [a] = kind.cases(graph_with_samples(), "a" * 64)
+    faster = add_samples(seed(TGR), scale=0.6, rng=random.Random(1))
+    [b] = kind.cases(faster, "b" * 64)
+    v = evidence.verdict(a.points[0].measures["eager_ms"], b.points[0].measures["eager_ms"])
+    assert (v.status, v.direction, v.method, v.n_a, v.n_b) == (evidence.CALLED, "lower", "exact", 30, 30)
+    assert v.p < 1e-9 and "Mann-Whitney test on the 30 values of A and 30 of B" in v.text
+    same = add_samples(seed(TGR), scale=1.0, rng=random.Random(2))
+    [c] = kind.cases(same, "c" * 64)
+    v = evidence.verdict(a.points[0].measures["eager_ms"], c.points[0].measures["eager_ms"])
+    assert v.status == evidence.NOT_SHOWN and v.p > evidence.ALPHA and v.short.startswith("no difference shown (p = ")
+    # five requests each: a 0.5% decode shift inside a 2% spread is not shown, a 5% one is
+    llm = KINDS[GSH]
+    [x, *_] = llm.cases(add_requests(seed(GSH)), "d" * 64)
+    for factor, status, p in ((1.005, evidence.NOT_SHOWN, 0.42), (1.05, evidence.CALLED, 2 / 252)):
+        shifted = add_requests(seed(GSH))
+        scale_requests(shifted["cases"][0]["groups"][0], decode=factor)
+        [y, *_] = llm.cases(shifted, "e" * 64)
+        v = evidence.verdict(x.points[0].measures["decode_tokens_per_s"], y.points[0].measures["decode_tokens_per_s"])
+        assert (v.method, v.n_a, v.n_b, v.status) == ("exact", 5, 5, status) and v.p == pytest.approx(p, abs=0.005)
+
+
+def test_values_on_one_side_only_fall_back_to_the_range_rule():
+    from tests.history import graph_with_samples
+
+    kind = KINDS[TGR]
+    [a] = kind.cases(graph_with_samples(), "a" * 64)
+    [b] = kind.cases(graph_variant(device=H200, eager_factor=0.5), "b" * 64)
+    assert evidence.verdict(a.points[0].measures["eager_ms"], b.points[0].measures["eager_ms"]).method == "range"
