@@ -1,21 +1,28 @@
 """`benchledger verify --site DIR`: check a built (or downloaded) copy of the site against the
-ledger it serves. Every hash a page states must be a sealed record's (or the ledger's head),
-every served record must have the bytes and size the ledger states, the ledger's chain must hold,
-and SHA256SUMS must agree with it. Reports every problem at once."""
+ledger it serves: the ledger's chain; every served record's bytes against the ledger and
+SHA256SUMS; every hash a page states; the head against the audit page and `--expect-head`; every
+displayed number against the value in the served record under the formatting rule; no load
+from another host; and the signed log (site_gen.log_audit). Reports every problem at once."""
 
 from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
+from functools import cached_property
+from html.parser import HTMLParser
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-from benchledger.errors import Problem
+from benchledger.errors import InputError, Problem
+from benchledger.records.jsonread import read_json_bytes
+from benchledger.records.pointer import resolve
 from benchledger.records.keys import VerifierKey
 from benchledger.records.digest import SHA256_HEX
-from benchledger.records.ledger import LEDGER_NAME, read_ledger
+from benchledger.records.ledger import LEDGER_NAME, LedgerRead, read_ledger
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
+from site_gen.quantity import format_value
 
 RECORDS = "records"
 # Hashes a page states about records: traced numbers and audit blocks carry data-sha256.
@@ -25,22 +32,66 @@ _HEAD = re.compile(f'<code class="bl-hash-full">({SHA256_HEX})</code>')
 
 
 def verify_site(site_dir: Path | str, *, pinned: Sequence[VerifierKey] = (),
-                kept: tuple[str, bytes] | None = None) -> list[Problem]:
+                kept: tuple[str, bytes] | None = None, expect_head: str | None = None) -> list[Problem]:
     """Every problem found in the site at `site_dir` (empty when it holds). `pinned` and `kept`
-    are the auditor's verifier keys and earlier checkpoint, for the transparency-log steps."""
+    are the auditor's verifier keys and earlier checkpoint, for the transparency-log steps;
+    `expect_head` the ledger head the auditor was told to expect. Each step is a function of
+    its own (`STEPS` below the ledger): add one by writing it and listing it there."""
     site = Path(site_dir)
-    problems: list[Problem] = []
     ledger_file = site / RECORDS / LEDGER_NAME
     shown = ledger_file.as_posix()
+    if not site.is_dir():
+        return [Problem(site.as_posix(), "", "no such site folder (give the folder `benchledger build --out` wrote, or a URL)")]
     if not ledger_file.is_file():
         return [Problem(shown, "", "missing: a benchledger site serves its ledger here")]
     read = read_ledger(ledger_file.read_bytes(), shown)
-    problems += read.problems
-    sealed = {e.sha256: e for e in read.entries}
+    audit = SiteAudit(site, read, shown, expect_head)
+    problems = list(read.problems)
+    for step in STEPS:
+        problems += step(audit)
+    # The signed transparency log (ledger/): its own steps, in site_gen.log_audit.
+    problems += check_site_log(site, read.entries, shown, pinned=pinned, kept=kept)
+    return problems
 
-    # Every served record has the bytes and size the ledger states.
-    for entry in read.entries:
-        served = site / RECORDS / entry.path
+
+class SiteAudit:
+    """What every step reads: the site folder, its served ledger, and its pages (parsed once)."""
+
+    def __init__(self, site: Path, read: LedgerRead, ledger_shown: str, expect_head: str | None):
+        self.site = site
+        self.read = read
+        self.ledger_shown = ledger_shown
+        self.expect_head = expect_head
+        self.sealed = {e.sha256: e for e in read.entries}
+        self._records: dict[str, Any] = {}
+
+    @cached_property
+    def pages(self) -> list[tuple[str, Path, str]]:
+        """(site-relative path, file, text) of every HTML page."""
+        return [(p.relative_to(self.site).as_posix(), p, p.read_text(encoding="utf-8", errors="replace"))
+                for p in sorted(self.site.rglob("*.html"))]
+
+    def record_data(self, sha256: str) -> Any:
+        """The parsed served record with this sha256 (None when not served intact)."""
+        if sha256 not in self._records:
+            entry = self.sealed.get(sha256)
+            data = None
+            if entry is not None:
+                try:
+                    raw = (self.site / RECORDS / entry.path).read_bytes()
+                    if hashlib.sha256(raw).hexdigest() == sha256:
+                        data = read_json_bytes(raw, entry.path)
+                except (OSError, InputError):
+                    data = None
+            self._records[sha256] = data
+        return self._records[sha256]
+
+
+def check_served_records(audit: SiteAudit) -> list[Problem]:
+    """Every served record has the bytes and size the ledger states."""
+    problems = []
+    for entry in audit.read.entries:
+        served = audit.site / RECORDS / entry.path
         if not served.is_file():
             problems.append(Problem(served.as_posix(), "", f"missing: the ledger seals {entry.sha256[:12]} here"))
             continue
@@ -49,30 +100,189 @@ def verify_site(site_dir: Path | str, *, pinned: Sequence[VerifierKey] = (),
         if actual != entry.sha256 or len(raw) != entry.size_bytes:
             problems.append(Problem(served.as_posix(), "", f"altered: sha256 is {actual[:12]} ({len(raw)} bytes) but the ledger "
                                                            f"states {entry.sha256[:12]} ({entry.size_bytes} bytes)"))
+    return problems
 
-    # SHA256SUMS says the same as the ledger.
-    sums_file = site / RECORDS / SUMS_NAME
+
+def check_sums(audit: SiteAudit) -> list[Problem]:
+    """SHA256SUMS lists exactly the ledger's records and hashes."""
+    sums_file = audit.site / RECORDS / SUMS_NAME
     if not sums_file.is_file():
-        problems.append(Problem(sums_file.as_posix(), "", "missing"))
-    elif sums_file.read_text(encoding="utf-8", errors="replace") != sha256sums(read.entries).decode():
-        problems.append(Problem(sums_file.as_posix(), "", "does not list the ledger's records and hashes"))
+        return [Problem(sums_file.as_posix(), "", "missing")]
+    if sums_file.read_text(encoding="utf-8", errors="replace") != sha256sums(audit.read.entries).decode():
+        return [Problem(sums_file.as_posix(), "", "does not list the ledger's records and hashes")]
+    return []
 
-    # Every page's stated hashes are the ledger's; each audit block points at the right bytes.
-    for page in sorted(site.rglob("*.html")):
-        rel = page.relative_to(site).as_posix()
-        html = page.read_text(encoding="utf-8", errors="replace")
+
+def check_stated_hashes(audit: SiteAudit) -> list[Problem]:
+    """Every hash a page states is sealed; each audit block links the right served bytes."""
+    problems = []
+    for rel, page, html in audit.pages:
         for sha in sorted(set(_STATED.findall(html))):
-            if sha not in sealed:
+            if sha not in audit.sealed:
                 problems.append(Problem(rel, "", f"states record sha256 {sha[:12]}, which the ledger does not seal"))
         for sha, src in _AUDIT_BLOCK.findall(html):
             target = (page.parent / src).resolve()
-            entry = sealed.get(sha)
-            if entry is not None and target != (site / RECORDS / entry.path).resolve():
+            entry = audit.sealed.get(sha)
+            if entry is not None and target != (audit.site / RECORDS / entry.path).resolve():
                 problems.append(Problem(rel, "", f"its audit block for {sha[:12]} links {src}, not {RECORDS}/{entry.path}"))
+    return problems
+
+
+def check_head(audit: SiteAudit) -> list[Problem]:
+    """The audit page states the served ledger's head, and it is the one the auditor expects."""
+    problems = []
+    for rel, _, html in audit.pages:
         if rel == "audit.html":
             heads = _HEAD.findall(html)
-            if heads and heads[0] != read.head_sha256:
-                problems.append(Problem(rel, "", f"states ledger head {heads[0][:12]} but the served ledger's head is {read.head_sha256[:12]}"))
-    # The signed transparency log (ledger/): its own steps, in site_gen.log_audit.
-    problems += check_site_log(site, read.entries, shown, pinned=pinned, kept=kept)
+            if heads and heads[0] != audit.read.head_sha256:
+                problems.append(Problem(rel, "", f"states ledger head {heads[0][:12]} but the served ledger's head is {audit.read.head_sha256[:12]}"))
+    if audit.expect_head is not None and audit.expect_head != audit.read.head_sha256:
+        problems.append(Problem(audit.ledger_shown, "", f"head is {audit.read.head_sha256} but {audit.expect_head} was expected: "
+                                                        "entries were appended, removed or changed"))
     return problems
+
+
+def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
+    """Every number shown with `data-sha256` and `data-pointer` reads, under the site's
+    formatting rule (`quantity.format_value`), as the value at that pointer in that served
+    record: an edited page number (25.8 -> 99.9) no longer passes."""
+    problems = []
+    for rel, _, html in audit.pages:
+        for span in _numbers(html):
+            data = audit.record_data(span.sha256)
+            if data is None:
+                continue  # not sealed or not served intact: reported by the steps above
+            value = resolve(data, span.pointer, default=_MISSING)
+            if value is _MISSING:
+                problems.append(Problem(rel, "", f"shows {_q(span.text)} from {span.sha256[:12]} {span.pointer}, which that record does not have"))
+            elif not _reads_as(span.text, value):
+                problems.append(Problem(rel, "", f"shows {_q(span.text)} for {span.sha256[:12]} {span.pointer}, but the record holds "
+                                                 f"{value!r} ({_expected(span.text, value)} under the formatting rule): the page was edited"))
+    return problems
+
+
+def check_no_external_loads(audit: SiteAudit) -> list[Problem]:
+    """No page, script or style sheet loads anything from another host (links may point out)."""
+    problems = []
+    for rel, _, html in audit.pages:
+        finder = _Loads()
+        finder.feed(html)
+        problems += [Problem(rel, "", f"loads {url} from outside the site (<{tag}>)") for tag, url in finder.external]
+    for sheet in sorted(audit.site.rglob("*.css")):
+        text = sheet.read_text(encoding="utf-8", errors="replace")
+        for url in _CSS_URL.findall(text):
+            if _is_external(url):
+                problems.append(Problem(sheet.relative_to(audit.site).as_posix(), "", f"loads {url} from outside the site (CSS)"))
+    return problems
+
+
+STEPS = (check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers, check_no_external_loads)
+
+_MISSING = object()
+_CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])([^'")\s]+)""")
+# Elements whose URL attribute the browser fetches on load (a plain <a href> only navigates).
+_LOAD_ATTRS = {"script": "src", "img": "src", "iframe": "src", "frame": "src", "embed": "src", "source": "src",
+               "audio": "src", "video": "src", "track": "src", "object": "data", "input": "src"}
+_LINK_LOADS = {"stylesheet", "preload", "prefetch", "icon", "modulepreload", "manifest", "apple-touch-icon"}
+
+
+def _is_external(url: str) -> bool:
+    u = url.strip().lower()
+    return u.startswith(("http:", "https:", "//", "ftp:", "ws:", "wss:"))
+
+
+class _Loads(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.external: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        urls = []
+        if tag in _LOAD_ATTRS:
+            urls.append(values.get(_LOAD_ATTRS[tag], ""))
+        if tag == "link" and set(values.get("rel", "").lower().split()) & _LINK_LOADS:
+            urls.append(values.get("href", ""))
+        if tag in ("img", "source"):
+            urls += [part.split()[0] for part in values.get("srcset", "").split(",") if part.strip()]
+        urls += _CSS_URL.findall(values.get("style", ""))
+        self.external += [(tag, u) for u in urls if _is_external(u)]
+
+
+@dataclass(frozen=True)
+class _Shown:
+    sha256: str
+    pointer: str
+    text: str
+
+
+class _Numbers(HTMLParser):
+    """The plain traced numbers of a page: `<span class="bl-num" data-sha256 data-pointer>TEXT`
+    (derived numbers, with a formula, are checked through their inputs' spans)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[_Shown] = []
+        self._open: dict | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        classes = values.get("class", "").split()
+        if tag == "span" and "bl-num" in classes and "bl-derived" not in classes and values.get("data-pointer") is not None \
+                and "data-sha256" in values and "data-formula" not in values:
+            self._open, self._text = values, []
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "span" and self._open is not None:
+            self.found.append(_Shown(self._open["data-sha256"], self._open["data-pointer"], "".join(self._text)))
+            self._open = None
+
+
+def _numbers(html: str) -> list[_Shown]:
+    parser = _Numbers()
+    parser.feed(html)
+    return parser.found
+
+
+# What a traced number may show instead of its value: a label chosen by the page, never a number.
+_LABELS = re.compile(r"[^0-9]*")
+
+
+def _reads_as(text: str, value: Any) -> bool:
+    """Whether `text` is how the site shows `value`: `format_value(value, unit)` for the unit
+    the text names (bytes rescaled), or a label without digits (e.g. "withheld")."""
+    if _LABELS.fullmatch(text):
+        return True
+    return text in _candidates(text, value)
+
+
+def _candidates(text: str, value: Any) -> list[str]:
+    number, _, unit = text.partition("\u202f")
+    if not unit and text.endswith("%"):
+        unit = "%"
+    units = [unit, "B"] if unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB") else [unit]
+    out = []
+    for u in units:
+        try:
+            out.append(str(format_value(value, u)))
+        except (TypeError, ValueError, OverflowError):
+            continue
+        # a caller's label after the number ("330 tokens" cited as "330 tokens" or "1,024 token")
+        out.append(format_value(value, u).number + ("\u202f" + unit if unit else ""))
+        out.append(format_value(value, u).number + (" " + text.split(" ", 1)[1] if " " in text else ""))
+    return out
+
+
+def _q(text: str) -> str:
+    """Page text quoted for a message (the narrow space between number and unit as a space)."""
+    return '"' + text.replace("\u202f", " ") + '"'
+
+
+def _expected(text: str, value: Any) -> str:
+    candidates = _candidates(text, value)
+    return _q(candidates[0]) if candidates else "no text"

@@ -55,3 +55,50 @@ def test_edited_ledger_and_sums_are_reported(site):
     (site / "records" / "SHA256SUMS").write_text("", encoding="utf-8")
     messages = " | ".join(str(p) for p in verify_site(site))
     assert "ledger.jsonl" in messages and "SHA256SUMS" in messages
+
+
+# Issue 11, class 7: `verify --site` is an audit, not a hash listing.
+
+OFFLOAD = "articles/llm-cpu-offload/2026-09-27.html"
+
+
+def test_an_edited_displayed_number_is_reported(site, capsys):
+    page = site / OFFLOAD
+    html = page.read_text(encoding="utf-8")
+    assert ">25.8\u202ftokens/s</span>" in html
+    page.write_text(html.replace(">25.8\u202ftokens/s</span>", ">99.9\u202ftokens/s</span>", 1), encoding="utf-8")
+    problems = verify_site(site)
+    assert len(problems) == 1, problems
+    assert problems[0].file == OFFLOAD and 'shows "99.9 tokens/s"' in problems[0].message
+    assert '("25.8 tokens/s" under the formatting rule)' in problems[0].message
+    assert main(["verify", "--site", str(site)]) == 1
+
+
+def test_an_injected_external_script_is_reported(site):
+    page = site / "index.html"
+    html = page.read_text(encoding="utf-8")
+    page.write_text(html.replace("</head>", '<script src="https://evil.example/beacon.js"></script></head>', 1), encoding="utf-8")
+    (site / "assets" / "extra.css").write_text("body { background: url(https://evil.example/p.png) }")
+    messages = [p.message for p in verify_site(site)]
+    assert "loads https://evil.example/beacon.js from outside the site (<script>)" in messages
+    assert "loads https://evil.example/p.png from outside the site (CSS)" in messages
+
+
+def test_expect_head_and_json_are_honoured_with_site(site, capsys):
+    import json
+
+    assert main(["verify", "--site", str(site), "--expect-head", "0" * 64]) == 1
+    assert "was expected" in capsys.readouterr().err
+    head = (site / "records" / "ledger.jsonl").read_bytes().rstrip(b"\n").split(b"\n")[-1]
+    import hashlib
+
+    assert main(["verify", "--site", str(site), "--expect-head", hashlib.sha256(head).hexdigest()]) == 0
+    capsys.readouterr()
+    assert main(["verify", "--site", str(site), "--json", "--expect-head", "0" * 64]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and any("was expected" in p["message"] for p in report["problems"])
+
+
+def test_a_missing_site_folder_is_named_as_such(tmp_path):
+    problems = verify_site(tmp_path / "nope")
+    assert len(problems) == 1 and "no such site folder" in problems[0].message and "ledger.jsonl" not in problems[0].file

@@ -40,7 +40,8 @@ def add_arguments(parser):
 
 def run(args) -> int:
     if args.site:
-        return run_site(args.site, [VerifierKey.parse(k, "--vkey") for k in args.vkey], _kept(args.checkpoint))
+        return run_site(args.site, [VerifierKey.parse(k, "--vkey") for k in args.vkey], _kept(args.checkpoint),
+                        expect_head=args.expect_head, as_json=args.json)
     root = records_dir(args)
     store = Store(root, ValidationCache(None) if args.no_cache else None)
     report = store.verify()
@@ -73,7 +74,8 @@ def _kept(path: Path | None) -> tuple[str, bytes] | None:
         raise InputError(path.as_posix(), "", f"cannot read the kept checkpoint: {err.strerror or err}") from None
 
 
-def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | None) -> int:
+def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | None,
+             expect_head: str | None = None, as_json: bool = False) -> int:
     from site_gen.audit import verify_site
     from site_gen.mirror import is_url, mirror_site
 
@@ -82,13 +84,19 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
             mirror_site(where, Path(tmp))
             base = where if where.endswith("/") else where + "/"
             problems = [Problem(p.file.replace(tmp + "/", base, 1), p.path, p.message, p.line)
-                        for p in verify_site(Path(tmp), pinned=pinned, kept=kept)]
+                        for p in verify_site(Path(tmp), pinned=pinned, kept=kept, expect_head=expect_head)]
     else:
-        problems = verify_site(Path(where), pinned=pinned, kept=kept)
+        problems = verify_site(Path(where), pinned=pinned, kept=kept, expect_head=expect_head)
+    if as_json:
+        print(json.dumps({"site": where, "ok": not problems, "expect_head": expect_head,
+                          "problems": [{"file": p.file, "path": p.path, "line": p.line, "message": p.message} for p in problems]},
+                         indent=2))
+        return 0 if not problems else 1
     if problems:
         raise LedgerError(problems, f"site verification failed: {len(problems)} problem(s) in {where}")
     print(f"{where}: every page's stated hashes match the served ledger, every served record has its stated bytes, "
-          "and the signed log holds")
+          "every displayed number reads as its record's value, nothing loads from another host"
+          + (", the head is the expected one" if expect_head else "") + ", and the signed log holds")
     return 0
 
 
