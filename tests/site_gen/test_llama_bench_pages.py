@@ -4,6 +4,7 @@ named, and the schema in the methodology glossary."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -74,6 +75,12 @@ def test_two_imports_differing_in_threads_get_comparison_pages(built):
         assert "#test-" in text  # each case links to its row on its article
     article = (result.docs_dir / "articles/llama-bench/threads-1.md").read_text(encoding="utf-8")
     assert '<span id="test-0"></span>pp16' in article and "comparisons/llama-bench-1/n-threads-" in article
+    script = (result.docs_dir / "assets/explore/llama-bench-1.js").read_text(encoding="utf-8")
+    table = json.loads(script.split('window.benchledgerExplorer["llama-bench-1"]=', 1)[1].rstrip().rstrip(";"))
+    # every test of every import is a row of the kind's explorer: (record, case pointer)
+    imported = [r for r in store.load_verified() if r.entry.schema == LLB]
+    expected = {(r.entry.sha256, f"/tests/{i}") for r in imported for i in range(len(r.data["tests"]))}
+    assert {(table["records"][row[0]][0], row[1]) for row in table["rows"]} == expected
 
 
 def test_methodology_lists_the_schema_and_its_checks(built):
