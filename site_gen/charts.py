@@ -19,6 +19,7 @@ import pandas as pd
 import vl_convert
 
 from benchledger.atomic import write_atomic
+from benchledger.records import cache_mac
 from site_gen import escape
 from site_gen.quantity import format_value
 from site_gen.tables import html_table
@@ -130,12 +131,12 @@ class ChartCache:
         if key in self._memory:
             return self._memory[key]
         path = self.cache_dir / key if self.cache_dir else None
-        if path is not None and path.is_file():
-            data = path.read_bytes()
-        else:
+        # an entry whose MAC fails (edited, e.g. a beacon added to the Vega bundle) is a miss
+        data = cache_mac.unseal(path.read_bytes()) if path is not None and path.is_file() else None
+        if data is None:
             data = produce()
             if path is not None:
-                write_atomic(path, data, durable=False)
+                write_atomic(path, cache_mac.seal(data), durable=False)
         self._memory[key] = data
         return data
 

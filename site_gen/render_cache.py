@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from benchledger.atomic import write_atomic
+from benchledger.records import cache_mac
 from benchledger.records.digest import named_bytes_sha256
 from site_gen.page import Page
 from site_gen.resources import resource_files
@@ -81,12 +82,13 @@ class RenderCache:
         if self.dir is None:
             return make()
         path = self.dir / "values" / f"{self._key(view, name)}.json"
-        if path.is_file():
+        data = cache_mac.unseal(path.read_bytes()) if path.is_file() else None
+        if data is not None:  # an edited or foreign entry fails its MAC: a miss, rendered again
             with self._lock:
                 self.hits += 1
-            return json.loads(path.read_bytes())
+            return json.loads(data)
         value = make()
-        write_atomic(path, json.dumps(value, sort_keys=True).encode(), durable=False)
+        write_atomic(path, cache_mac.seal(json.dumps(value, sort_keys=True).encode()), durable=False)
         return value
 
     def put_blob(self, data: bytes) -> str:
@@ -96,8 +98,12 @@ class RenderCache:
         return sha
 
     def get_blob(self, sha: str) -> bytes | None:
+        """The blob named `sha`, or None when missing or when its bytes do not hash to its name."""
         path = self.dir / "blobs" / sha if self.dir is not None else None
-        return path.read_bytes() if path is not None and path.is_file() else None
+        if path is None or not path.is_file():
+            return None
+        data = path.read_bytes()
+        return data if hashlib.sha256(data).hexdigest() == sha else None
 
     def page(self, view: Rendered, name: str, make: Callable[[], Page]) -> Page:
         """A cached Page (its assets in the blob folder); re-rendered if a blob went missing."""

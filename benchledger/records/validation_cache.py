@@ -2,18 +2,20 @@
 
 A key is the SHA-256 of (record sha256, schema file sha256, fingerprint of the validating code:
 the strict JSON reader, the schema module and the checks). Only passes are stored, and a key can
-only match the exact bytes, the exact schema and the exact code that passed: a cache entry can
-never turn a failing record into a passing one. The cache lives outside the store, in the
+only match the exact bytes, the exact schema and the exact code that passed, and a line counts
+only with its HMAC under this user's secret (`cache_mac`): no line written by anyone else (a
+forged ledger entry plus one appended line) can turn a failing record into a passing one. The cache lives outside the store, in the
 folder `default_cache_dir` names, and losing it only costs time."""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 from functools import cache
 from pathlib import Path
 
-from benchledger.records import checks, jsonread, ledger, schema
+from benchledger.records import cache_mac, checks, jsonread, ledger, schema
 from benchledger.records.digest import named_bytes_sha256
 
 _FILE = "validation-passes.txt"
@@ -59,9 +61,12 @@ class ValidationCache:
             self._keys = set()
             if self.folder is not None:
                 try:
-                    self._keys = set((self.folder / _FILE).read_text("ascii", errors="replace").split())
+                    lines = (self.folder / _FILE).read_text("ascii", errors="replace").splitlines()
                 except OSError:
-                    pass
+                    lines = []
+                # a line counts only with this user's MAC: an appended or forged line is ignored
+                self._keys = {key for key, _, tag in (line.partition(" ") for line in lines)
+                              if tag and hmac.compare_digest(tag, cache_mac.mac(key.encode()))}
         return self._keys
 
     def passed(self, record_sha256: str, schema_id: str) -> bool:
@@ -82,6 +87,6 @@ class ValidationCache:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             with open(self.folder / _FILE, "a", encoding="ascii") as out:
-                out.write(key + "\n")
+                out.write(f"{key} {cache_mac.mac(key.encode())}\n")
         except OSError:
             pass

@@ -194,12 +194,12 @@ def test_default_cache_folder_is_beside_the_resolved_records_or_the_environments
     Store(link).verify()
     passes = store.root.parent / ".cache" / "benchledger" / "validation-passes.txt"
     assert default_cache_dir(link) == passes.parent
-    assert len(passes.read_text().split()) == 2
+    assert len(passes.read_text().splitlines()) == 2
     assert not (link.parent / ".cache").exists()
     monkeypatch.setenv("BENCHLEDGER_CACHE_DIR", str(tmp_path / "env-cache"))
     Store(link).verify()
     assert default_cache_dir(link) == tmp_path / "env-cache"
-    assert len((tmp_path / "env-cache" / "validation-passes.txt").read_text().split()) == 2
+    assert len((tmp_path / "env-cache" / "validation-passes.txt").read_text().splitlines()) == 2
 
 
 def test_find_by_prefix_path_and_typed_path(store, monkeypatch):
