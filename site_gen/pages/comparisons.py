@@ -11,6 +11,7 @@ table, those of a case under the cases table, record-wide ones at the end, namin
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Iterable
 
 from benchledger.cases import evidence
@@ -33,6 +34,11 @@ if TYPE_CHECKING:
     from site_gen.context import SiteContext
 
 INDEX = "comparisons/index.md"
+# Bounds that keep a page readable (and its size bounded) when one setup was measured many
+# times: cases shown per axis value (the rest are named as left out), and the number of cases
+# up to which a table has a column group per case (beyond it, a row per case).
+MAX_CASES_PER_VALUE = 3
+WIDE_CASES = 4
 
 
 def case_href(site: "SiteContext", from_page: str, case: Case) -> str:
@@ -177,6 +183,13 @@ class ComparisonPages(PageKind):
             if len(cp.sections) > 1:
                 label = ", ".join(f"{kind.field(n).label} {v}" for n, v in section.fixed if n in varying)
                 parts.append(f"## With {escape.text(label)} {{#section-{s}}}\n\n")
+            section, left_out = _trimmed(section)
+            if left_out:
+                explorer = url(path, f"explore/{kind_slug(kind.schema)}.md")
+                parts.append(f'<p class="bl-left-out">Each {escape.html(axis.label)} value shows at most {MAX_CASES_PER_VALUE} cases here '
+                             f"(the first in ledger order); left out of this section's tables and charts: "
+                             + "; ".join(f"{n} more with {escape.html(v)}" for v, n in left_out)
+                             + f'. <a href="{explorer}">The explorer</a> lists every case.</p>\n\n')
             parts.append(self._members(site, kind, path, section, placed))
             for name in kind.headline:
                 html, chart_assets = self._metric(site, kind, path, section, kind.metric(name), s, placed)
@@ -242,27 +255,44 @@ class ComparisonPages(PageKind):
         # One row per point (context or token length), one column group per case: its number
         # with range and n, then its ratio to the baseline case and the verdict on the difference.
         keys = sorted({p.key for c in section.cases for p in c.points}, key=lambda k: tuple(_sort_value(v) for _, v in k))
+        wide = len(section.cases) <= WIDE_CASES
+        # Few cases: one row per point (context or token length), one column group per case (its
+        # number with range and n, its ratio to the baseline case, the verdict). Many: one row per
+        # point and case.
         rows: dict[tuple, dict[str, str]] = {k: {"point": escape.html(", ".join(f"{n} {v}" for n, v in k) or "all")} for k in keys}
-        columns = ["point"]
+        long_rows: list[dict[str, str]] = []
+        columns = ["point"] if wide else ["point", axis.label, "record", metric.label, "ratio to baseline", "difference"]
         series, lims = [], []
         for value, cases in by_value:
+            points = []
             for case in cases:
                 label = value if not repeated else f"{value} · {case.record_path}"
                 head = escape.html(label)
                 is_base = case is base_case
-                columns.append(head)
-                if not is_base:
-                    columns += [f"{head}: ratio to baseline", f"{head}: difference"]
-                points = []
+                if wide:
+                    columns.append(head)
+                    if not is_base:
+                        columns += [f"{head}: ratio to baseline", f"{head}: difference"]
                 for point in case.points:
                     m = point.measures[metric.name]
-                    row = rows[point.key]
-                    row[head] = _number(case, m) + (f'<br><small class="bl-range">{_range(case, m)}</small>' if m.has_range else "")
+                    number = _number(case, m) + (f'<br><small class="bl-range">{_range(case, m)}</small>' if m.has_range else "")
+                    ratio = verdict = ""
                     if not is_base:
                         base_point = base_points.get(point.key)
                         base = base_point.measures[metric.name] if base_point is not None else None
-                        row[f"{head}: ratio to baseline"] = _ratio(base_case, base, case, m) if base else "no baseline point"
-                        row[f"{head}: difference"] = _verdict(base, m) if base else "no baseline point"
+                        ratio = _ratio(base_case, base, case, m) if base else "no baseline point"
+                        verdict = _verdict(base, m) if base else "no baseline point"
+                    if wide:
+                        row = rows[point.key]
+                        row[head] = number
+                        if not is_base:
+                            row[f"{head}: ratio to baseline"], row[f"{head}: difference"] = ratio, verdict
+                    else:
+                        long_rows.append({
+                            "_key": point.key, "point": rows[point.key]["point"], axis.label: escape.html(value),
+                            "record": f'<a href="{escape.attr(case_href(site, path, case))}">{escape.html(case.record_path)} '
+                                      f"{escape.html(case.label)}</a>",
+                            metric.label: number, "ratio to baseline": "baseline" if is_base else ratio, "difference": verdict})
                     x = _x_value(point, point_field.name if point_field else None)
                     if m.value is not None and x is not None:
                         points.append((x, m.value, _origin(case, m)))
@@ -271,7 +301,12 @@ class ComparisonPages(PageKind):
                         for lim in limitations_for(view.data, ptr, view.limitations):
                             if _strictly_inside(lim.scope, case.pointer):  # case- and record-wide ones go elsewhere
                                 lims.append((case, lim))
-                series.append(Series(label, sorted(points, key=lambda p: p[0])))
+                if not repeated:
+                    series.append(Series(label, sorted(points, key=lambda p: p[0])))
+                    points = []
+            if repeated:  # one line per axis value, through the points of all its cases
+                series.append(Series(value, sorted(points, key=lambda p: p[0])))
+        long_rows.sort(key=lambda r: tuple(_sort_value(v) for _, v in r["_key"]))  # stable: axis order within a point
         parts = [f"### {escape.text(metric.label)} {{#s{s}-{metric.name.replace('_', '-')}}}\n\n"]
         assets: dict[str, bytes] = {}
         if any(sr.points for sr in series) and point_field is not None:
@@ -283,9 +318,20 @@ class ComparisonPages(PageKind):
                 alt_text=f"{metric.label} against {point_field.label} for each {axis.label}. {points_text(series, metric.unit)}.")
             html, assets = chart_html(chart, path, site.charts)
             parts.append(html)
-        parts.append('<div class="bl-scroll">' + html_table(frame(rows.values(), columns)) + "</div>\n")
+        parts.append('<div class="bl-scroll">' + html_table(frame(rows.values() if wide else long_rows, columns)) + "</div>\n")
         parts.append(placed.block(lims, f"Limitations of these numbers ({metric.label})"))
         return "".join(parts) + "\n", assets
+
+
+def _trimmed(section: "Comparison") -> tuple["Comparison", list[tuple[str, int]]]:
+    """The section with at most MAX_CASES_PER_VALUE cases per axis value, and (value, count
+    left out) for the values that had more."""
+    kept, left_out = [], []
+    for value, cases in section.by_value():
+        kept += cases[:MAX_CASES_PER_VALUE]
+        if len(cases) > MAX_CASES_PER_VALUE:
+            left_out.append((value, len(cases) - MAX_CASES_PER_VALUE))
+    return dataclasses.replace(section, cases=tuple(kept)), left_out
 
 
 def _sort_value(text: str) -> tuple:

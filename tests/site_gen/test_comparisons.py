@@ -139,3 +139,29 @@ def test_explorer_data_lists_every_case_of_every_record_once(site):
     # loaded by its explorer page only
     users = [p.relative_to(out).as_posix() for p in out.rglob("*.html") if "explore/gsh-llm-core-article-1.js" in p.read_text(encoding="utf-8")]
     assert users == ["explore/gsh-llm-core-article-1.html"]
+
+
+def test_a_setup_measured_many_times_is_bounded_and_says_what_it_left_out(tmp_path):
+    records = shipped_copy(tmp_path)
+    store = Store(records)
+    for day in range(1, 5):  # four repeats of the seed's setup, then the seed on an H200
+        store.seal_bytes(encoded(llm_variant(tested_at=f"2026-11-0{day}")), GSH, f"repeat/2026-11-0{day}.json")
+    store.seal_bytes(encoded(llm_variant(gpu=H200, decode_factor=1.5)), GSH, "llm-cpu-offload/h200.json")
+    out = build(tmp_path, records).out_dir
+    index = (out / "comparisons" / "index.html").read_text(encoding="utf-8")
+    gpu = (out / "comparisons" / links(index, "gsh-llm-core-article-1")["gpu"]).read_text(encoding="utf-8")
+    # five RTX PRO 6000 cases per placement, three shown: the rest named, the explorer linked
+    assert gpu.count("left out of this section") == 3
+    assert "2 more with NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition" in gpu
+    assert "repeat/2026-11-03.json" not in gpu and "repeat/2026-11-02.json" in gpu
+    # four cases shown per section: a column group per case (each named by value and record),
+    # one chart line per GPU through the points of all its cases
+    section = gpu[gpu.index('id="section-0"'):gpu.index('id="section-1"')]
+    # (the baseline is the H200, first in sort order)
+    assert section.count("<th>NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition · repeat/2026-11-02.json: "
+                         "ratio to baseline</th>") == 4
+    spec = json.loads(re.search(r'<script type="application/json" id="spec-s0-decode-tokens-per-s">(.*?)</script>', section).group(1))
+    assert len({row["series"] for row in spec["datasets"][next(iter(spec["datasets"]))]}) == 2
+    # the seed's placement sweep repeated by four records: nine cases shown, a row per point and case
+    layers = (out / "comparisons" / links(index, "gsh-llm-core-article-1")["gpu-layers"]).read_text(encoding="utf-8")
+    assert "<th>ratio to baseline</th>" in layers and layers.count("left out of this section") == 1
