@@ -5,6 +5,7 @@ names the call (the caller adds file and line)."""
 from __future__ import annotations
 
 import re
+import secrets
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -54,6 +55,9 @@ class CitationEnv:
     notes: dict[tuple[str, str], tuple[str, list[Limitation]]] = field(default_factory=dict)
     common: dict[str, list[Limitation]] = field(default_factory=dict)
     _found: dict[str, list[Limitation]] = field(default_factory=dict)
+    # Placeholders carry a random token of this expansion: record or article text cannot hold
+    # one (a fixed marker such as NUL 0 NUL could, and was substituted or crashed the build).
+    _token: str = field(default_factory=lambda: secrets.token_hex(16))
 
     def found(self, name: str) -> list[Limitation]:
         """Every limitation of record `name`: the site's (computed once per build) when there is
@@ -92,7 +96,7 @@ class CitationEnv:
         """A placeholder for the one marker beside a value (several would bury the number in
         prose). `counted` values decide which limitations hold for every number of a record."""
         self.marks.append((name, limitations, counted))
-        return f"\x00{len(self.marks) - 1}\x00"
+        return f"\x00{self._token}:{len(self.marks) - 1}\x00"
 
     def finish(self, markdown: str) -> str:
         """Replace marker placeholders: a limitation that holds for every number cited from a
@@ -109,7 +113,7 @@ class CitationEnv:
         for name, lims, _ in self.marks:
             shown = self._note(name, [lim for lim in lims if lim.text not in texts.get(name, set())])
             rendered.append(_marker_html(shown))
-        return re.sub("\x00(\\d+)\x00", lambda m: rendered[int(m.group(1))], markdown)
+        return re.sub(f"\x00{self._token}:(\\d+)\x00", lambda m: rendered[int(m.group(1))], markdown)
 
     def _note(self, name: str, limitations: list[Limitation]) -> list[Limitation]:
         """Record `limitations` as page notes (one per record and wording); unique by text."""

@@ -257,3 +257,22 @@ def test_chart_across_records_refused_naming_the_key_that_differs(project, varia
     write_article(articles, "cross", CROSS_CHART, {"a": OFFLOAD, "b": other})
     lines = expand_problems(records, articles)
     assert any(l.startswith("docs/articles/cross.md:11: chart(): records a and b cannot share a chart: ") and message in l for l in lines), lines
+
+
+def test_record_text_holding_nul_markers_neither_crashes_nor_swallows_text(tmp_path):
+    """Issue 11, class 5: citation markers were `NUL n NUL` substituted over the whole page, so
+    record text holding `\\u0000 99 \\u0000` crashed the build and `\\u0000 0 \\u0000` was replaced."""
+    import json as jsonlib
+
+    from benchledger.records.store import Store
+    from tests.site_gen.authored_support import build_pages, copy_project, write_article
+
+    records, articles = copy_project(tmp_path)
+    data = jsonlib.loads((records / "torch-graph-replay" / "2026-10-28.json").read_bytes())
+    data["device"] = "GPU-A \u000099\u0000 middle \u00000\u0000 GPU-Z"
+    entry = Store(records).seal_bytes(jsonlib.dumps(data).encode(), "torch-graph-replay/1", "nul/2026-12-01.json")
+    write_article(articles, "nul-markers", 'On {{ text("g", "/device") }}, {{ cite("g", "/measurements/0/timing/graph/p95_ms", "ms") }} and '
+                  '{{ cite("g", "/measurements/0/tokens") }}.\n', {"g": entry.sha256})
+    page = build_pages(records, articles)["posts/nul-markers.md"].markdown
+    assert "GPU\\-A \u000099\u0000 middle \u00000\u0000 GPU\\-Z" in page  # the record's text, whole
+    assert "withheld" in page and page.count("bl-lim-mark") >= 1  # the real markers were placed
