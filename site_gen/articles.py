@@ -142,6 +142,12 @@ def _front_matter(source: str, text: str, problems: list[Problem]) -> dict[str, 
     """Top-level keys -> (value, 1-based line in the file); None after a YAML error or a value
     YAML cannot construct (each such key is reported)."""
     try:
+        # anchors and aliases are refused before anything is built from them: an alias bomb
+        # ("billion laughs") would expand to gigabytes, and front matter never needs one
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                problems.append(Problem(source, "", "front matter uses a YAML anchor or alias (&name / *name); write each value out", event.start_mark.line + 2))
+                return None
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
@@ -150,6 +156,8 @@ def _front_matter(source: str, text: str, problems: list[Problem]) -> dict[str, 
         return None
     if not isinstance(node, yaml.MappingNode):
         problems.append(Problem(source, "", "front matter must be a mapping of keys to values", 2))
+        return None
+    if _key_problems(source, node, problems):
         return None
     out: dict[str, tuple[Any, int]] = {}
     unreadable = False
@@ -170,6 +178,31 @@ def _front_matter(source: str, text: str, problems: list[Problem]) -> dict[str, 
             continue
         out[str(key_node.value)] = (value, line)
     return None if unreadable else out
+
+
+def _key_problems(source: str, node: yaml.Node, problems: list[Problem]) -> bool:
+    """Report keys that are not plain text and keys given twice (YAML would keep the last one
+    silently, citing the wrong record), in every mapping; True when any was found."""
+    found = False
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for key, value in current.value:
+                line = key.start_mark.line + 2
+                if not isinstance(key, yaml.ScalarNode):
+                    problems.append(Problem(source, "", "a key must be plain text, not a list or a mapping", line))
+                    found = True
+                elif key.value in seen:
+                    problems.append(Problem(source, "", f"key {key.value!r} is given twice (first on line {seen[key.value]}); keep one", line))
+                    found = True
+                else:
+                    seen[key.value] = line
+                stack.append(value)
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+    return found
 
 
 def _construct(node: yaml.Node) -> Any:

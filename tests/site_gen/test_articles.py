@@ -72,6 +72,11 @@ records:
     ("---\ntitle: [x\n---\n", "docs/articles/x.md:2: front matter is not valid YAML"),
     ("---\ntitle: x\ndate: 2026-13-45\n---\n", "docs/articles/x.md:3: date: cannot be read: month must be in 1..12"),
     ("---\ntitle: !!python/object:os.system x\n---\n", "docs/articles/x.md:2: title: cannot be read: could not determine a constructor"),
+    # issue 11, class 6: aliases, duplicate keys and complex keys
+    ("---\ntitle: x\nrecords:\n  a: &h \"ebcfc483a547\"\n  b: *h\n---\n", "docs/articles/x.md:4: front matter uses a YAML anchor or alias"),
+    ("---\ntitle: x\nrecords:\n  o: \"ebcfc483a547\"\n  o: \"24492206c24d\"\n---\n", "docs/articles/x.md:5: key 'o' is given twice (first on line 4); keep one"),
+    ("---\ntitle: x\ntitle: y\n---\n", "docs/articles/x.md:3: key 'title' is given twice (first on line 2)"),
+    ("---\n? [a, b]\n: x\n---\n", "docs/articles/x.md:2: a key must be plain text, not a list or a mapping"),
 ])
 def test_malformed_files(text, message):
     with pytest.raises(ProblemsError) as err:
@@ -154,3 +159,18 @@ def test_no_articles_still_gives_the_index_the_nav_links_to(tmp_path):
         path.unlink()
     pages = build_pages(records, articles)
     assert "No articles yet." in pages["posts/index.md"].markdown
+
+
+def test_an_alias_bomb_is_refused_at_once(tmp_path):
+    """Issue 11, class 6: nine levels of nine aliases ("billion laughs") in `date:` took a minute
+    and gigabytes before a MemoryError traceback; now the first alias is refused by line."""
+    import time
+
+    levels = ['a0: &a0 ["lol"]'] + [f"a{i}: &a{i} [{', '.join(['*a' + str(i - 1)] * 9)}]" for i in range(1, 10)]
+    text = "---\n" + "\n".join(levels) + "\ndate: *a9\n---\n"
+    started = time.monotonic()
+    with pytest.raises(ProblemsError) as err:
+        Article.parse("docs/articles/x.md", text)
+    assert time.monotonic() - started < 1.0
+    assert err.value.lines()[0] == ("docs/articles/x.md:2: front matter uses a YAML anchor or alias (&name / *name); "
+                                    "write each value out")
