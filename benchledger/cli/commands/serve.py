@@ -24,18 +24,31 @@ def port(text: str) -> int:
     return value
 
 
+class PreviewHandler(http.server.SimpleHTTPRequestHandler):
+    """The standard file handler, but a path it cannot even look up (`GET /%00`: an embedded NUL)
+    is a 400, not a traceback on the console."""
+
+    def send_head(self):
+        try:
+            return super().send_head()
+        except ValueError:
+            self.send_error(400, "bad path")
+            return None
+
+
 def run(args) -> int:
-    result = build(args)
-    for note in result.notes:
-        print(f"note: {note}")
-    print(f"built {result.pages} pages into {result.out_dir}")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(result.out_dir))
-    # Loopback only: a preview is not a publication.
+    # Loopback only: a preview is not a publication. Bound before building, so a port in use
+    # is reported before anything is written into --out.
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), http.server.BaseHTTPRequestHandler)
     except OSError as err:
         raise BenchledgerError(f"cannot listen on 127.0.0.1:{args.port}: {err.strerror}; pick another --port") from None
     with server:
-        print(f"serving {result.out_dir} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+        result = build(args)
+        for note in result.notes:
+            print(f"note: {note}")
+        print(f"built {result.pages} pages into {result.out_dir}")
+        server.RequestHandlerClass = functools.partial(PreviewHandler, directory=str(result.out_dir))
+        print(f"serving {result.out_dir} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)", flush=True)
         server.serve_forever()
     return 0

@@ -15,3 +15,53 @@ def test_a_bad_port_is_one_usage_error_not_a_traceback(port, tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"invalid port value: '{port}'" in err and "Traceback" not in err
     assert not (tmp_path / "site").exists()
+
+
+def test_a_port_in_use_is_reported_before_anything_is_built(tmp_path, capsys):
+    """Issue 11, class 9: serve built into --out before finding the port taken."""
+    import socket
+
+    from tests.store_copies import shipped_copy
+
+    records = shipped_copy(tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(["serve", "--records", str(records), "--out", str(tmp_path / "site"), f"--port={port}"])
+    assert code == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()
+
+
+def test_get_of_a_nul_path_is_a_400_not_a_traceback(tmp_path):
+    """Issue 11, class 9: `GET /%00` printed a traceback; the preview's handler answers 400."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    from tests.store_copies import shipped_copy
+
+    records = shipped_copy(tmp_path)
+    env = {**os.environ, "BENCHLEDGER_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "benchledger", "serve", "--records", str(records), "--out", str(tmp_path / "site"),
+                             "--port=0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env=env)
+    try:
+        line = ""
+        deadline = time.monotonic() + 240
+        while "serving" not in line and time.monotonic() < deadline and proc.poll() is None:
+            line = proc.stdout.readline()
+        assert "serving" in line, proc.stderr.read() if proc.poll() is not None else "no 'serving' line"
+        base = line.split(" on ", 1)[1].split(" ", 1)[0]
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(base + "%00", timeout=10)
+        assert err.value.code == 400
+        assert urllib.request.urlopen(base + "index.html", timeout=10).status == 200
+    finally:
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=30)
+    assert "Traceback" not in stderr
