@@ -104,3 +104,15 @@ def test_a_model_file_gone_before_assembly_is_a_collect_error(make_plan, tmp_pat
         runner.run()
     assert str(err.value) == f"{tmp_path / 'model.bin'}: cannot read it for its sha256 (No such file or directory); restore it and run the plan again (completed cases are kept)"
     assert list((tmp_path / "records").iterdir()) == []
+
+
+def test_every_case_failing_seals_the_record_and_exits_non_zero(make_plan, tmp_path, capsys):
+    """Issue 11, class 9: collect exited 0 when every case failed."""
+    (tmp_path / "records").mkdir()
+    plan = make_plan(cases={"one": {"alloc_mib": 8, "fail_phase": "load"}})
+    args = ["collect", str(plan), "--records", str(tmp_path / "records"), "--runs", str(tmp_path / "runs")]
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert "(0 completed, 1 failed (one))" in captured.out
+    assert "every case failed (one)" in captured.err and "Traceback" not in captured.err
+    assert len(Store(tmp_path / "records").entries()) == 1  # the failure is sealed, not lost

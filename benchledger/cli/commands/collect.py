@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from benchledger.cli.locations import project_of, records_dir, shown_path
@@ -41,4 +42,9 @@ def run(args) -> int:
     counts = f"{len(outcome.statuses) - len(failed)} completed, {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
     verb = "already sealed" if outcome.already_sealed else "sealed"
     print(f"{verb} {outcome.store_path} sha256 {outcome.sha256} ({counts}); run directory {outcome.run_dir}")
+    if outcome.statuses and len(failed) == len(outcome.statuses):
+        # the record is sealed (a failure is a result worth keeping) but nothing was measured
+        print(f"benchledger collect: error: every case failed ({', '.join(failed)}); the record says why "
+              f"(`benchledger show {outcome.sha256[:12]}`); fix the cause and run the plan again", file=sys.stderr)
+        return 1
     return 0
