@@ -340,7 +340,9 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
         for i, f in enumerate(files):
             p = (path.parent / f).resolve()
             if not p.is_file():
-                bad(f"{where}.files[{i}]", f"expected an existing file; {p} does not exist")
+                what = ("is a folder" if p.is_dir() else "is not a regular file (a device, socket or pipe)" if p.exists()
+                        else "does not exist")
+                bad(f"{where}.files[{i}]", f"expected an existing file; {p} {what}")
             resolved.append(p)
         models[mid] = ModelSpec(mid, tuple(resolved), {k: v for k, v in table.items() if k != "files"})
 

@@ -186,3 +186,13 @@ def test_every_dispatch_problem_is_reported_at_once(tmp_path):
                           "$.cases[0].dispatch.timeout_s", "$.cases[0].dispatch.host_exclusive", "$.cases[1].dispatch"}
     assert "fractions would share a GPU" in found["$.dispatch.gpus"] and "unknown key" in found["$.dispatch.where"]
     assert all(str(p).startswith(str(tmp_path / "plan.toml") + ": $.") for p in err.value.problems)
+
+
+@pytest.mark.parametrize("kind, said", [("folder", "is a folder"), ("device", "is not a regular file"), ("missing", "does not exist")])
+def test_a_model_path_says_what_it_is_when_it_is_not_a_file(tmp_path, kind, said):
+    """Issue 11, class 10: a folder or a device given as a model file was reported as missing."""
+    target = {"folder": str(tmp_path), "device": "/dev/null", "missing": str(tmp_path / "nope.bin")}[kind]
+    text = f'article_key = "x"\nmodule = "phase_workload"\n[models.m]\nfiles = ["{target}"]\n[[cases]]\nid = "a"\nmodel = "m"\n'
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, text))
+    assert any("$.models.m.files[0]: expected an existing file" in line and said in line for line in err.value.lines()), err.value.lines()
