@@ -22,6 +22,8 @@ _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _HEX = re.compile(r"^[0-9a-f]+$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 _REQUIRED = ("title", "date", "authors", "tags", "summary", "records")
+# Slugs the site's own article pages use (posts/index.md, posts/authoring.md in pages/authored.py).
+RESERVED_SLUGS = ("index", "authoring")
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ class Article:
         slug = Path(source).stem
         if not _SLUG.match(slug):
             problems.append(Problem(source, "", f"file name {slug!r} must be a slug: lowercase letters, digits and single dashes", 1))
+        elif slug in RESERVED_SLUGS:
+            problems.append(Problem(source, "", f"file name {slug!r} is a page the site makes itself ({', '.join(RESERVED_SLUGS)}); rename the article file", 1))
         title = _nonempty_str(source, "title", *get("title"), problems)
         summary = _nonempty_str(source, "summary", *get("summary"), problems)
         date, date_line = get("date")

@@ -174,3 +174,11 @@ def test_an_alias_bomb_is_refused_at_once(tmp_path):
     assert time.monotonic() - started < 1.0
     assert err.value.lines()[0] == ("docs/articles/x.md:2: front matter uses a YAML anchor or alias (&name / *name); "
                                     "write each value out")
+
+
+def test_an_article_named_like_a_page_of_the_site_is_refused_naming_its_file():
+    """Issue 11, class 10: posts/index.md from an article collided with the listing and the error
+    named no article file."""
+    with pytest.raises(ProblemsError) as err:
+        Article.parse("docs/articles/index.md", VALID)
+    assert err.value.lines()[0].startswith("docs/articles/index.md:1: file name 'index' is a page the site makes itself")
