@@ -37,13 +37,13 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from benchledger.errors import InputError, Problem, ProblemsError
+from benchledger.tomlread import read_toml
 
 PROJECT_FILE = "benchledger.toml"
 DEFAULT_RECORDS = "records"
@@ -143,13 +143,7 @@ def load_project(root: Path | str) -> Project:
         raw = config.read_bytes()
     except OSError as err:
         raise InputError(shown, "", f"cannot read: {err.strerror or err}") from None
-    try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(shown, "", "not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as err:
-        m = re.search(r"\(at line (\d+), column \d+\)", str(err))
-        raise InputError(shown, "", f"not valid TOML: {err}", int(m.group(1)) if m else None) from None
+    doc = read_toml(raw, shown)
     return _build(root, config, shown, doc)
 
 

@@ -57,12 +57,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from benchledger.errors import InputError, Problem
+from benchledger.tomlread import read_toml
 
 
 @dataclass(frozen=True)
@@ -233,13 +233,7 @@ def read_plan(path: str | Path) -> tuple[Plan, list[Problem]]:
         raw = path.read_bytes()
     except OSError as err:
         raise InputError(path, "", f"cannot read plan: {err.strerror or err}") from None
-    try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(path, "", "plan is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as err:
-        m = re.search(r"\(at line (\d+), column \d+\)", str(err))
-        raise InputError(path, "", f"not valid TOML: {err}", int(m.group(1)) if m else None) from None
+    doc = read_toml(raw, str(path), "plan")
     return _build(path, raw, doc)
 
 

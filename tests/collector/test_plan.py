@@ -196,3 +196,11 @@ def test_a_model_path_says_what_it_is_when_it_is_not_a_file(tmp_path, kind, said
     with pytest.raises(PlanError) as err:
         load_plan(write(tmp_path, text))
     assert any("$.models.m.files[0]: expected an existing file" in line and said in line for line in err.value.lines()), err.value.lines()
+
+
+def test_a_deeply_nested_plan_is_an_error_not_a_recursion_traceback(tmp_path):
+    """Issue 11, class 9: tomllib recurses per nesting level; 100,000 levels raised RecursionError."""
+    text = 'article_key = "x"\nmodule = "phase_workload"\ndeep = ' + "[" * 100_000 + "]" * 100_000 + "\n"
+    with pytest.raises(InputError) as err:
+        load_plan(write(tmp_path, text))
+    assert "nest too deeply" in err.value.lines()[0]
