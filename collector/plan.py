@@ -76,13 +76,19 @@ class PlanKey:
 
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+# The largest context or output a plan may ask for, and the most rounds of a phase.
+MAX_TOKENS = 1_048_576
+MAX_ROUNDS = 10_000
 CORE_SETTINGS = {
-    "contexts": PlanKey((), lambda v: isinstance(v, list) and all(_pos_int(x) for x in v) and len(set(v)) == len(v), "a list of distinct positive integers"),
-    "output_tokens": PlanKey(None, lambda v: _pos_int(v), "a positive integer"),
-    "warmup_rounds": PlanKey(1, lambda v: _nonneg_int(v), "an integer >= 0"),
-    "measured_rounds": PlanKey(5, lambda v: _pos_int(v), "a positive integer"),
-    "seed": PlanKey(0, lambda v: is_int(v), "an integer"),
-    "p95_minimum_requests": PlanKey(200, lambda v: _pos_int(v), "a positive integer"),
+    # upper bounds too: `measured_rounds = 9223372036854775807` would run for ever, and every
+    # number here lands in a record, whose integers lie within ±2^53
+    "contexts": PlanKey((), lambda v: isinstance(v, list) and all(_pos_int(x, MAX_TOKENS) for x in v) and len(set(v)) == len(v),
+                        f"a list of distinct positive integers <= {MAX_TOKENS}"),
+    "output_tokens": PlanKey(None, lambda v: _pos_int(v, MAX_TOKENS), f"a positive integer <= {MAX_TOKENS}"),
+    "warmup_rounds": PlanKey(1, lambda v: _nonneg_int(v) and v <= MAX_ROUNDS, f"an integer in [0, {MAX_ROUNDS}]"),
+    "measured_rounds": PlanKey(5, lambda v: _pos_int(v, MAX_ROUNDS), f"a positive integer <= {MAX_ROUNDS}"),
+    "seed": PlanKey(0, lambda v: is_int(v) and abs(v) <= 2**53, "an integer within ±2^53"),
+    "p95_minimum_requests": PlanKey(200, lambda v: _pos_int(v, MAX_ROUNDS * 100), f"a positive integer <= {MAX_ROUNDS * 100}"),
     "host_sample_hz": PlanKey(10.0, lambda v: is_number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
     "gpu_sample_hz": PlanKey(10.0, lambda v: is_number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
     "gpu_index": PlanKey(0, lambda v: _nonneg_int(v), "an integer >= 0"),
@@ -108,8 +114,8 @@ def is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _pos_int(v: Any) -> bool:
-    return is_int(v) and v > 0
+def _pos_int(v: Any, most: int = 2**53) -> bool:
+    return is_int(v) and 0 < v <= most
 
 
 def _nonneg_int(v: Any) -> bool:

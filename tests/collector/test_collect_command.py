@@ -54,7 +54,7 @@ def test_bad_plan_and_missing_store_are_one_line_errors(make_plan, tmp_path, cap
     (tmp_path / "ledger.jsonl").unlink()
     plan.write_text(plan.read_text().replace("measured_rounds = 3", "measured_rounds = 0"))
     assert main(["collect", str(plan), "--records", str(tmp_path)]) == 1
-    assert capsys.readouterr().err.strip() == f"benchledger collect: error: {plan}: $.settings.measured_rounds: expected a positive integer, got 0"
+    assert capsys.readouterr().err.strip() == f"benchledger collect: error: {plan}: $.settings.measured_rounds: expected a positive integer <= 10000, got 0"
 
 
 class Clock:

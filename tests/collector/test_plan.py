@@ -86,7 +86,7 @@ cases = ["a", "zzz"]
     expected = [
         f"{f}: $.colour: unknown key",
         f"{f}: $.article_key: expected a lowercase key",
-        f"{f}: $.settings.contexts: expected a list of distinct positive integers, got [20, -1]",
+        f"{f}: $.settings.contexts: expected a list of distinct positive integers <= 1048576, got [20, -1]",
         f"{f}: $.settings.host_sample_hz: expected a number > 0 and <= 1000, got 0",
         f"{f}: $.settings.pss_mode: expected 'every_sample' or 'boundaries'",
         f"{f}: $.models.blob.files[0]: expected an existing file",
@@ -94,7 +94,7 @@ cases = ["a", "zzz"]
         f"{f}: $.cases[0].placement: expected a table",
         f"{f}: $.cases[1].extra: unknown key",
         f"{f}: $.cases[1].id: duplicate case id 'a'",
-        f"{f}: $.cases[1].settings.measured_rounds: expected a positive integer, got 'five'",
+        f"{f}: $.cases[1].settings.measured_rounds: expected a positive integer <= 10000, got 'five'",
         f"{f}: $.comparisons[0].cases[1]: no case has id 'zzz'",
         # the module's own problems come in the same round, where the value is (not) written...
         f"{f}: $.settings.output_tokens: expected a positive integer",
@@ -118,7 +118,7 @@ def test_a_module_problem_is_reported_where_the_value_is_written(tmp_path):
         load_plan(write(tmp_path, text))
     f = str(tmp_path / "plan.toml")
     assert err.value.lines() == [
-        f"{f}: $.cases[1].settings.output_tokens: expected a positive integer, got 0",
+        f"{f}: $.cases[1].settings.output_tokens: expected a positive integer <= 1048576, got 0",
         f"{f}: $.settings.output_tokens: expected a positive integer",
         f"{f}: 2 problem(s) in plan; nothing was run",
     ]
@@ -204,3 +204,15 @@ def test_a_deeply_nested_plan_is_an_error_not_a_recursion_traceback(tmp_path):
     with pytest.raises(InputError) as err:
         load_plan(write(tmp_path, text))
     assert "nest too deeply" in err.value.lines()[0]
+
+
+def test_plan_numbers_have_upper_bounds(tmp_path):
+    """Issue 11, class 9: `measured_rounds = 9223372036854775807` was accepted and ran for ever."""
+    text = ('article_key = "x"\nmodule = "phase_workload"\n[settings]\nmeasured_rounds = 9223372036854775807\n'
+            'contexts = [20, 2000000]\nseed = 18446744073709551615\n')
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, text))
+    text = "\n".join(err.value.lines())
+    assert "$.settings.measured_rounds: expected a positive integer <= 10000, got 9223372036854775807" in text
+    assert "$.settings.contexts: expected a list of distinct positive integers <= 1048576" in text
+    assert "$.settings.seed: expected an integer within ±2^53" in text
