@@ -135,9 +135,12 @@ def test_the_gpu_plan_without_cuda_seals_an_incomplete_record_saying_why(tmp_pat
     records = tmp_path / "records"
     records.mkdir()
     plan = ROOT / "examples" / "graph-replay-gpu.toml"
-    assert main(["collect", str(plan), "--records", str(records), "--runs", str(tmp_path / "runs")]) == 0
+    # every case failed: the record is sealed, and collect says so with a non-zero exit
+    assert main(["collect", str(plan), "--records", str(records), "--runs", str(tmp_path / "runs")]) == 1
     (entry,) = Store(records).entries()
-    assert f"sealed {entry.path} sha256 {entry.sha256} (0 completed, 1 failed (builtin-fp16)); run directory " in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert f"sealed {entry.path} sha256 {entry.sha256} (0 completed, 1 failed (builtin-fp16)); run directory " in captured.out
+    assert "every case failed (builtin-fp16)" in captured.err
     record = json.loads((records / entry.path).read_bytes())
     assert validate(record, "torch-graph-replay/1", entry.path) == []
     assert record["complete"] is False and record["measurements"] == []
