@@ -118,12 +118,17 @@ def line_chart(
     return Chart(chart_id, title, alt_text, spec, table)
 
 
+# What a spec memo's key covers besides its inputs: this module's code and Altair's version.
+_SPEC_CODE = hashlib.sha256(Path(__file__).read_bytes() + alt.__version__.encode()).hexdigest()
+
+
 class ChartCache:
     """SVG renderings keyed by spec hash, on disk under `cache_dir` (or in memory only)."""
 
     def __init__(self, cache_dir: Path | None = None):
         self.cache_dir = cache_dir
         self.rendered = 0  # renderings done by this cache (a warm build does none)
+        self.specs_built = 0  # specs `spec()` had to build (a warm build builds none)
         self._memory: dict[str, bytes] = {}
         self._lock = threading.Lock()  # pages render in threads
 
@@ -150,6 +155,19 @@ class ChartCache:
             return svg
 
         return self._cached(f"svg-{vl_convert.__version__}-{chart.spec_sha256}.svg", render)
+
+    def spec(self, inputs: Any, build) -> dict:
+        """The Vega-Lite spec `build()` makes from `inputs` (JSON-able), built once per distinct
+        inputs and chart code: Altair takes tens of milliseconds per spec, which at hundreds of
+        series charts was most of a warm build."""
+        key = hashlib.sha256(canonical_json([_SPEC_CODE, inputs]).encode()).hexdigest()
+
+        def make() -> bytes:
+            with self._lock:
+                self.specs_built += 1
+            return canonical_json(build()).encode()
+
+        return json.loads(self._cached(f"spec-{key}.json", make))
 
     def vega_bundle(self) -> bytes:
         """vl-convert's self-contained Vega + Vega-Lite + vega-embed script (no CDN)."""
@@ -206,12 +224,21 @@ class SeriesMark:
 
 
 def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segments: Sequence[tuple[str, str, float]],
-                 marks: Sequence[SeriesMark], *, x_title: str, y_title: str, alt_text: str) -> Chart:
+                 marks: Sequence[SeriesMark], *, x_title: str, y_title: str, alt_text: str, cache: ChartCache) -> Chart:
     """A metric along a series: each record's value with its range, each segment's median as a
     horizontal rule, and each claim as a vertical rule at its first record after the change."""
-    order = [p.label for p in points]
     rows = [{"label": p.label, "value": p.value, "low": p.low, "high": p.high, "origin": p.origin} for p in points]
     frame = pd.DataFrame(rows, columns=["label", "value", "low", "high", "origin"])
+    inputs = ["series", rows, [list(s) for s in segments], [[m.at, m.text, m.changed] for m in marks], x_title, y_title]
+    spec = cache.spec(inputs, lambda: _series_spec(frame, segments, marks, x_title, y_title))
+    table = frame.rename(columns={"label": x_title, "value": y_title, "low": "minimum", "high": "maximum",
+                                  "origin": "record (sha256, pointer)"})
+    return Chart(chart_id, title, alt_text, spec, table)
+
+
+def _series_spec(frame: pd.DataFrame, segments: Sequence[tuple[str, str, float]], marks: Sequence[SeriesMark],
+                 x_title: str, y_title: str) -> dict:
+    order = list(frame["label"])
     x = alt.X("label:N", sort=order, title=x_title, axis=alt.Axis(labelAngle=-45))
     y_scale = alt.Scale(zero=False)
     base = alt.Chart(frame)
@@ -242,6 +269,4 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
              .configure_view(stroke=None).configure_axis(grid=True, gridOpacity=0.4))
     spec = chart.to_dict(validate=False)
     spec.pop("$schema", None)
-    table = frame.rename(columns={"label": x_title, "value": y_title, "low": "minimum", "high": "maximum",
-                                  "origin": "record (sha256, pointer)"})
-    return Chart(chart_id, title, alt_text, spec, table)
+    return spec

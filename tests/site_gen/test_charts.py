@@ -48,3 +48,27 @@ def test_chart_html_has_fallback_alt_data_table_and_safe_spec(tmp_path):
     embedded = re.search(r'<script type="application/json" id="spec-c">(.*?)</script>', html, re.S).group(1)
     assert "</" not in embedded
     assert json.loads(embedded)["datasets"]
+
+
+def test_series_spec_built_once_per_inputs_across_caches_and_an_edited_entry_is_a_miss(tmp_path):
+    from site_gen.charts import SeriesMark, SeriesPoint, series_chart
+
+    points = [SeriesPoint(f"b{i}", 10.0 + i, 9.5 + i, 10.5 + i, f"{i:064x} r.json /x") for i in range(4)]
+
+    def chart(cache, points=points):
+        return series_chart("track-0", "decode", points, [("b0", "b3", 11.5)], [SeriesMark("b2", "-12%", True)],
+                            x_title="release", y_title="tokens/s", alt_text="a", cache=cache)
+
+    first_cache = ChartCache(tmp_path)
+    first = chart(first_cache)
+    assert first_cache.specs_built == 1
+    again_cache = ChartCache(tmp_path)  # a later build reads the spec from disk
+    again = chart(again_cache)
+    assert again_cache.specs_built == 0 and again.spec == first.spec and again.spec_sha256 == first.spec_sha256
+    assert list(again.table.columns) == ["release", "tokens/s", "minimum", "maximum", "record (sha256, pointer)"]
+    other_cache = ChartCache(tmp_path)
+    assert chart(other_cache, points=points[:3]).spec != first.spec and other_cache.specs_built == 1
+    for entry in tmp_path.glob("spec-*.json"):
+        entry.write_bytes(entry.read_bytes().replace(b"tokens/s", b"beacon"))  # edited: its MAC fails
+    tampered_cache = ChartCache(tmp_path)
+    assert chart(tampered_cache).spec == first.spec and tampered_cache.specs_built == 1
