@@ -364,6 +364,16 @@ def _track(server: "LlamaServer") -> None:
     _RUNNING.add(server)
 
 
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send `sig` to the process group `pgid` (one this module made with its own session);
+    False when the group has no process left."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     """The last ``lines`` lines of a log file ('' when it does not exist)."""
     try:
@@ -396,6 +406,7 @@ class LlamaServer:
         self.process: subprocess.Popen | None = None
         self.load_seconds: float | None = None
         self.load_report: LoadReport | None = None
+        self._group_ended = False
 
     def __enter__(self) -> "LlamaServer":
         self.start()
@@ -433,8 +444,11 @@ class LlamaServer:
         self.argv = command_line(self.info, self.model, self.settings, self.port, self.alias)
         with open(self.log_path, "ab") as log:
             started = time.perf_counter()
+            # a session (and process group) of its own: a `binary` that is a wrapper script which
+            # forks the real server instead of exec'ing it is then ended with it, as one group
             self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+                                            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+                                            start_new_session=True)
         _track(self)
         try:
             if on_spawn is not None:
@@ -460,12 +474,20 @@ class LlamaServer:
             time.sleep(0.02)
 
     def _listens(self) -> bool:
-        """Whether our process is the one listening on the port."""
+        """Whether our process, or one it started (a wrapper's server), is listening on the port."""
         try:
-            connections = psutil.Process(self.process.pid).net_connections(kind="tcp")
+            root = psutil.Process(self.process.pid)
+            processes = [root, *root.children(recursive=True)]
         except psutil.Error:
             return False
-        return any(c.status == psutil.CONN_LISTEN and c.laddr.port == self.port for c in connections)
+        for process in processes:
+            try:
+                connections = process.net_connections(kind="tcp")
+            except psutil.Error:
+                continue
+            if any(c.status == psutil.CONN_LISTEN and c.laddr.port == self.port for c in connections):
+                return True
+        return False
 
     def health(self) -> int | None:
         """Status code of ``GET /health`` (None when nothing answers)."""
@@ -479,17 +501,25 @@ class LlamaServer:
             conn.close()
 
     def stop(self) -> None:
-        """SIGTERM, then SIGKILL after ``stop_timeout_s``; always reaps the process."""
+        """SIGTERM to the server's process group, then SIGKILL after ``stop_timeout_s``; always
+        reaps the process, and leaves nothing of its group running (the server a wrapper script
+        forked included). Idempotent."""
         process = self.process
         _RUNNING.discard(self)
-        if process is None or process.returncode is not None:
+        if process is None or self._group_ended:
             return
-        try:
-            process.terminate()
-            process.send_signal(signal.SIGCONT)  # a stopped (hung) server must run to handle SIGTERM
-            process.wait(timeout=self.stop_timeout_s)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        except ProcessLookupError:
-            process.wait()
+        if process.returncode is None:
+            _signal_group(process.pid, signal.SIGTERM)
+            _signal_group(process.pid, signal.SIGCONT)  # a stopped (hung) server must run to handle SIGTERM
+            try:
+                process.wait(timeout=self.stop_timeout_s)
+            except subprocess.TimeoutExpired:
+                _signal_group(process.pid, signal.SIGKILL)
+                process.wait()
+        # the group outlives its leader while a forked server runs: give it the same grace, then
+        # end it. Only once: after that the group id is free and could name someone else's group.
+        deadline = time.monotonic() + self.stop_timeout_s
+        while _signal_group(process.pid, 0) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        _signal_group(process.pid, signal.SIGKILL)
+        self._group_ended = True

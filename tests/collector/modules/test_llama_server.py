@@ -118,6 +118,22 @@ def test_start_serve_and_stop(info, tiny_model, tmp_path):
     assert "model buffer size" in log.read_text()
 
 
+def test_a_wrapper_that_forks_the_server_is_ended_with_it(info, llama_server_binary, tiny_model, tmp_path):
+    # a `binary` that runs llama-server as its child instead of exec'ing it: the listener is
+    # the wrapper's child, and stopping must end it too, not only the wrapper
+    wrapper = tmp_path / "llama-server-wrapper"
+    wrapper.write_text(f'#!/bin/sh\n"{llama_server_binary}" "$@"\necho wrapper done\n')
+    wrapper.chmod(0o755)
+    wrapped = replace(inspect_binary(wrapper), path=wrapper)
+    with LlamaServer(wrapped, tiny_model, settings(), tmp_path / "server.log") as server:
+        assert server.health() == 200
+        children = psutil.Process(server.pid).children(recursive=True)
+        listener = [c.pid for c in children if any(k.laddr.port == server.port for k in c.net_connections(kind="tcp"))]
+        assert len(listener) == 1 and listener[0] != server.pid
+    assert not server.alive() and wait_gone(listener[0]), "the forked server outlived stop()"
+    server.stop()  # idempotent: nothing left to signal
+
+
 def test_a_model_that_does_not_load_fails_with_the_log_tail(info, tmp_path):
     bad = tmp_path / "not-a-model.gguf"
     bad.write_bytes(b"GGUF but not really" * 10)
