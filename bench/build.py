@@ -16,26 +16,22 @@ the page to the first results."""
 from __future__ import annotations
 
 import argparse
-import functools
 import hashlib
-import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchledger.records.store import Store  # noqa: E402
+from tests.site_gen.site_support import serve  # noqa: E402  (the one static server of the browser tests)
 
 SEEDS = {
     "gsh-llm-core-article/1": ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json",
@@ -91,24 +87,6 @@ def timed(code: str) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
     return time.perf_counter() - start
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-@contextmanager
-def serve(directory: Path) -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 def _is_search_file(url: str) -> bool:
