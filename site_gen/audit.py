@@ -1,5 +1,6 @@
 """`benchledger verify --site DIR`: check a built (or downloaded) copy of the site against the
-ledger it serves: the ledger's chain; every served record's bytes against the ledger and
+ledger it serves: every file against the site-wide SHA256SUMS (none missing, altered or added);
+the ledger's chain; every served record's bytes against the ledger and
 SHA256SUMS; every hash a page states; the head against the audit page and `--expect-head`; every
 displayed number against the value in the served record under the formatting rule; no load
 from another host; and the signed log (site_gen.log_audit). Reports every problem at once."""
@@ -20,6 +21,7 @@ from benchledger.records.pointer import resolve
 from benchledger.records.keys import VerifierKey
 from benchledger.records.digest import SHA256_HEX
 from benchledger.records.ledger import LEDGER_NAME, LedgerRead, read_ledger
+from site_gen.checksums import check_site_files
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
 from site_gen.quantity import format_value
@@ -176,7 +178,14 @@ def check_no_external_loads(audit: SiteAudit) -> list[Problem]:
     return problems
 
 
-STEPS = (check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers, check_no_external_loads)
+def check_every_file(audit: SiteAudit) -> list[Problem]:
+    """Every file of the site against the site-wide SHA256SUMS: listed files missing or
+    altered, and files present but not listed (site_gen.checksums). The served records are
+    left to `check_served_records`, which holds them to the ledger."""
+    return check_site_files(audit.site, frozenset(f"{RECORDS}/{e.path}" for e in audit.read.entries))
+
+
+STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers, check_no_external_loads)
 
 _MISSING = object()
 _CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])([^'")\s]+)""")

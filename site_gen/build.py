@@ -21,6 +21,7 @@ from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
 from site_gen import escape, site_folder
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
+from site_gen.checksums import write_site_sums
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.page import Page
 from site_gen.pages.registry import NAV, PAGE_KINDS
@@ -91,6 +92,8 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         site_folder.mark(out_dir)
         _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site))
         index_site(out_dir)
+        # Last, once nothing else writes into the site: the list of every file it serves
+        write_site_sums(out_dir)
     except OSError as err:
         raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site)") from None
     return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,

@@ -1,8 +1,9 @@
 """A deployed site copied into a local folder, so that `verify --site URL` audits exactly what a
-reader downloads: every page reachable by links from the home page (and the files they link
-and load), the served ledger and SHA256SUMS, every record the ledger names, and the transparency
-log's files (checkpoint, verifier key, stored checkpoints, inclusion and consistency proofs).
-A file the server does not have is simply absent from the copy: the audit then names it."""
+reader downloads: every file the site-wide SHA256SUMS lists, every page reachable by links from
+the home page (and the files they link and load, listed or not, so an injected file a page
+links is copied and reported), the served ledger and records/SHA256SUMS, every record the
+ledger names, and the transparency log's files (checkpoint, verifier key, stored checkpoints,
+inclusion and consistency proofs). A file the server does not have is simply absent from the copy: the audit then names it."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from pathlib import Path
 
 from benchledger.errors import InputError
 from benchledger.records.ledger import LEDGER_NAME, read_ledger
+from site_gen.checksums import SUMS_NAME, parse_sums
 from site_gen.pages.transparency import CHECKPOINT, VKEY, inclusion_path
 
-START = ("index.html", f"records/{LEDGER_NAME}", "records/SHA256SUMS", CHECKPOINT, VKEY, "transparency.html", "audit.html")
+START = (SUMS_NAME, "index.html", f"records/{LEDGER_NAME}", "records/SHA256SUMS", CHECKPOINT, VKEY, "transparency.html", "audit.html")
 _LINK = re.compile(r'(?:href|src)="([^"#?]*)[^"]*"')
 MAX_FILES = 200_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -53,10 +55,12 @@ def _relative(base: str, page_url: str, link: str) -> str | None:
     rel = urllib.parse.unquote(target[len(base):])
     if rel == "" or rel.endswith("/"):
         rel += "index.html"
-    parts = rel.split("/")
-    if any(p in ("", ".", "..") for p in parts):
-        return None
-    return rel
+    return rel if _inside(rel) else None
+
+
+def _inside(rel: str) -> bool:
+    """Whether the site path `rel` names a file inside the site (no empty, '.' or '..' part)."""
+    return not any(p in ("", ".", "..") for p in rel.split("/"))
 
 
 def mirror_site(url: str, into: Path) -> int:
@@ -78,6 +82,8 @@ def mirror_site(url: str, into: Path) -> int:
         if rel.endswith(".html"):
             page = data.decode("utf-8", errors="replace")
             found = [r for r in (_relative(base, base + rel, link) for link in _LINK.findall(page)) if r]
+        elif rel == SUMS_NAME:  # a path that would leave the site is left out (and reported missing)
+            found = [r for r in parse_sums(data, rel)[0] if _inside(r)]
         elif rel == f"records/{LEDGER_NAME}":
             entries = read_ledger(data, rel).entries
             found = [f"records/{e.path}" for e in entries] + [inclusion_path(e.sha256) for e in entries]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from benchledger.records.ledger import LEDGER_NAME
+from site_gen.checksums import SUMS_NAME, format_sums
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.resources import guide_text
@@ -14,12 +15,9 @@ if TYPE_CHECKING:
     from benchledger.records.ledger import LedgerEntry
     from site_gen.context import SiteContext
 
-SUMS_NAME = "SHA256SUMS"
-
-
 def sha256sums(entries: Iterable["LedgerEntry"]) -> bytes:
     """`sha256sum -c`-compatible lines for these records, paths relative to records/."""
-    return "".join(f"{e.sha256}  {e.path}\n" for e in entries).encode()
+    return format_sums((e.sha256, e.path) for e in entries)
 
 
 class AuditPage(PageKind):

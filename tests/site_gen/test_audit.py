@@ -3,7 +3,9 @@ hash the ledger does not seal, an edited ledger or SHA256SUMS are each reported.
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
 
 import pytest
 
@@ -46,7 +48,9 @@ def test_page_stating_an_unsealed_hash_is_reported(site):
     sha = "ebcfc483a547a02e0f9e7e00a6c699af613474daff04624c2863ae89c6af96a1"
     page.write_text(text.replace(f'data-sha256="{sha}"', f'data-sha256="{"f" * 64}"', 1), encoding="utf-8")
     problems = verify_site(site)
-    assert [p.file for p in problems] == ["articles/llm-cpu-offload/2026-09-27.html"]
+    # the edit itself (against the site-wide SHA256SUMS), and what the page now states
+    assert [p.file for p in problems] == [f"{site}/articles/llm-cpu-offload/2026-09-27.html", "articles/llm-cpu-offload/2026-09-27.html"]
+    assert problems[0].message.startswith("altered: ") and "which the ledger does not seal" in problems[1].message
 
 
 def test_edited_ledger_and_sums_are_reported(site):
@@ -68,9 +72,10 @@ def test_an_edited_displayed_number_is_reported(site, capsys):
     assert ">25.8\u202ftokens/s</span>" in html
     page.write_text(html.replace(">25.8\u202ftokens/s</span>", ">99.9\u202ftokens/s</span>", 1), encoding="utf-8")
     problems = verify_site(site)
-    assert len(problems) == 1, problems
-    assert problems[0].file == OFFLOAD and 'shows "99.9 tokens/s"' in problems[0].message
-    assert '("25.8 tokens/s" under the formatting rule)' in problems[0].message
+    assert len(problems) == 2, problems
+    assert problems[0].file == f"{site}/{OFFLOAD}" and problems[0].message.startswith("altered: ")
+    assert problems[1].file == OFFLOAD and 'shows "99.9 tokens/s"' in problems[1].message
+    assert '("25.8 tokens/s" under the formatting rule)' in problems[1].message
     assert main(["verify", "--site", str(site)]) == 1
 
 
@@ -102,3 +107,68 @@ def test_expect_head_and_json_are_honoured_with_site(site, capsys):
 def test_a_missing_site_folder_is_named_as_such(tmp_path):
     problems = verify_site(tmp_path / "nope")
     assert len(problems) == 1 and "no such site folder" in problems[0].message and "ledger.jsonl" not in problems[0].file
+
+
+# Issue 11, class 7: every file of the site against the site-wide SHA256SUMS.
+
+
+def test_the_site_wide_list_covers_every_file_and_sha256sum_checks_it(site):
+    from site_gen.checksums import SUMS_NAME, parse_sums
+
+    listed, problems = parse_sums((site / SUMS_NAME).read_bytes(), SUMS_NAME)
+    on_disk = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
+    assert problems == [] and sorted(listed) == sorted(set(on_disk) - {SUMS_NAME, ".benchledger-site"})
+    assert list(listed) == sorted(listed, key=str.encode)  # byte order of the path: one order for every build
+    assert {"index.html", "assets/benchledger.js", "records/ledger.jsonl", "sitemap.xml"} <= set(listed)
+    assert any(p.startswith("pagefind/") for p in listed)  # written after MkDocs, still listed
+    checked = subprocess.run(["sha256sum", "--check", "--strict", "--quiet", SUMS_NAME], cwd=site, capture_output=True, text=True)
+    assert (checked.returncode, checked.stdout, checked.stderr) == (0, "", "")
+
+
+def test_an_edited_added_and_deleted_file_are_each_one_problem(site, capsys):
+    css, js = site / "assets" / "benchledger.css", site / "assets" / "benchledger.js"
+    css.write_bytes(css.read_bytes() + b"\nbody { display: none }\n")
+    js.write_bytes(js.read_bytes().replace(b"function", b"function /*x*/", 1))
+    (site / "assets" / "injected.js").write_text("document.title = 'pwned'")
+    (site / "sitemap.xml").unlink()
+    problems = verify_site(site)
+    assert [(p.file, p.message.split(":")[0]) for p in problems] == [
+        (f"{site}/assets/benchledger.css", "altered"),
+        (f"{site}/assets/benchledger.js", "altered"),
+        (f"{site}/sitemap.xml", "missing"),
+        (f"{site}/assets/injected.js", "not in SHA256SUMS"),
+    ]
+    # the CLI reports them all at once, in text and in --json, with --expect-head honoured beside them
+    assert main(["verify", "--site", str(site)]) == 1
+    err = capsys.readouterr().err
+    assert f"{site}/assets/injected.js: not in SHA256SUMS: the build did not make this file" in err
+    assert "4 problem(s)" in err
+    assert main(["verify", "--site", str(site), "--json", "--expect-head", "0" * 64]) == 1
+    report = json.loads(capsys.readouterr().out)
+    messages = [p["message"] for p in report["problems"]]
+    assert [m.split(":")[0] for m in messages[:4]] == ["altered", "altered", "missing", "not in SHA256SUMS"]
+    assert len(messages) == 5 and messages[4].endswith("was expected: entries were appended, removed or changed")
+
+
+def test_a_missing_or_garbled_list_is_reported(site):
+    from site_gen.checksums import SUMS_NAME
+
+    sums = site / SUMS_NAME
+    lines = sums.read_bytes().splitlines(keepends=True)
+    sums.write_bytes(lines[0] + b"not a checksum line\n" + lines[0] + b"".join(lines[1:]))
+    messages = [p.message for p in verify_site(site)]
+    assert messages == ["line 2 is not '<sha256>  <path>'", f"line 3 lists {lines[0].split()[1].decode()} a second time"]
+    sums.unlink()
+    problems = verify_site(site)
+    assert [p.file for p in problems] == [f"{site}/{SUMS_NAME}"] and problems[0].message.startswith("missing: ")
+
+
+def test_a_listed_path_outside_the_site_is_never_read(site, tmp_path):
+    from site_gen.checksums import SUMS_NAME
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    sums = site / SUMS_NAME
+    sums.write_bytes(sums.read_bytes() + f"{'0' * 64}  ../outside.txt\n{'0' * 64}  {outside}\n".encode())
+    problems = verify_site(site)
+    assert [p.message.split(":")[0] for p in problems] == ["missing", "missing"]

@@ -29,6 +29,7 @@ def add_arguments(parser):
     parser.add_argument("--no-cache", action="store_true", help="re-validate every record instead of trusting cached passes")
     parser.add_argument("--site", metavar="DIR-OR-URL",
                         help="instead, check a built or downloaded site (a folder) or a deployed one (an http(s) URL): "
+                             "every file against the site's SHA256SUMS (missing, altered or not listed), "
                              "every page's stated hashes against the ledger it serves, every served record against its "
                              "stated bytes, and the signed transparency log (checkpoint, inclusion and consistency proofs)")
     parser.add_argument("--vkey", action="append", default=[], metavar="KEY",
@@ -94,7 +95,7 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
         return 0 if not problems else 1
     if problems:
         raise LedgerError(problems, f"site verification failed: {len(problems)} problem(s) in {where}")
-    print(f"{where}: every page's stated hashes match the served ledger, every served record has its stated bytes, "
+    print(f"{where}: every file matches the site's SHA256SUMS and none is added, every page's stated hashes match the served ledger, every served record has its stated bytes, "
           "every displayed number reads as its record's value, nothing loads from another host"
           + (", the head is the expected one" if expect_head else "") + ", and the signed log holds")
     return 0
