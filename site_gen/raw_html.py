@@ -4,12 +4,14 @@ benchledger renders its pages' tables, charts, limitation notes and audit blocks
 (escaped for their context by site_gen/escape.py). Left to Python-Markdown, every such block
 would be parsed again tag by tag twice: by `md_in_html` (to find where a block ends) and by
 MkDocs (to collect the ids anchors may point to), about two thirds of a build's Markdown time.
-So a generated page wraps each run of HTML between two marker lines (`block()`), and this
+So a generated page (articles, home, audit, methodology, comparisons, series, explorer,
+transparency) wraps each run of HTML between two marker lines (`block()`; templates with the
+`raw_html` filter, page code with `join()` of (is HTML, text) parts), and this
 module's Markdown extension, `site_gen.raw_html` in mkdocs.yml, cuts each marked run out before
 either parser runs, stores it in Python-Markdown's HTML stash and leaves its placeholder, which
 the stash's postprocessor swaps back for the bytes unchanged. Headings stay Markdown, so the
-table of contents, permalinks and heading anchors work as before; hand-written pages carry no
-markers and go through `md_in_html` as before.
+table of contents, permalinks and heading anchors work as before; hand-written pages (authored
+posts, a project's own pages) carry no markers and go through `md_in_html` as before.
 
 The marker lines cannot come from a record: record text reaches a page HTML-escaped, so its
 `<!--` is `&lt;!--`. The ids inside stashed blocks are given to MkDocs' anchor checks by
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 import html
 import re
+from itertools import groupby
+from typing import Iterable
 
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
@@ -34,6 +38,17 @@ _ID = re.compile(r'\sid="([^"]*)"')
 def block(fragment: str) -> str:
     """`fragment` (generated HTML) as one raw block: stashed, never parsed as Markdown."""
     return f"{START}\n{fragment.strip(chr(10))}\n{END}"
+
+
+def join(parts: Iterable[tuple[bool, str]]) -> str:
+    """A page's Markdown from (is generated HTML, text) parts in order: Markdown parts as they
+    are, each run of adjacent HTML parts one raw block, every part followed by a blank line."""
+    out = []
+    for is_html, group in groupby(((is_html, text.rstrip("\n")) for is_html, text in parts), key=lambda part: part[0]):
+        texts = [text for _, text in group if text]
+        if texts:
+            out += [block("\n\n".join(texts))] if is_html else texts
+    return "".join(text + "\n\n" for text in out)
 
 
 def ids(page_html: str) -> set[str]:

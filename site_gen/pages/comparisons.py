@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable
 from benchledger.cases import evidence
 from benchledger.cases.base import Case, CaseKind, Measure, Metric, Role, Scope
 from benchledger.records.pointer import parse_pointer
-from site_gen import escape
+from site_gen import escape, raw_html
 from site_gen.comparisons import comparisons_of, kind_slug
 from site_gen.charts import Series, chart_html, line_chart, points_text
 from site_gen.templating import url
@@ -167,38 +167,39 @@ class ComparisonPages(PageKind):
         kind, path = cp.kind, cp.path
         axis = kind.field(cp.axis)
         placed = _Placed(site, path)
-        parts = [f"# {escape.text(cp.title)}\n\n",
-                 f'<p class="bl-lede">Cases from {len(cp.records)} records of kind <code>{escape.html(kind.schema)}</code> '
+        # (is generated HTML, text): headings stay Markdown, HTML runs become raw blocks
+        parts: list[tuple[bool, str]] = [(False, f"# {escape.text(cp.title)}")]
+        parts.append((True, f'<p class="bl-lede">Cases from {len(cp.records)} records of kind <code>{escape.html(kind.schema)}</code> '
                  f"that agree on every identity field and on every other axis field: they differ only in "
                  f"<strong>{escape.html(axis.label)}</strong>. Ratios are to the baseline "
                  f"{escape.html(axis.label)} <strong>{escape.html(cp.values[0])}</strong> (the first in sort order). "
                  f'A difference is called only as the rule on the <a href="{url(path, "methodology.md")}#comparisons">'
-                 f"methodology page</a> allows; otherwise the table says why not.</p>\n\n"]
+                 f"methodology page</a> allows; otherwise the table says why not.</p>"))
         identity_rows = [{"field": escape.html(kind.field(n).label), "value": escape.html(v)} for n, v in cp.identity]
-        parts.append('<details class="bl-settings"><summary>What agrees in every case (identity fields)</summary>\n'
-                     + html_table(frame(identity_rows, ["field", "value"])) + "\n</details>\n\n")
+        parts.append((True, '<details class="bl-settings"><summary>What agrees in every case (identity fields)</summary>\n'
+                      + html_table(frame(identity_rows, ["field", "value"])) + "\n</details>"))
         varying = self._varying_fixed(cp)
         assets: dict[str, bytes] = {}
         for s, section in enumerate(cp.sections):
             if len(cp.sections) > 1:
                 label = ", ".join(f"{kind.field(n).label} {v}" for n, v in section.fixed if n in varying)
-                parts.append(f"## With {escape.text(label)} {{#section-{s}}}\n\n")
+                parts.append((False, f"## With {escape.text(label)} {{#section-{s}}}"))
             section, left_out = _trimmed(section)
             if left_out:
                 explorer = url(path, f"explore/{kind_slug(kind.schema)}.md")
-                parts.append(f'<p class="bl-left-out">Each {escape.html(axis.label)} value shows at most {MAX_CASES_PER_VALUE} cases here '
+                parts.append((True, f'<p class="bl-left-out">Each {escape.html(axis.label)} value shows at most {MAX_CASES_PER_VALUE} cases here '
                              f"(the first in ledger order); left out of this section's tables and charts: "
                              + "; ".join(f"{n} more with {escape.html(v)}" for v, n in left_out)
-                             + f'. <a href="{explorer}">The explorer</a> lists every case.</p>\n\n')
-            parts.append(self._members(site, kind, path, section, placed))
+                             + f'. <a href="{explorer}">The explorer</a> lists every case.</p>'))
+            parts.append((True, self._members(site, kind, path, section, placed)))
             for name in kind.headline:
-                html, chart_assets = self._metric(site, kind, path, section, kind.metric(name), s, placed)
-                parts.append(html)
+                metric_parts, chart_assets = self._metric(site, kind, path, section, kind.metric(name), s, placed)
+                parts += metric_parts
                 assets.update(chart_assets)
         record_wide = [(c, lim) for sec in cp.sections for c in sec.cases
                        for lim in site.view(c.record_sha256).limitations if lim.scope == ""]
-        parts.append(placed.block(record_wide, "Limitations of the compared records (each applies to all of its numbers)"))
-        return Page(path, cp.title, "".join(parts), assets)
+        parts.append((True, placed.block(record_wide, "Limitations of the compared records (each applies to all of its numbers)")))
+        return Page(path, cp.title, raw_html.join(parts), assets)
 
     @staticmethod
     def _varying_fixed(cp: "ComparisonPage") -> set[str]:
@@ -245,7 +246,7 @@ class ComparisonPages(PageKind):
         return "\n".join(out) + "\n"
 
     def _metric(self, site: "SiteContext", kind: CaseKind, path: str, section: "Comparison", metric: Metric, s: int,
-                placed: _Placed) -> tuple[str, dict[str, bytes]]:
+                placed: _Placed) -> tuple[list[tuple[bool, str]], dict[str, bytes]]:
         axis = kind.field(section.axis)
         base_case = section.cases[0]
         base_points = {p.key: p for p in base_case.points}
@@ -307,7 +308,7 @@ class ComparisonPages(PageKind):
             if repeated:  # one line per axis value, through the points of all its cases
                 series.append(Series(value, sorted(points, key=lambda p: p[0])))
         long_rows.sort(key=lambda r: tuple(_sort_value(v) for _, v in r["_key"]))  # stable: axis order within a point
-        parts = [f"### {escape.text(metric.label)} {{#s{s}-{metric.name.replace('_', '-')}}}\n\n"]
+        parts = [f"### {escape.text(metric.label)} {{#s{s}-{metric.name.replace('_', '-')}}}"]
         assets: dict[str, bytes] = {}
         if any(sr.points for sr in series) and point_field is not None:
             xs = [x for sr in series for x, _, _ in sr.points]
@@ -320,7 +321,7 @@ class ComparisonPages(PageKind):
             parts.append(html)
         parts.append('<div class="bl-scroll">' + html_table(frame(rows.values() if wide else long_rows, columns)) + "</div>\n")
         parts.append(placed.block(lims, f"Limitations of these numbers ({metric.label})"))
-        return "".join(parts) + "\n", assets
+        return [(False, parts[0]), (True, "".join(parts[1:]))], assets
 
 
 def _trimmed(section: "Comparison") -> tuple["Comparison", list[tuple[str, int]]]:

@@ -6,7 +6,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Iterable
 
-from site_gen import escape
+from site_gen import escape, raw_html
 from site_gen.comparisons import comparisons_of
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
@@ -56,5 +56,5 @@ def compared_block(site: "SiteContext", view: "RecordView") -> str:
     items = "".join(
         f'<li><a href="{url(view.page_path, cp.path)}">{escape.attr(cp.title)}</a> '
         f'({len(cp.records)} records)</li>' for cp in pages)
-    return (f'<div class="bl-compared"><p class="bl-limits-title">Compared with other records, one difference at a time</p>'
-            f"<ul>{items}</ul></div>\n\n")
+    return raw_html.block(f'<div class="bl-compared"><p class="bl-limits-title">Compared with other records, one difference at a time</p>'
+                          f"<ul>{items}</ul></div>") + "\n\n"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable
 from benchledger.cases.base import Role
 from benchledger.cases.registry import KINDS
 from benchledger.cases.series import Series
-from site_gen import escape
+from site_gen import escape, raw_html
 from site_gen.changes.claims import CHANGED
 from site_gen.changes.detection import E_DIVISIVE
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
@@ -126,37 +126,40 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     series = report.series
     title = report.title
     field_label = kind.field(series.field).label
-    parts = [f"# {escape.text(title)}\n\n",
-             f'<p class="bl-lede">{len(series.cases)} cases from {len(series.records)} records of <code>{series.schema}</code> '
-             f"that agree on every identity field"
-             + (f" and on every other axis field, ordered by {escape.html(field_label)}." if series.along_axis else
-                f" and on every axis field (repeats of one setup), ordered by {escape.html(field_label)}.")
-             + f' How changes are found and called: <a href="{url(path, "methodology.md")}#change-detection">methodology</a>.</p>\n\n']
+    # (is generated HTML, text): headings stay Markdown, HTML runs become raw blocks
+    parts: list[tuple[bool, str]] = [(False, f"# {escape.text(title)}")]
+    parts.append((True, f'<p class="bl-lede">{len(series.cases)} cases from {len(series.records)} records of <code>{series.schema}</code> '
+                  f"that agree on every identity field"
+                  + (f" and on every other axis field, ordered by {escape.html(field_label)}." if series.along_axis else
+                     f" and on every axis field (repeats of one setup), ordered by {escape.html(field_label)}.")
+                  + f' How changes are found and called: <a href="{url(path, "methodology.md")}#change-detection">methodology</a>.</p>'))
     if report.changes:
-        parts.append('<div class="bl-changes" id="changes"><p><strong>Detected changes</strong></p><ul>\n')
+        items = []
         for change in report.changes:
             at = series.value_of(change.at)
             claims = "; ".join(f"{escape.html(f.track.label)}: {claim_html(f)}" for f in change.findings)
-            parts.append(f'<li class="bl-change{" bl-change-worse" if change.regression else ""}" id="change-{change.slug}">'
+            items.append(f'<li class="bl-change{" bl-change-worse" if change.regression else ""}" id="change-{change.slug}">'
                          f"from {escape.html(field_label)} {escape.html(at)} "
                          f"(<code>{change.at.record_sha256[:12]}</code>): {claims}</li>\n")
-        parts.append("</ul></div>\n\n")
+        parts.append((True, '<div class="bl-changes" id="changes"><p><strong>Detected changes</strong></p><ul>\n'
+                      + "".join(items) + "</ul></div>"))
     else:
-        parts.append('<p class="bl-no-change" id="changes">No change detected in this series.</p>\n\n')
+        parts.append((True, '<p class="bl-no-change" id="changes">No change detected in this series.</p>'))
     identity = [{"field": escape.html(kind.field(n).label), "value": escape.html(v), "role": "identity"}
                 for n, v in series.identity]
     fixed = [{"field": escape.html(kind.field(n).label), "value": escape.html(v), "role": "held fixed"}
              for n, v in series.fixed if v != "n/a"]
-    parts.append("<details class=\"bl-setup\"><summary>The setup every record shares</summary>\n"
-                 + html_table(frame(identity + fixed, ["field", "value", "role"])) + "\n</details>\n\n")
-    parts.append("## Records\n\n<div class=\"bl-scroll\">" + _records_table(site, report, path) + "</div>\n\n")
-    parts.append("## Metrics along the series\n\n")
+    parts.append((True, "<details class=\"bl-setup\"><summary>The setup every record shares</summary>\n"
+                  + html_table(frame(identity + fixed, ["field", "value", "role"])) + "\n</details>"))
+    parts.append((False, "## Records"))
+    parts.append((True, "<div class=\"bl-scroll\">" + _records_table(site, report, path) + "</div>"))
+    parts.append((False, "## Metrics along the series"))
     assets: dict[str, bytes] = {}
     for i, track in enumerate(report.tracks):
         html, more = _track_section(site, report, track, i, path)
-        parts.append(html)
+        parts.append((True, html))
         assets.update(more)
-    return Page(path, title, "".join(parts), assets)
+    return Page(path, title, raw_html.join(parts), assets)
 
 
 def feed_entries(site: "SiteContext") -> list[FeedEntry]:
@@ -206,17 +209,18 @@ class SeriesPages(PageKind):
                                f"{escape.html(report.series.value_of(change.at))} ({worse}): "
                                + "; ".join(f"{escape.html(f.track.label)} {escape.html(claim_text(f))}" for f in change.findings)
                                + "</li>")
-        parts = ["# History\n\n",
+        parts: list[tuple[bool, str]] = [(False, "# History"), (True,
                  '<p class="bl-lede">A series is a comparison whose axis is ordered: records of one kind that agree on every '
                  "identity field and differ only in a runtime release, a driver, a library version, or (for repeats of one "
                  f'setup) the test date. The rule that calls a change is on the <a href="{url(INDEX, "methodology.md")}#change-detection">'
-                 "methodology page</a>.</p>\n\n"]
+                 "methodology page</a>.</p>")]
         if rows:
-            parts.append("<div class=\"bl-scroll\">" + html_table(frame(rows, ["series", "setup", "records", "from → to", "changes"]))
-                         + "</div>\n\n")
-            parts.append("## Detected changes\n\n" + (f'<ul class="bl-changes">\n{"".join(changes)}\n</ul>\n' if changes
-                                                      else '<p class="bl-no-change">No change detected in any series.</p>\n'))
+            parts.append((True, "<div class=\"bl-scroll\">" + html_table(frame(rows, ["series", "setup", "records", "from → to", "changes"]))
+                          + "</div>"))
+            parts.append((False, "## Detected changes"))
+            parts.append((True, f'<ul class="bl-changes">\n{"".join(changes)}\n</ul>' if changes
+                          else '<p class="bl-no-change">No change detected in any series.</p>'))
         else:
-            parts.append('<p class="bl-no-change">No series yet: no two records of one kind differ only along an ordered field.</p>\n')
-        yield Page(INDEX, "History", "".join(parts))
+            parts.append((True, '<p class="bl-no-change">No series yet: no two records of one kind differ only along an ordered field.</p>'))
+        yield Page(INDEX, "History", raw_html.join(parts))
 

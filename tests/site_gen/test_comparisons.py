@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchledger.records.store import Store
+from site_gen import raw_html
 from tests.site_gen.site_support import GRAPH_PAGE, OFFLOAD_PAGE, build
 from tests.store_copies import GSH, TGR, shipped_copy
 from tests.variants import H200, encoded, graph_variant, llm_variant
@@ -139,6 +140,32 @@ def test_explorer_data_lists_every_case_of_every_record_once(site):
     # loaded by its explorer page only
     users = [p.relative_to(out).as_posix() for p in out.rglob("*.html") if "explore/gsh-llm-core-article-1.js" in p.read_text(encoding="utf-8")]
     assert users == ["explore/gsh-llm-core-article-1.html"]
+
+
+# A line that opens block-level HTML: Python-Markdown would parse it (md_in_html) unless stashed.
+BLOCK_HTML = re.compile(r"<(div|table|p|details|ul|ol|dl|pre|figure|script|noscript|h[1-6])[\s>]")
+
+
+def test_generated_html_reaches_mkdocs_as_raw_blocks_and_headings_stay_markdown(site):
+    docs, out = site[1].docs_dir, site[1].out_dir
+    pages = [p for p in docs.rglob("*.md") if p.relative_to(docs).parts[0] in {"comparisons", "series", "explore", "articles"}]
+    pages += [docs / name for name in ("transparency.md", "methodology.md", "index.md", "audit.md")]
+    assert len([p for p in pages if "comparisons" in p.relative_to(docs).parts]) == 5  # the index and 4 comparisons
+    for path in pages:
+        inside = False
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line in (raw_html.START, raw_html.END):
+                assert inside == (line == raw_html.END), f"{path}:{number}: unbalanced marker"
+                inside = line == raw_html.START
+            elif BLOCK_HTML.match(line):
+                assert inside, f"{path}:{number}: generated HTML outside a raw block: {line[:80]}"
+        assert not inside, f"{path}: unclosed raw block"
+    # headings are still Markdown: in the table of contents, with their permalinks
+    index = page(site, "comparisons/index.html")
+    gpu = page(site, "comparisons/" + links(index, "gsh-llm-core-article-1")["gpu"])
+    assert re.search(r'<h3 id="s0-decode-tokens-per-s">.*?<a class="headerlink" href="#s0-decode-tokens-per-s"', gpu)
+    assert 'href="#section-1"' in gpu.split('class="md-content"')[0]  # the TOC sidebar lists the sections
+    assert 'id="confounded-2"' in index and 'class="headerlink" href="#confounded-2"' in index
 
 
 def test_a_setup_measured_many_times_is_bounded_and_says_what_it_left_out(tmp_path):

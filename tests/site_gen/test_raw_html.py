@@ -75,3 +75,10 @@ def test_without_the_hooks_the_raw_id_would_be_missed(tmp_path):
     # the reason the hooks exist: MkDocs' own scan no longer sees inside stashed blocks
     with pytest.raises(BuildError, match="deep"):
         _mkdocs_build(_site(tmp_path, "index.md#deep", hooks=False), 0)
+
+
+def test_join_makes_one_block_per_run_of_html_parts_and_keeps_markdown_parts():
+    text = raw_html.join([(False, "# T\n"), (True, "<p>a</p>\n"), (True, ""), (True, "<p>b</p>"), (False, "## U"), (True, "")])
+    assert text == f"# T\n\n{raw_html.START}\n<p>a</p>\n\n<p>b</p>\n{raw_html.END}\n\n## U\n\n"
+    out = convert(text)
+    assert out.index("<h1") < out.index("<p>a</p>") < out.index("<p>b</p>") < out.index("<h2")

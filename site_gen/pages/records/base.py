@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from itertools import groupby
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Sequence
 
 from benchledger.records.pointer import parse_pointer, resolve, to_pointer
@@ -142,11 +141,7 @@ class ArticleWriter:
 
     def markdown(self) -> str:
         """The page: Markdown parts as they are, each run of HTML parts one raw block."""
-        out = []
-        for is_html, group in groupby(self.parts, key=lambda part: part[0]):
-            texts = [text for _, text in group]
-            out += [raw_html.block("\n\n".join(texts))] if is_html else texts
-        return "".join(text + "\n\n" for text in out)
+        return raw_html.join(self.parts)
 
 
 def under(pointer: str) -> Callable[[Limitation], bool]:
