@@ -79,11 +79,12 @@ ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 # The largest context or output a plan may ask for, and the most rounds of a phase.
 MAX_TOKENS = 1_048_576
 MAX_ROUNDS = 10_000
+MAX_LIST = 256  # the most context lengths (or other lengths) one case may list
 CORE_SETTINGS = {
     # upper bounds too: `measured_rounds = 9223372036854775807` would run for ever, and every
     # number here lands in a record, whose integers lie within ±2^53
-    "contexts": PlanKey((), lambda v: isinstance(v, list) and all(_pos_int(x, MAX_TOKENS) for x in v) and len(set(v)) == len(v),
-                        f"a list of distinct positive integers <= {MAX_TOKENS}"),
+    "contexts": PlanKey((), lambda v: isinstance(v, list) and len(v) <= MAX_LIST and all(_pos_int(x, MAX_TOKENS) for x in v)
+                        and len(set(v)) == len(v), f"a list of at most {MAX_LIST} distinct positive integers <= {MAX_TOKENS}"),
     "output_tokens": PlanKey(None, lambda v: _pos_int(v, MAX_TOKENS), f"a positive integer <= {MAX_TOKENS}"),
     "warmup_rounds": PlanKey(1, lambda v: _nonneg_int(v) and v <= MAX_ROUNDS, f"an integer in [0, {MAX_ROUNDS}]"),
     "measured_rounds": PlanKey(5, lambda v: _pos_int(v, MAX_ROUNDS), f"a positive integer <= {MAX_ROUNDS}"),

@@ -24,6 +24,7 @@ from typing import Any
 from benchledger.atomic import write_atomic
 from benchledger.errors import CollectError, ConsistencyError, SchemaError
 from collector import record as record_io
+from collector.estimate import Estimate, describe, total
 from collector.modules.base import CaseFailed
 from collector.modules.registry import get_module
 from collector.plan import CaseSpec, Plan
@@ -72,6 +73,13 @@ class Runner:
             if f.is_file():
                 out[case.id] = json.loads(f.read_bytes())
         return out
+
+    # Cases run one after another here; a Ray driver runs them side by side where there is room.
+    parallel = False
+
+    def estimate(self, case: CaseSpec) -> Estimate:
+        """How long `case` should take when this runner runs it (its module's estimate)."""
+        return get_module(case.module).estimate(case)
 
     def forget(self) -> None:
         """--fresh: drop finished results and assembled records of the selection."""
@@ -227,9 +235,11 @@ def execute_case(plan: Plan, case: CaseSpec, log_dir: Path, progress: Progress, 
 
 
 def dry_run_lines(plan: Plan, runner: Runner) -> list[str]:
-    """What `collect --dry-run` prints: each selected case, its settings, and what is kept."""
+    """What `collect --dry-run` prints: each selected case, its settings, what is kept, how long
+    each case that would run should take (collector.estimate), and the whole run's estimate."""
     done = runner.finished()
     lines = [f"plan {plan.path} (sha256 {plan.sha256[:16]}): article {plan.article_key}, module {plan.module}"]
+    to_run: list[tuple[str, Estimate]] = []
     for c in runner.cases:
         s = c.settings
         status = done.get(c.id, {}).get("status")
@@ -238,8 +248,14 @@ def dry_run_lines(plan: Plan, runner: Runner) -> list[str]:
             f"  case {c.id}: {state}; module {c.module}, model {c.model.id if c.model else '-'}, placement {json.dumps(c.placement, sort_keys=True)}, "
             f"contexts {list(s.contexts)}, warmup {s.warmup_rounds}, measured {s.measured_rounds}, sampling host {s.host_sample_hz:g} Hz gpu {s.gpu_sample_hz:g} Hz"
         )
+        if status != "completed":
+            to_run.append((c.id, runner.estimate(c)))
+            lines.append(f"    estimate: {describe(to_run[-1][1])}")
     for cmp in runner.plan_view().comparisons:
         lines.append(f"  comparison {cmp.axis}: {', '.join(cmp.cases)}")
+    how = "side by side where the cluster has room" if runner.parallel else "one after another"
+    lines.append(f"estimated duration of the {len(to_run)} case(s) that would run, {how}: "
+                 f"{describe(total(to_run, parallel=runner.parallel)) if to_run else 'nothing to run'}")
     lines.append(f"run directory {runner.run_dir}; records {runner.records_dir}")
     return lines
 

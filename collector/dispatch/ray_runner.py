@@ -28,6 +28,7 @@ from collector.dispatch.host import host_name
 from collector.dispatch.journal import Journal, utc_iso
 from collector.dispatch.resources import Needs, case_needs, unmet
 from collector.dispatch.worker import decode_part, run_attempt
+from collector.estimate import Estimate
 from collector.plan import CaseSpec, Plan
 from collector.runner import Runner, execute_case
 
@@ -79,6 +80,14 @@ class RayRunner(Runner):
         super().__init__(plan, records_dir, runs_dir, case_ids, progress)
         self.address = address
         self.journal = Journal(self.run_dir / JOURNAL_NAME, plan.sha256)
+
+    parallel = True
+
+    def estimate(self, case: CaseSpec) -> Estimate:
+        """The module's estimate, bounded by the dispatch timeout: each attempt is cancelled
+        `timeout_s` after it starts, and a system failure may start `system_retries` more."""
+        limit = case.dispatch.timeout_s
+        return super().estimate(case).capped(None if limit is None else limit * (1 + case.dispatch.system_retries))
 
     def forget(self) -> None:
         """--fresh: also leave the earlier attempts out of the next record (the journal keeps them)."""

@@ -44,7 +44,10 @@ How a module uses the core
    JSON is kept with `"status": "failed"` and `"failure_reason"`; the other cases still run.
    KeyboardInterrupt is not a failure: the case is left unfinished and re-runs on resume.
    Clean up your own processes in `finally:` (a try/finally around the phases).
-4. Each finished case's JSON is stored atomically in the run directory; an interrupted
+4. Optional `estimate(case)` says how long a case should take from its plan alone (the
+   `collect --dry-run` estimate: fixed waits, a typical figure when the plan fixes the work,
+   the sum of its time limits when every step has one; `collector.estimate`).
+5. Each finished case's JSON is stored atomically in the run directory; an interrupted
    `benchledger collect` resumes from there. When every case has a result, the runner calls
    `assemble(plan, case_results, run_session)` with the case JSON in plan order and a
    `collector.session.RunSession` (times, tested_at, hardware(), environment(), models(),
@@ -59,6 +62,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from benchledger.errors import Problem
+from collector.estimate import Estimate
 
 if TYPE_CHECKING:  # only for annotations; keeps this module import-light
     from collector.plan import CaseSpec, Plan
@@ -91,6 +95,12 @@ class MeasuringModule(ABC):
     @abstractmethod
     def run_case(self, case: "CaseSpec", session: "CaseSession") -> dict[str, Any]:
         """Run one case through its phases; return its JSON with "status": "completed"."""
+
+    def estimate(self, case: "CaseSpec") -> Estimate:
+        """How long this (validated) case should take, from its plan alone, for `collect
+        --dry-run` (collector.estimate). The default knows the baseline wait and no time limit;
+        override it with what your plan keys imply (ready waits, rounds, timeouts)."""
+        return Estimate(case.settings.baseline_seconds, unbounded=f"the {self.name} module sets no time limit on its steps")
 
     def failed_case(self, case: "CaseSpec", reason: str, session: "CaseSession") -> dict[str, Any]:
         """The JSON kept for a failed case. The default keeps identity, status, reason and

@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from benchledger.errors import Problem
+from collector.estimate import Estimate
 from collector.modules.base import CaseFailed, MeasuringModule
 from collector.phases import PHASES
 from collector.plan import PlanKey, is_int, is_number
@@ -91,6 +92,15 @@ class PhaseWorkloadModule(MeasuringModule):
         if case.model is None:
             problems.append(case.problem("model", "expected a model id (its first file is read while loading)"))
         return problems
+
+    def estimate(self, case) -> Estimate:
+        """The plan fixes everything but the child's start: the baseline and ready waits and
+        each request's CPU work (a context's value in milliseconds, warmup and measured rounds
+        alike), so that is both the least and the typical figure. The child has no time limit."""
+        s = case.settings
+        work_s = sum(s.contexts) / 1000 * (s.warmup_rounds + s.measured_rounds)
+        fixed = s.baseline_seconds + self._option(case, "ready_seconds") + work_s
+        return Estimate(fixed, fixed, None, "the workload child has no time limit")
 
     def _option(self, case, key):
         return case.options.get(key, OPTIONS[key].default)

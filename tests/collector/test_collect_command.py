@@ -2,6 +2,9 @@
 
 import io
 import json
+import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -19,8 +22,66 @@ def test_dry_run_runs_nothing(make_plan, tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"plan {plan} (sha256 ") and "article phase-workload-test, module phase_workload" in out[0]
     assert out[1].startswith("  case small: would run; module phase_workload, model blob, placement {}, contexts [20, 40], warmup 1, measured 3")
-    assert out[3] == "  comparison alloc_mib: small, large"
+    # baseline 0.3 s + ready 0.2 s + (20 + 40) ms of work x (1 warmup + 3 measured) rounds = 0.74 s, rounded up
+    assert out[2] == "    estimate: at least 0:00:01, typical 0:00:01, no upper bound: the workload child has no time limit"
+    assert out[5] == "  comparison alloc_mib: small, large"
+    assert out[6] == ("estimated duration of the 2 case(s) that would run, one after another: at least 0:00:02, typical 0:00:02, "
+                      "no upper bound: case small: the workload child has no time limit; case large: the workload child has no time limit")
     assert not (tmp_path / "runs").exists()
+
+
+GOLDEN_DRY_RUN = Path(__file__).parent / "golden" / "dry-run-llama-server.txt"
+LLAMA_PLAN = """article_key = "dry-run"
+module = "llama_server"
+[settings]
+contexts = [512, 2048]
+output_tokens = 32
+warmup_rounds = 1
+measured_rounds = 5
+baseline_seconds = 2.0
+ready_seconds = 3.0
+load_timeout_s = 120
+request_timeout_s = 60
+binary = "/nonexistent/llama-server"
+[models.tiny]
+files = ["model.gguf"]
+[[cases]]
+id = "few"
+model = "tiny"
+[[cases]]
+id = "many"
+model = "tiny"
+[cases.settings]
+measured_rounds = 100
+[cases.dispatch]
+timeout_s = 600
+"""
+
+
+def test_dry_run_estimates_each_case_and_the_plan_from_its_waits_rounds_and_timeouts(tmp_path, capsys):
+    """Golden output. By hand, for `few`: at least baseline 2 + 2 contexts x ready 3 = 8 s; at most
+    2 + 4 inspections x 30 + load 120 + one health check 2 + ready 2 x 3 + 2 x (tokenize 1 +
+    warmup 1 + measured 5) requests x 60 + 2 stops x 10 = 1110 s = 0:18:30; `many` has 2 x 102
+    requests: 12510 s = 3:28:30. Under --ray, `many`'s dispatch timeout_s 600 x (1 + 2 system
+    retries) = 1800 s bounds it instead."""
+    (tmp_path / "model.gguf").write_bytes(b"GGUF")
+    plan = tmp_path / "plan.toml"
+    plan.write_text(LLAMA_PLAN)
+    common = [str(plan), "--dry-run", "--records", str(tmp_path / "records"), "--runs", str(tmp_path / "runs")]
+    assert main(["collect", *common]) == 0
+    local = capsys.readouterr().out
+    assert main(["collect", *common, "--ray", "auto"]) == 0  # a dry run connects to nothing
+    ray = capsys.readouterr().out
+    got = (local + "--- with --ray\n" + ray).replace(str(tmp_path), "TMP")
+    got = re.sub(r"sha256 [0-9a-f]{16}", "sha256 PLAN", got)
+    got = re.sub(r"dry-run-[0-9a-f]{16}", "dry-run-PLAN", got)
+    if os.environ.get("BENCHLEDGER_UPDATE_GOLDEN") == "1":
+        GOLDEN_DRY_RUN.parent.mkdir(exist_ok=True)
+        GOLDEN_DRY_RUN.write_text(got)
+    assert got == GOLDEN_DRY_RUN.read_text()
+    assert "    estimate: at least 0:00:08, at most 0:18:30 (every step to its time limit)" in local.splitlines()
+    assert "at least 0:00:16, at most 3:47:00 (every step to its time limit)" in local.splitlines()[-2]
+    assert "    estimate: at least 0:00:08, at most 0:30:00 (every step to its time limit)" in ray.splitlines()
 
 
 def test_one_case_makes_a_record_of_that_case(make_plan, tmp_path, capsys):

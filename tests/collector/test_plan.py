@@ -86,7 +86,7 @@ cases = ["a", "zzz"]
     expected = [
         f"{f}: $.colour: unknown key",
         f"{f}: $.article_key: expected a lowercase key",
-        f"{f}: $.settings.contexts: expected a list of distinct positive integers <= 1048576, got [20, -1]",
+        f"{f}: $.settings.contexts: expected a list of at most 256 distinct positive integers <= 1048576, got [20, -1]",
         f"{f}: $.settings.host_sample_hz: expected a number > 0 and <= 1000, got 0",
         f"{f}: $.settings.pss_mode: expected 'every_sample' or 'boundaries'",
         f"{f}: $.models.blob.files[0]: expected an existing file",
@@ -214,5 +214,30 @@ def test_plan_numbers_have_upper_bounds(tmp_path):
         load_plan(write(tmp_path, text))
     text = "\n".join(err.value.lines())
     assert "$.settings.measured_rounds: expected a positive integer <= 10000, got 9223372036854775807" in text
-    assert "$.settings.contexts: expected a list of distinct positive integers <= 1048576" in text
+    assert "$.settings.contexts: expected a list of at most 256 distinct positive integers <= 1048576" in text
     assert "$.settings.seed: expected an integer within ±2^53" in text
+
+
+def test_module_numbers_that_set_how_long_a_case_runs_have_upper_bounds_too(tmp_path):
+    """Issue 11, class 9, beyond the core keys: timeouts (the dry run's "at most" adds them up),
+    graph_replay's repetitions and lengths, and the number of contexts a case lists."""
+    (tmp_path / "m.gguf").write_bytes(b"GGUF")
+    llama = ('article_key = "x"\nmodule = "llama_server"\n[settings]\ncontexts = [64]\noutput_tokens = 8\n'
+             'request_timeout_s = 1e308\nload_timeout_s = 86401\n[models.m]\nfiles = ["m.gguf"]\n[[cases]]\nid = "a"\nmodel = "m"\n')
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, llama))
+    text = "\n".join(err.value.lines())
+    assert "$.settings.request_timeout_s: expected a number of seconds > 0 and <= 86400, got 1e+308" in text
+    assert "$.settings.load_timeout_s: expected a number of seconds > 0 and <= 86400, got 86401" in text
+    replay = ('article_key = "x"\nmodule = "graph_replay"\n[settings]\nshort_repetitions = 9223372036854775807\n'
+              f'synthetic_tokens = {list(range(1, 258))}\nvocab_size = 4294967296\n[[cases]]\nid = "a"\n')
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, replay))
+    text = "\n".join(err.value.lines())
+    assert "$.settings.short_repetitions: expected a positive integer <= 10000, got 9223372036854775807" in text
+    assert "$.settings.synthetic_tokens: expected a list of at most 256 positive token counts <= 1048576" in text
+    assert "$.settings.vocab_size: expected a positive integer <= 2147483647, got 4294967296" in text
+    many = 'article_key = "x"\nmodule = "phase_workload"\n[settings]\n' + f"contexts = {list(range(1, 258))}\n"
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, many))
+    assert "$.settings.contexts: expected a list of at most 256 distinct positive integers" in "\n".join(err.value.lines())

@@ -13,7 +13,7 @@ HELP = "run a collection plan (TOML) and seal the record it produces"
 def add_arguments(parser):
     parser.add_argument("plan", type=Path, help="the plan file (TOML)")
     parser.add_argument("--case", action="append", dest="cases", metavar="ID", help="run only this case (repeatable); the record then holds only the selected cases")
-    parser.add_argument("--dry-run", action="store_true", help="validate the plan and print what would run; run nothing")
+    parser.add_argument("--dry-run", action="store_true", help="validate the plan and print what would run, with each case's estimated duration and the total (at least / typical / at most, from the plan's waits, rounds and timeouts); run nothing")
     parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
     parser.add_argument("--runs", type=Path, default=None, help="where runs keep their case results and logs (default: $BENCHLEDGER_RUNS, else runs/ in the project)")
     parser.add_argument("--ray", metavar="ADDRESS", default=None, help="dispatch the cases to the Ray cluster at ADDRESS (host:port, or 'auto'); needs benchledger[ray]; see the plan's [dispatch]")

@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from benchledger.errors import Problem
+from collector.estimate import Estimate
 from collector.modules.base import CaseFailed, MeasuringModule
 from collector.modules.graph_replay.experiment import SCHEMA, TIMING_SCOPE, Experiment, ExperimentError, installed_version
 from collector.modules.graph_replay.settings import GraphReplaySettings, parse_settings
@@ -38,6 +39,12 @@ class GraphReplayModule(MeasuringModule):
     def validate_case(self, case: "CaseSpec") -> list[Problem]:
         _, problems = case_settings(case)
         return [case.problem(where, message) for where, message in problems]
+
+    def estimate(self, case: "CaseSpec") -> Estimate:
+        """Only the baseline wait is fixed: capture, replay and the repetitions take what the
+        device takes, and no step has a time limit here (under `--ray`, [dispatch] timeout_s)."""
+        return Estimate(case.settings.baseline_seconds, unbounded="the graph_replay experiment has no time limit "
+                        "(run it with --ray and a [dispatch] timeout_s to bound it)")
 
     def run_case(self, case: "CaseSpec", session: "CaseSession") -> dict[str, Any]:
         settings, problems = case_settings(case)

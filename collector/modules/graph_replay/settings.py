@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from collector.modules.graph_replay.workload import BUILTIN_WORKLOAD
-from collector.plan import is_int
+from collector.plan import MAX_LIST, MAX_ROUNDS, MAX_TOKENS, is_int
 
 DEVICES = ("auto", "cuda", "cpu")
 PROFILES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
@@ -72,15 +72,16 @@ _CHECKS = {
                  "an import path 'package.module:factory'"),
     "device": (lambda v: v in DEVICES, "one of " + ", ".join(DEVICES)),
     "profile": (lambda v: v in PROFILES, "one of " + ", ".join(PROFILES)),
-    "short_repetitions": (_positive_int, "a positive integer"),
-    "synthetic_tokens": (lambda v: isinstance(v, list) and all(_positive_int(x) for x in v),
-                         "a list of positive token counts"),
+    # bounded like the core's rounds and token counts: 2^63-1 repetitions would run for ever
+    "short_repetitions": (lambda v: _positive_int(v) and v <= MAX_ROUNDS, f"a positive integer <= {MAX_ROUNDS}"),
+    "synthetic_tokens": (lambda v: isinstance(v, list) and len(v) <= MAX_LIST and all(_positive_int(x) and x <= MAX_TOKENS for x in v),
+                         f"a list of at most {MAX_LIST} positive token counts <= {MAX_TOKENS}"),
     "allow_tf32": (lambda v: isinstance(v, bool), "true or false"),
     "deterministic_algorithms": (lambda v: isinstance(v, bool), "true or false"),
     "sdpa_backend": (lambda v: v in SDPA_BACKENDS, "one of " + ", ".join(SDPA_BACKENDS)),
-    "threads": (_positive_int, "a positive number of threads"),
-    "token_limit": (_positive_int, "a positive integer"),
-    "vocab_size": (_positive_int, "a positive integer"),
+    "threads": (lambda v: _positive_int(v) and v <= 4096, "a positive number of threads <= 4096"),
+    "token_limit": (lambda v: _positive_int(v) and v <= MAX_TOKENS, f"a positive integer <= {MAX_TOKENS}"),
+    "vocab_size": (lambda v: _positive_int(v) and v <= 2**31 - 1, "a positive integer <= 2147483647"),
 }
 
 

@@ -30,10 +30,14 @@ from typing import Any
 import psutil
 
 from benchledger.errors import CollectError, Problem
+from collector.estimate import Estimate
 from collector.modules.base import CaseFailed, MeasuringModule
 from collector.modules.llama_server.requests import SYNTHETIC_TEXT, TOKENIZATION, Client, Completion, RequestError, synthetic_prompt, text_sha256
 from collector.modules.llama_server.server import (
+    HEALTH_TIMEOUT_S,
+    INSPECT_TIMEOUT_S,
     LOAD_MODES,
+    STOP_TIMEOUT_S,
     BinaryInfo,
     LlamaServer,
     LoadReport,
@@ -63,6 +67,7 @@ LIMITATIONS = [
 ]
 
 
+MAX_TIMEOUT_S = 86_400  # a day: the longest a plan may let the server load or one request take
 # Defaults follow llama-server's own where it has one.
 SETTINGS = {
     "binary": PlanKey(None, lambda v: isinstance(v, str) and v != "", "a path to a llama-server binary"),
@@ -77,8 +82,9 @@ SETTINGS = {
     "lazy_mode": PlanKey("off", lambda v: v in ("on", "off", "auto"), "'on', 'off' or 'auto'"),
     "total_context_tokens": PlanKey(None, lambda v: is_int(v) and v > 0, "a positive integer"),
     "ready_seconds": PlanKey(1.0, lambda v: is_number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
-    "load_timeout_s": PlanKey(300.0, lambda v: is_number(v) and v > 0, "a positive number of seconds"),
-    "request_timeout_s": PlanKey(600.0, lambda v: is_number(v) and v > 0, "a positive number of seconds"),
+    # bounded, so the dry run's "at most" is a real bound (1e308 s was accepted)
+    "load_timeout_s": PlanKey(300.0, lambda v: is_number(v) and 0 < v <= MAX_TIMEOUT_S, f"a number of seconds > 0 and <= {MAX_TIMEOUT_S}"),
+    "request_timeout_s": PlanKey(600.0, lambda v: is_number(v) and 0 < v <= MAX_TIMEOUT_S, f"a number of seconds > 0 and <= {MAX_TIMEOUT_S}"),
     "extra_args": PlanKey((), lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
 }
 PLACEMENT = {
@@ -193,6 +199,18 @@ class LlamaServerModule(MeasuringModule):
         if is_int(total) and case.settings.contexts and is_int(case.settings.output_tokens) and total < max(case.settings.contexts) + case.settings.output_tokens:
             problems.append(case.problem("settings.total_context_tokens", f"expected at least the longest context plus output_tokens ({max(case.settings.contexts) + case.settings.output_tokens})"))
         return problems
+
+    def estimate(self, case) -> Estimate:
+        """At least the baseline and every context's ready wait (how long decoding takes depends on
+        the machine, so there is no typical figure); at most every step to its time limit: the
+        binary's two inspections (again for a failed case's record), the load, per context the
+        tokenize request, the ready wait and every warmup and measured request, and the stop."""
+        plan, s = case_plan(case), case.settings
+        least = s.baseline_seconds + len(s.contexts) * plan.ready_seconds
+        requests = len(s.contexts) * (1 + s.warmup_rounds + s.measured_rounds)
+        most = (s.baseline_seconds + 4 * INSPECT_TIMEOUT_S + plan.load_timeout_s + HEALTH_TIMEOUT_S
+                + len(s.contexts) * plan.ready_seconds + requests * plan.request_timeout_s + 2 * STOP_TIMEOUT_S)
+        return Estimate(least, None, most)
 
     # -- one case --
 

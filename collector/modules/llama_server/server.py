@@ -133,7 +133,13 @@ def _help_entries(help_text: str) -> dict[str, str]:
     return entries
 
 
-def inspect_binary(path: Path, timeout_s: float = 30.0) -> BinaryInfo:
+# Time limits of the steps around the measured requests (the `collect --dry-run` estimate adds them up).
+INSPECT_TIMEOUT_S = 30.0  # each of `--version` and `--help`
+HEALTH_TIMEOUT_S = 2.0  # one GET /health
+STOP_TIMEOUT_S = 10.0  # SIGTERM's grace, then again for a forked server's group
+
+
+def inspect_binary(path: Path, timeout_s: float = INSPECT_TIMEOUT_S) -> BinaryInfo:
     """Run ``--version`` and ``--help`` and parse them (both print without loading a model)."""
     def run(arg: str) -> str:
         try:
@@ -393,7 +399,7 @@ class LlamaServer:
     spawning the process to that answer."""
 
     def __init__(self, info: BinaryInfo, model: Path, settings: ServerSettings, log_path: Path,
-                 alias: str | None = None, load_timeout_s: float = 300.0, stop_timeout_s: float = 10.0):
+                 alias: str | None = None, load_timeout_s: float = 300.0, stop_timeout_s: float = STOP_TIMEOUT_S):
         self.info = info
         self.model = Path(model)
         self.settings = settings
@@ -491,7 +497,7 @@ class LlamaServer:
 
     def health(self) -> int | None:
         """Status code of ``GET /health`` (None when nothing answers)."""
-        conn = http.client.HTTPConnection(HOST, self.port, timeout=2.0)
+        conn = http.client.HTTPConnection(HOST, self.port, timeout=HEALTH_TIMEOUT_S)
         try:
             conn.request("GET", "/health")
             return conn.getresponse().status

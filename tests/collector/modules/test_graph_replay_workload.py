@@ -135,7 +135,7 @@ def test_a_bad_plan_lists_every_problem(tmp_path):
     for expected in ("$.cases: the graph_replay module makes one record from one case",
                      "$.settings.device: expected one of auto, cuda, cpu, got 'tpu'",
                      "$.settings.profile: expected one of fp32, fp16, bf16, got 'fp8'",
-                     "$.settings.synthetic_tokens: expected a list of positive token counts",
+                     "$.settings.synthetic_tokens: expected a list of at most 256 positive token counts <= 1048576",
                      "$.settings.sdpa_backend: expected one of math, flash, efficient, cudnn",
                      "$.settings.colour: unknown setting for the graph_replay module"):
         assert any(expected in line for line in lines), (expected, lines)
