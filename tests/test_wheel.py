@@ -117,7 +117,9 @@ Decode with every layer on the GPU: {{{{ cite("run", "/cases/0/groups/0/server_d
 
 {{{{ chart("run", rows="/cases/*/groups/*", x="/cases/{{0}}/placement/gpu_layers", y="server_decode_tokens_per_second/median", series="context_tokens", x_title="GPU layers", y_title="decode tokens/s", series_title="context tokens") }}}}
 """)
-    built = _run([bl, "build"], cwd=project / "docs", env=env)  # from a subfolder: the project is found upwards
+    # from a subfolder: the project is found upwards; --no-cache, as the scaffolded publishing workflow builds
+    built = _run([bl, "build", "--no-cache"], cwd=project / "docs", env=env)
+    assert not (project / ".cache").exists()  # nothing cached, nothing left behind
     assert "note: docs/articles/welcome.md: cites no sealed record yet" in built
     site = project / "site"
     page = (site / "posts" / "offload.html").read_text()

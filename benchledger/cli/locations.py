@@ -41,3 +41,22 @@ def records_dir(args: argparse.Namespace) -> Path:
     if getattr(args, "records", None):
         return Path(args.records)
     return shown_path(project_of(args).records_dir)
+
+
+# CI=... values that mean "not CI" (some runners set CI=false to say so)
+_NOT_CI = {"", "0", "false", "no", "off"}
+
+
+def under_ci() -> bool:
+    """Whether the `CI` environment variable marks this as a CI run: set to anything but
+    empty, 0, false, no or off (every common CI service sets CI=true)."""
+    return os.environ.get("CI", "").strip().lower() not in _NOT_CI
+
+
+def uses_cache(args: argparse.Namespace) -> bool:
+    """Whether `build` or `verify` may reuse cached work: not with `--no-cache`, and under CI
+    only when `--cache DIR` names a cache (a CI or publishing build judges everything afresh:
+    a cache carried between runs must not be able to change what is published)."""
+    if getattr(args, "no_cache", False):
+        return False
+    return getattr(args, "cache", None) is not None or not under_ci()

@@ -7,7 +7,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from benchledger.cli.locations import records_dir
+from benchledger.cli.locations import records_dir, uses_cache
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.records.keys import VerifierKey
 from benchledger.records import tlog
@@ -26,7 +26,10 @@ def add_arguments(parser):
     parser.add_argument("--expect-head", metavar="SHA256",
                         help="also fail unless the ledger's head hash is this one (pins the history, so an "
                              "appended or truncated entry is caught even when its chain is consistent)")
-    parser.add_argument("--no-cache", action="store_true", help="re-validate every record instead of trusting cached passes")
+    parser.add_argument("--no-cache", action="store_true", help="re-validate every record instead of trusting cached passes "
+                                                                 "(the default when the CI environment variable is set)")
+    parser.add_argument("--cache", default=None, metavar="DIR", help="the cache of validation passes (default: $BENCHLEDGER_CACHE_DIR, "
+                                                                     "else .cache/benchledger beside the records; under CI, none unless this names one)")
     parser.add_argument("--site", metavar="DIR-OR-URL",
                         help="instead, check a built or downloaded site (a folder) or a deployed one (an http(s) URL): "
                              "every file against the site's SHA256SUMS (missing, altered or not listed), "
@@ -44,7 +47,10 @@ def run(args) -> int:
         return run_site(args.site, [VerifierKey.parse(k, "--vkey") for k in args.vkey], _kept(args.checkpoint),
                         expect_head=args.expect_head, as_json=args.json)
     root = records_dir(args)
-    store = Store(root, ValidationCache(None) if args.no_cache else None)
+    if args.no_cache and args.cache:
+        raise InputError("--no-cache", "", "give --cache DIR or --no-cache, not both")
+    cache = ValidationCache(None) if not uses_cache(args) else ValidationCache(Path(args.cache)) if args.cache else None
+    store = Store(root, cache)
     report = store.verify()
     problems = list(report.problems)
     if args.expect_head and args.expect_head != report.head_sha256:
