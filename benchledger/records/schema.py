@@ -30,6 +30,11 @@ _SUFFIX = ".schema.json"
 # The bounds every schema gets where it states none.
 MAX_SAFE_INTEGER = 2**53
 MAX_DOUBLE = 1.7976931348623157e308
+# jsonschema-rs compares a value with a bound that is a float, or an integer beyond 64 bits,
+# through a slow exact path (~3 us a comparison: 2.3 of a seal's 6 ms); with a bound inside
+# the 64-bit integers it takes nanoseconds. So its `number` bound is split in two: a fast range
+# that holds nearly every value, and the full one, reached only by the rest. Same verdicts.
+_FAST_RANGE = {"minimum": -(2**63), "maximum": 2**63 - 1}
 
 
 def _file_name(schema_id: str) -> str:
@@ -81,33 +86,41 @@ def loaded(schema_id: str) -> LoadedSchema:
         raw=raw,
         sha256=hashlib.sha256(raw).hexdigest(),
         document=document,
-        fast=jsonschema_rs.Draft202012Validator(bounded),
+        fast=jsonschema_rs.Draft202012Validator(with_number_bounds(json.loads(raw), fast=True)),
         detailed=jsonschema.Draft202012Validator(bounded),
     )
 
 
-def with_number_bounds(node: Any) -> Any:
+def with_number_bounds(node: Any, fast: bool = False) -> Any:
     """`node` (a schema document, changed in place) with `minimum`/`maximum` added to every
     subschema that admits integers or numbers and states no bound of its own: ±2^53 for
     `integer`, ±the largest double for `number`. A 400-digit integer is valid JSON; bounded,
-    it is refused at seal time instead of crashing a check or a later build."""
+    it is refused at seal time instead of crashing a check or a later build. `fast` states the
+    `number` bound as `anyOf` [the 64-bit integer range, the finite doubles] for jsonschema-rs
+    (see `_FAST_RANGE`): the same set of values."""
     if isinstance(node, list):
         for item in node:
-            with_number_bounds(item)
+            with_number_bounds(item, fast)
         return node
     if not isinstance(node, dict):
         return node
     types = node.get("type")
     types = [types] if isinstance(types, str) else types if isinstance(types, list) else []
     limit = MAX_DOUBLE if "number" in types else MAX_SAFE_INTEGER if "integer" in types else None
+    bounds = {}
     if limit is not None:
         if "maximum" not in node and "exclusiveMaximum" not in node:
-            node["maximum"] = limit
+            bounds["maximum"] = limit
         if "minimum" not in node and "exclusiveMinimum" not in node:
-            node["minimum"] = -limit
+            bounds["minimum"] = -limit
     for key, value in node.items():
         if key not in ("const", "enum", "default", "examples"):
-            with_number_bounds(value)
+            with_number_bounds(value, fast)
+    if fast and limit == MAX_DOUBLE and bounds:
+        fast_range = {k: v for k, v in _FAST_RANGE.items() if k in bounds}
+        node.setdefault("allOf", []).append({"anyOf": [fast_range, bounds]})
+    else:
+        node.update(bounds)
     return node
 
 

@@ -4,9 +4,12 @@ violations are all listed with their paths, and every property is described for 
 import copy
 
 import jsonschema
+import jsonschema_rs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from benchledger.records.schema import load_schema, schema_ids, undescribed_keys, validate
+from benchledger.records.schema import load_schema, schema_ids, undescribed_keys, validate, with_number_bounds
 
 from tests.llama_bench_support import LLB, record as llama_bench_record
 from tests.store_copies import GSH, TGR, seed
@@ -164,3 +167,23 @@ def test_wrong_schema_field_is_rejected():
     record = seed(TGR)
     record["schema"] = "torch-graph-replay/2"
     assert [str(p) for p in validate(record, TGR, "g.json")] == ["g.json: $.schema: 'torch-graph-replay/1' was expected"]
+
+
+# Values on both sides of every edge of the two number ranges the fast validator is given.
+_EDGES = [0, 1, -1, 2**53, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64, 10**308, 10**309, -(10**309), 10**400,
+          1.7976931348623157e308, -1.7976931348623157e308, 9.3e18, -9.3e18, 0.5, 5e-324]
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(st.sampled_from(_EDGES), st.integers(), st.integers(-(10**320), 10**320),
+                       st.floats(allow_nan=False, allow_infinity=False)),
+       kind=st.sampled_from(["number", "integer", ["number", "null"]]),
+       stated=st.sampled_from([{}, {"minimum": 0}, {"maximum": 10}, {"exclusiveMaximum": 2**70}]))
+def test_the_fast_validator_bounds_numbers_exactly_as_the_detailed_one(value, kind, stated):
+    """The pass/fail validator states the `number` bound in two ranges (the slow exact path of
+    jsonschema-rs is only reached by values outside 64 bits); it must admit exactly what the
+    plainly bounded schema admits."""
+    document = {"type": "object", "properties": {"v": {"type": kind, **stated}}}
+    plain = jsonschema.Draft202012Validator(with_number_bounds(copy.deepcopy(document)))
+    fast = jsonschema_rs.Draft202012Validator(with_number_bounds(copy.deepcopy(document), fast=True))
+    assert fast.is_valid({"v": value}) == plain.is_valid({"v": value})
