@@ -23,38 +23,34 @@ MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 # Only a number with a positive 3-digit exponent or 200+ digits can overflow a float (1.8e308);
 # text without one is parsed with the C float parser, text with one through the checking hook.
-# An exponent only counts when its number is a whole token (nothing alphanumeric around it):
-# the hex digests every record holds ("...b1e308...", "4e991...") would otherwise send every
-# record through the slow hook. A string that merely looks like such a number costs the slow
-# path, never a wrong answer. (One regex with the token test in look-arounds is ~20x slower:
-# Python's re then tries it at every position.)
-_EXPONENT = re.compile(r"[eE]\+?[0-9]{3}")
-# every digit to "0", every other byte to " ": a run of 200 digits is then a plain substring
-# search (a regex for it costs ~40 ns per character)
-_DIGITS_ONLY = bytes.maketrans(b"0123456789", b"0" * 10).translate(
-    bytes.maketrans(bytes(c for c in range(256) if not 48 <= c <= 57), b" " * 246))
+# The test runs on the text's bytes mapped to classes (`_CLASSES`: every digit to "0", e and E
+# to "e", other word characters to "a", ".+-" kept, the rest to " "), where C does the scanning:
+# a run of 200 digits is a plain substring search, and `_EXPONENT` finds an exponent of 3+
+# digits that is a whole token's end (the hex digests every record holds, "...b1e308f...", are
+# not), starting from the literal "e" so the regex engine skips straight to candidates. A
+# string that merely looks like such a number costs the slow path, never a wrong answer.
+_CLASSES = bytes(ord("0") if chr(c).isdigit() and c < 128 else ord("e") if c in b"eE"
+                 else ord("a") if chr(c).isalpha() and c < 128 or c == ord("_") else c if c in b".+-" else ord(" ")
+                 for c in range(256))
 _LONG_RUN = b"0" * 200
-_TOKEN_CHAR = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.")
+_EXPONENT = re.compile(rb"e(?<=0e)\+?0{3,}(?![0ae.])")
+_TOKEN_CLASSES = b"0ae."
 
 
 def _may_overflow(text: str) -> bool:
     """Whether `text` holds a number token that could overflow to infinity (see above)."""
-    if _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGITS_ONLY):
+    classes = text.encode("utf-8", "surrogatepass").translate(_CLASSES)
+    if _LONG_RUN in classes:
         return True
-    for match in _EXPONENT.finditer(text):
-        start, end = match.start(), match.end()
-        while end < len(text) and text[end].isdigit():
-            end += 1
-        if end < len(text) and text[end] in _TOKEN_CHAR:
-            continue  # exponent digits run on into a word: not a number
-        begin = start
-        while begin > 0 and (text[begin - 1].isdigit() or text[begin - 1] == "."):
+    for match in _EXPONENT.finditer(classes):
+        begin = match.start()  # walk back over the mantissa: digits and a point
+        while begin > 0 and classes[begin - 1] in b"0.":
             begin -= 1
-        if begin == start or not text[begin].isdigit():
-            continue  # no mantissa digits before the e
-        if begin > 0 and text[begin - 1] == "-":
+        if classes[begin] != ord("0"):
+            continue  # ".e308": no digit starts it
+        if begin > 0 and classes[begin - 1] == ord("-"):
             begin -= 1
-        if begin == 0 or text[begin - 1] not in _TOKEN_CHAR:
+        if begin == 0 or classes[begin - 1] not in _TOKEN_CLASSES:
             return True
     return False
 

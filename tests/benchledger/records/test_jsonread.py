@@ -132,3 +132,18 @@ def test_hex_digests_do_not_send_a_record_through_the_slow_float_hook():
     assert not _may_overflow('{"h": "ab1e308cd", "g": "4e9918361c", "x": 1e-400, "y": 2e99}')
     for text in ('{"x": [2, -1.5E+400]}', '[1e309]', '{"a":12.5e+0400}', '"1e308"'):
         assert _may_overflow(text), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(mantissa=st.from_regex(r"-?(0|[1-9][0-9]{0,3})(\.[0-9]{1,3})?", fullmatch=True),
+       exponent=st.integers(300, 999), e=st.sampled_from(["e", "E", "e+", "E+"]),
+       before=st.sampled_from(["", " ", "\n", "1, ", '"ab1e308cd", ', '"4e991", ', '"\u00e9", ']),
+       after=st.sampled_from(["", " ", ", 2", ', "4e9918361c"']))
+def test_the_overflow_prefilter_never_misses_a_number_that_overflows(mantissa, exponent, e, before, after):
+    """The prefilter may send harmless text to the slow path, never let an overflowing number
+    through it: every such number, whatever stands beside it, is found."""
+    from benchledger.records.jsonread import _may_overflow
+
+    literal = f"{mantissa}{e}{exponent}"
+    for text in (f"[{before}{literal}{after}]", f'{{"k": {literal}}}'):
+        assert math.isinf(float(literal)) <= _may_overflow(text), text
