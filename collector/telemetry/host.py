@@ -154,31 +154,54 @@ def parse_mem_available(meminfo: bytes) -> int:
     return int(meminfo[i + 13 : meminfo.index(b"kB", i)]) * 1024
 
 
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
 @dataclass(frozen=True, slots=True)
 class ProcStat:
-    """The two fields the sampler takes from /proc/PID/stat itself (numbered as in proc(5))."""
+    """The fields the sampler takes from /proc/PID/stat (numbered as in proc(5))."""
 
     major_faults: int  # field 12, majflt
+    cpu_seconds: float  # fields 14 + 15, utime + stime, in clock ticks / SC_CLK_TCK (as psutil's cpu_times)
     start_ticks: int  # field 22: with the pid, identifies the process (pids are reused)
 
 
 def parse_stat(stat: bytes) -> ProcStat:
-    """Major faults and start time from the text of /proc/PID/stat. psutil 7 (the newest release)
-    has no major-fault field (psutil 8 adds `Process.page_faults()`), so the sampler reads this
-    file itself in the same oneshot() sample. It would anyway: the start time says whether the
-    pid still belongs to the tracked process, at about half the cost of `Process.is_running()`,
-    which builds a second Process and reads this file again."""
+    """Major faults, CPU seconds and start time from the text of /proc/PID/stat. psutil 7 (the
+    newest release) has no major-fault field (psutil 8 adds `Process.page_faults()`); the start
+    time says whether the pid still belongs to the tracked process, at about half the cost of
+    `Process.is_running()`, which builds a second Process and reads this file again."""
     rest = stat[stat.rfind(b")") + 2 :].split()  # fields after "(comm)": rest[0] is field 3
-    return ProcStat(int(rest[9]), int(rest[19]))
+    return ProcStat(int(rest[9]), (int(rest[11]) + int(rest[12])) / _CLOCK_TICKS, int(rest[19]))
+
+
+def parse_statm_rss(statm: bytes) -> int:
+    """Resident set size in bytes from /proc/PID/statm (its second field, in pages): psutil's
+    `memory_info().rss` on Linux."""
+    return int(statm.split(maxsplit=2)[1]) * _PAGE_BYTES
+
+
+def parse_io(io: bytes) -> tuple[int, int, int]:
+    """(rchar, read_bytes, write_bytes) from /proc/PID/io: psutil's `io_counters()` read_chars,
+    read_bytes and write_bytes on Linux."""
+    fields = dict(line.split(b": ", 1) for line in io.splitlines() if b": " in line)
+    return int(fields[b"rchar"]), int(fields[b"read_bytes"]), int(fields[b"write_bytes"])
 
 
 @dataclass(slots=True)
 class TrackedProcess:
-    """One psutil.Process per tracked pid, reused by every sample, with its stat file."""
+    """A tracked pid: its psutil.Process (PSS, CPU snapshots) and its /proc files held open."""
 
     process: psutil.Process
     stat: ProcFile
+    statm: ProcFile
+    io: ProcFile
     start_ticks: int
+
+    def close(self) -> None:
+        for file in (self.stat, self.statm, self.io):
+            file.close()
 
 
 class HostSampler(PeriodicSampler[HostSample]):
@@ -199,13 +222,14 @@ class HostSampler(PeriodicSampler[HostSample]):
         if pid is not None:
             stat = ProcFile(f"/proc/{pid}/stat")
             try:
-                tracked = TrackedProcess(psutil.Process(pid), stat, parse_stat(stat.read()).start_ticks)
+                tracked = TrackedProcess(psutil.Process(pid), stat, ProcFile(f"/proc/{pid}/statm"), ProcFile(f"/proc/{pid}/io"),
+                                         parse_stat(stat.read()).start_ticks)
             except (psutil.NoSuchProcess, OSError):
                 stat.close()
                 raise ProcessLookupError(f"no process {pid} to track") from None
         with self._lock:
             if self._process is not None:
-                self._process.stat.close()
+                self._process.close()
             self._process = tracked
             self.process_error = None
 
@@ -218,7 +242,7 @@ class HostSampler(PeriodicSampler[HostSample]):
             if self._cgroup_file is not None:
                 self._cgroup_file.close()
             if self._process is not None:
-                self._process.stat.close()
+                self._process.close()
 
     def sample_with_pss(self) -> HostSample | None:
         """An immediate sample that also reads PSS (memory_full_info): for phase boundaries."""
@@ -252,25 +276,22 @@ class HostSampler(PeriodicSampler[HostSample]):
         tracked = self._process
         if tracked is None:
             return None
-        proc = tracked.process
+        pid = tracked.process.pid
         try:
-            with proc.oneshot():  # psutil caches stat/status reads for the calls inside
-                rss = proc.memory_info().rss
-                times = proc.cpu_times()
-                try:
-                    io = proc.io_counters()
-                    counters = (io.read_chars, io.read_bytes, io.write_bytes)
-                except psutil.AccessDenied:
-                    counters = (None, None, None)
-                pss_bytes = proc.memory_full_info().pss if pss else None
+            rss = parse_statm_rss(tracked.statm.read())
+            try:
+                counters: tuple[int | None, ...] = parse_io(tracked.io.read())
+            except PermissionError:  # another user's process: no I/O counters, the rest still
+                counters = (None, None, None)
+            pss_bytes = tracked.process.memory_full_info().pss if pss else None
             # read last: if the pid still belongs to the tracked process, all of the above was its
             stat = parse_stat(tracked.stat.read())
             if stat.start_ticks != tracked.start_ticks:
-                raise psutil.NoSuchProcess(proc.pid)
+                raise psutil.NoSuchProcess(pid)
         except (psutil.NoSuchProcess, FileNotFoundError, ProcessLookupError):  # exited, or pid reused
-            self.process_error = f"process {proc.pid} exited"
+            self.process_error = f"process {pid} exited"
             return None
-        except (psutil.Error, OSError) as err:
-            self.process_error = f"process {proc.pid}: {err}"
+        except (psutil.Error, OSError, ValueError, KeyError, IndexError) as err:
+            self.process_error = f"process {pid}: {err}"
             return None
-        return ProcessSample(proc.pid, rss, pss_bytes, times.user + times.system, stat.major_faults, *counters)
+        return ProcessSample(pid, rss, pss_bytes, stat.cpu_seconds, stat.major_faults, *counters)

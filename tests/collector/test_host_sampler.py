@@ -135,3 +135,39 @@ def test_cgroup_v2_and_v1_discovery(tmp_path):
     proc = fake_proc(tmp_path / "none", "0::/\n", "")
     cg = find_cgroup_memory(42, proc)
     assert cg.path is None and cg.source == "unavailable" and cg.reason
+
+
+def test_the_figures_read_from_proc_are_the_ones_psutil_reports(tmp_path):
+    """The sampler reads /proc/PID/{stat,statm,io} itself (cheaper than psutil's calls); for a
+    still child, each figure equals what psutil's memory_info, cpu_times and io_counters say."""
+    import psutil
+
+    child = subprocess.Popen([sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        ask(child, "alloc 24")
+        ask(child, "burn 0.2")
+        ask(child, f"read {sys.executable}")
+        sampler = HostSampler(10, pss_every_sample=False)
+        sampler.track_process(child.pid)
+        ours = sampler.sample_now().process
+        theirs = psutil.Process(child.pid)
+        io = theirs.io_counters()
+        times = theirs.cpu_times()
+        assert ours.rss_bytes == theirs.memory_info().rss
+        assert ours.cpu_seconds == times.user + times.system
+        assert (ours.read_syscall_bytes, ours.storage_read_bytes, ours.storage_write_bytes) == (io.read_chars, io.read_bytes, io.write_bytes)
+        assert ours.rss_bytes > 24 << 20 and ours.cpu_seconds >= 0.2
+        sampler.stop()
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_sampler_stopped_and_started_again_samples_again():
+    sampler = HostSampler(50, pss_every_sample=False)
+    for _ in range(2):
+        before = len(sampler.samples())
+        sampler.start()
+        time.sleep(0.2)
+        sampler.stop()
+        assert len(sampler.samples()) - before >= 5  # first + periodic + last
