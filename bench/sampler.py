@@ -1,7 +1,8 @@
 """Sampler CPU overhead: the collector's telemetry (host + process sampler, and the GPU sampler
 where NVML finds a GPU) tracking an idle child process, at 1, 10 and 100 Hz, with PSS read as in
 the default plan (pss_mode "boundaries": not in periodic samples) unless --pss-mode every_sample. The main thread sleeps, so this process's CPU time is the samplers' cost; it is printed
-as a percent of one core. The last line is `hz=10 cpu_percent_of_core=P` (goal: < 0.5).
+as a percent of one core, beside the floor: the same timed wait at 10 Hz reading nothing. The last
+line is `hz=10 cpu_percent_of_core=P wait_floor_percent=F` (goal: P <= 0.2).
 
     .venv/bin/python bench/sampler.py [--seconds 30] [--pss-mode every_sample|boundaries]
 """
@@ -12,6 +13,7 @@ import argparse
 import resource
 import subprocess
 import sys
+import threading
 import time
 
 from collector.telemetry import Telemetry
@@ -39,6 +41,23 @@ def measure(hz: float, seconds: float, pss_every_sample: bool) -> tuple[float, i
     return cpu / wall * 100.0, len(telemetry.host_samples()), gpu
 
 
+def measure_floor(hz: float, seconds: float) -> float:
+    """The waiting alone: the sampler's timed lock wait at `hz`, reading nothing (percent of a core)."""
+    running = threading.Lock()
+    running.acquire()
+
+    def wait() -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            running.acquire(timeout=1.0 / hz)
+
+    thread = threading.Thread(target=wait)
+    wall0, cpu0 = time.monotonic(), cpu_seconds()
+    thread.start()
+    thread.join()
+    return (cpu_seconds() - cpu0) / (time.monotonic() - wall0) * 100.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="duration per rate (default 30)")
@@ -49,8 +68,10 @@ def main() -> None:
         percent, samples, gpu = measure(hz, args.seconds, args.pss_mode == "every_sample")
         results[hz] = percent
         print(f"# hz={hz} seconds={args.seconds:g} host_samples={samples} pss_mode={args.pss_mode} {gpu}", flush=True)
+    floor = measure_floor(10, args.seconds)
+    print(f"# floor: waking at 10 Hz and reading nothing costs {floor:.3f}% of a core here")
     for hz in (1, 100, 10):
-        print(f"hz={hz} cpu_percent_of_core={results[hz]:.3f}")
+        print(f"hz={hz} cpu_percent_of_core={results[hz]:.3f}" + (f" wait_floor_percent={floor:.3f}" if hz == 10 else ""))
 
 
 if __name__ == "__main__":
