@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from collector.telemetry.host import HostSampler, find_cgroup_memory
 
 CHILD = r"""
@@ -154,7 +156,7 @@ def test_the_figures_read_from_proc_are_the_ones_psutil_reports(tmp_path):
         io = theirs.io_counters()
         times = theirs.cpu_times()
         assert ours.rss_bytes == theirs.memory_info().rss
-        assert ours.cpu_seconds == times.user + times.system
+        assert ours.cpu_seconds == pytest.approx(times.user + times.system, abs=1e-9)  # ticks / CLK_TCK both
         assert (ours.read_syscall_bytes, ours.storage_read_bytes, ours.storage_write_bytes) == (io.read_chars, io.read_bytes, io.write_bytes)
         assert ours.rss_bytes > 24 << 20 and ours.cpu_seconds >= 0.2
         sampler.stop()
