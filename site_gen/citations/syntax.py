@@ -39,11 +39,13 @@ def scan(source: str, body: str, body_line: int) -> tuple[list[str | Call], list
     problems: list[Problem] = []
     pos = 0
     search = 0
+    counted, line = 0, body_line  # lines counted up to `counted`, incrementally: one pass in all
     while True:
         start = body.find(OPEN, search)
         if start < 0:
             break
-        line = body_line + body.count("\n", 0, start)
+        line += body.count("\n", counted, start)
+        counted = start
         if (start > 0 and body[start - 1] == "\\") or any(a <= start < b for a, b in fenced):
             search = start + len(OPEN)
             continue
@@ -60,23 +62,59 @@ def scan(source: str, body: str, body_line: int) -> tuple[list[str | Call], list
 
 
 def _parse_call(source: str, body: str, start: int, line: int) -> tuple[Call | None, int, Problem | None]:
-    """The call opened at `start`: tries each later `}}` until the inside parses (a dict
-    literal may itself end in `}}`)."""
-    first_error = None
-    close = body.find(CLOSE, start + len(OPEN))
-    while close >= 0:
-        inner = body[start + len(OPEN):close]
-        try:
-            tree = ast.parse(inner.strip(), mode="eval")
-        except SyntaxError as err:
-            first_error = first_error or err
-            close = body.find(CLOSE, close + 1)
+    """The call opened at `start`, closed by the first `}}` outside brackets and string literals
+    (a dict literal may itself end in `}}`), within its paragraph. Each character is looked at
+    once, whatever the text holds (trying every later `}}` in turn made a few KB of
+    `{{ x {{ x ... }} }}` take minutes): a call that does not parse is reported and the scan
+    goes on after its `}}`; one not closed before a blank line is reported and the scan goes
+    on after that line."""
+    close, stop = _matching_close(body, start + len(OPEN))
+    if close is None:
+        return None, stop, Problem(source, "", f"'{OPEN}' is not closed by '{CLOSE}' before the paragraph ends "
+                                               f"(write \\{OPEN} for literal braces)", line)
+    end = close + len(CLOSE)
+    try:
+        tree = ast.parse(body[start + len(OPEN):close].strip(), mode="eval")
+    except SyntaxError as err:
+        return None, end, Problem(source, "", f"citation is not a valid call: {err.msg}", line + max((err.lineno or 1) - 1, 0))
+    except (ValueError, MemoryError, RecursionError) as err:  # nesting the parser cannot hold
+        return None, end, Problem(source, "", f"citation is not a valid call: {type(err).__name__}", line)
+    return _to_call(source, tree.body, body, start, end, line)
+
+
+_QUOTES = "'\""
+_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
+
+
+def _matching_close(body: str, pos: int) -> tuple[int | None, int]:
+    """(offset of the `}}` that closes a citation whose inside starts at `pos`: the first one
+    outside string literals and brackets opened inside, or None when a blank line or the end
+    comes first; where the search stopped)."""
+    depth, n = 0, len(body)
+    while pos < n:
+        c = body[pos]
+        if c == "\n" and _BLANK_LINE.match(body, pos):
+            return None, _BLANK_LINE.match(body, pos).end()
+        if c in _QUOTES:
+            quote = c * 3 if body.startswith(c * 3, pos) else c
+            pos += len(quote)
+            while pos < n and not body.startswith(quote, pos):
+                if body[pos] == "\n" and (len(quote) == 1 or _BLANK_LINE.match(body, pos)):
+                    break  # a one-quote string ends with its line; no string spans paragraphs
+                pos += 2 if body[pos] == "\\" else 1  # a backslash escapes the next character, in raw strings too
+            if body.startswith(quote, pos):
+                pos += len(quote)
             continue
-        end = close + len(CLOSE)
-        return _to_call(source, tree.body, body, start, end, line)
-    if first_error is None:
-        return None, start + len(OPEN), Problem(source, "", f"'{OPEN}' is not closed by '{CLOSE}' (write \\{OPEN} for literal braces)", line)
-    return None, start + len(OPEN), Problem(source, "", f"citation is not a valid call: {first_error.msg}", line + max((first_error.lineno or 1) - 1, 0))
+        if c in "([{":
+            depth += 1
+        elif c in ")]":
+            depth = max(depth - 1, 0)
+        elif c == "}":
+            if depth == 0 and body.startswith(CLOSE, pos):
+                return pos, pos
+            depth = max(depth - 1, 0)
+        pos += 1
+    return None, n
 
 
 def _to_call(source: str, node: ast.expr, body: str, start: int, end: int, line: int) -> tuple[Call | None, int, Problem | None]:

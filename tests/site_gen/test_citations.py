@@ -276,3 +276,41 @@ def test_record_text_holding_nul_markers_neither_crashes_nor_swallows_text(tmp_p
     page = build_pages(records, articles)["posts/nul-markers.md"].markdown
     assert "GPU\\-A \u000099\u0000 middle \u00000\u0000 GPU\\-Z" in page  # the record's text, whole
     assert "withheld" in page and page.count("bl-lim-mark") >= 1  # the real markers were placed
+
+
+# Issue 11, "keep going": the citation scanner on hostile article bodies.
+
+
+def _scan_within(body: str, seconds: int = 60):
+    """scan() of `body`, failing (not hanging the suite) if it has not returned in `seconds`:
+    each of these bodies took minutes when every later `}}` was tried in turn."""
+    import signal
+
+    from site_gen.citations.syntax import scan
+
+    def hung(*_):
+        raise AssertionError(f"scan() of a {len(body)}-character body did not return within {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        return scan("a.md", body, 5)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_nested_and_unclosed_braces_are_one_pass_and_each_reported_at_its_line():
+    # 2,000 `{{ x ` then as many `}}`: 18 KB, which took minutes to scan before
+    _, problems = _scan_within("{{ x " * 2000 + " }}" * 2000)
+    assert [(p.line, p.message) for p in problems] == [(5, "citation is not a valid call: too many nested parentheses")]
+    # a call left open ends with its paragraph: every one is reported, at its own line
+    _, problems = _scan_within("{{ cite('a',\n\n" * 3 + "{{ cite('b') }}")
+    assert [(p.line, p.message.split(" (")[0]) for p in problems] == [(n, "'{{' is not closed by '}}' before the paragraph ends") for n in (5, 7, 9)]
+    # `}}` inside a string or closing a dict argument is not the citation's end
+    parts, problems = _scan_within("{{ cite('a', 'x}}y', d={'k': {'j': 1}}) }} and {{ cite('b') }}")
+    assert problems == [] and [(c.name, c.args, c.kwargs) for c in parts if not isinstance(c, str)] == [
+        ("cite", ("a", "x}}y"), {"d": {"k": {"j": 1}}}), ("cite", ("b",), {})]
+    # what the parser refuses is a problem, never an exception
+    _, problems = _scan_within("{{ cite('a\x00') }} {{ cite('a', " + "9" * 5000 + ") }}")
+    assert [p.message.split(":")[0] for p in problems] == ["citation is not a valid call"] * 2
