@@ -24,6 +24,10 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 _REQUIRED = ("title", "date", "authors", "tags", "summary", "records")
 # Slugs the site's own article pages use (posts/index.md, posts/authoring.md in pages/authored.py).
 RESERVED_SLUGS = ("index", "authoring")
+# Deeper nesting is refused before anything is built: front matter needs two levels (records:),
+# and 10,000 nested `[` took PyYAML 16 s and ended in a RecursionError traceback.
+MAX_NESTING = 16
+_ABSENT = object()  # a required key that is not there (`title:` with no value is None, and wrong)
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class Article:
             raise ProblemsError(problems)
 
         def get(key: str) -> tuple[Any, int]:
-            return fields.get(key, (None, 1))
+            return fields.get(key, (_ABSENT, 1))  # absent: reported once, as lacking
 
         for key in sorted(set(fields) - set(_REQUIRED)):
             problems.append(Problem(source, "", f"unknown front matter key {key!r} (known: {', '.join(_REQUIRED)})", fields[key][1]))
@@ -80,7 +84,7 @@ class Article:
             problems.append(Problem(source, "", f"file name {slug!r} is a page the site makes itself ({', '.join(RESERVED_SLUGS)}); rename the article file", 1))
         title = _nonempty_str(source, "title", *get("title"), problems)
         summary = _nonempty_str(source, "summary", *get("summary"), problems)
-        date, date_line = get("date")
+        date, date_line = fields.get("date", (None, 1))
         if "date" in fields and not (isinstance(date, dt.date) and not isinstance(date, dt.datetime)):
             problems.append(Problem(source, "", f"date must be a date written YYYY-MM-DD, not {date!r}", date_line))
             date = None
@@ -126,7 +130,7 @@ def load_articles(directory: Path, display_root: Path | None = None) -> list[Art
     for path in sorted(directory.glob("*.md")):
         source = str(path.relative_to(display_root)) if display_root else str(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark some editors write is not text
         except UnicodeDecodeError as err:
             problems.append(Problem(source, "", f"not UTF-8 ({err.reason} at byte {err.start})"))
             continue
@@ -148,10 +152,18 @@ def _front_matter(source: str, text: str, problems: list[Problem]) -> dict[str, 
     try:
         # anchors and aliases are refused before anything is built from them: an alias bomb
         # ("billion laughs") would expand to gigabytes, and front matter never needs one
+        depth = 0
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 problems.append(Problem(source, "", "front matter uses a YAML anchor or alias (&name / *name); write each value out", event.start_mark.line + 2))
                 return None
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_NESTING:
+                    problems.append(Problem(source, "", f"front matter nests lists or mappings more than {MAX_NESTING} deep", event.start_mark.line + 2))
+                    return None
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
@@ -214,7 +226,7 @@ def _construct(node: yaml.Node) -> Any:
 
 
 def _nonempty_str(source: str, key: str, value: Any, line: int, problems: list[Problem]) -> str:
-    if value is None:
+    if value is _ABSENT:
         return ""
     if not isinstance(value, str) or not value.strip():
         problems.append(Problem(source, "", f"{key} must be non-empty text", line))
@@ -223,7 +235,7 @@ def _nonempty_str(source: str, key: str, value: Any, line: int, problems: list[P
 
 
 def _str_list(source: str, key: str, value: Any, line: int, problems: list[Problem]) -> tuple[str, ...]:
-    if value is None:
+    if value is _ABSENT:
         return ()
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
         problems.append(Problem(source, "", f"{key} must be a non-empty list of names, e.g. [{key[:-1]}-one, {key[:-1]}-two]", line))

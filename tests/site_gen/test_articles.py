@@ -77,11 +77,30 @@ records:
     ("---\ntitle: x\nrecords:\n  o: \"ebcfc483a547\"\n  o: \"24492206c24d\"\n---\n", "docs/articles/x.md:5: key 'o' is given twice (first on line 4); keep one"),
     ("---\ntitle: x\ntitle: y\n---\n", "docs/articles/x.md:3: key 'title' is given twice (first on line 2)"),
     ("---\n? [a, b]\n: x\n---\n", "docs/articles/x.md:2: a key must be plain text, not a list or a mapping"),
+    # issue 11, keep going: deep nesting was a RecursionError traceback after 16 s of parsing
+    ("---\ntitle: " + "[" * 10000 + "]" * 10000 + "\n---\n", "docs/articles/x.md:2: front matter nests lists or mappings more than 16 deep"),
+    ("---\ntitle: x\nsummary: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n---\n", "docs/articles/x.md:3: front matter nests lists or mappings more than 16 deep"),
 ])
 def test_malformed_files(text, message):
     with pytest.raises(ProblemsError) as err:
         Article.parse("docs/articles/x.md", text)
     assert err.value.lines()[0].startswith(message)
+
+
+@pytest.mark.parametrize("key", ["title", "summary", "authors", "tags"])
+def test_a_required_key_written_without_a_value_is_refused(key):
+    """`title:` (or `title: null`) was taken as an empty title: the article built with none."""
+    for empty in ("", " null", " ~"):
+        text = VALID.replace(f"\n{key}: ", f"\n{key}:{empty}\n_was: ", 1)
+        text = "\n".join(line for line in text.split("\n") if not line.startswith("_was: "))
+        with pytest.raises(ProblemsError) as err:
+            Article.parse("docs/articles/a-title.md", text)
+        assert [line.split(": ", 1)[1].split(" must")[0] for line in err.value.lines()] == [key], err.value.lines()
+
+
+def test_a_byte_order_mark_before_the_front_matter_is_not_text(tmp_path):
+    (tmp_path / "a.md").write_bytes(b"\xef\xbb\xbf" + VALID.encode())
+    assert [a.title for a in load_articles(tmp_path)] == ["A title"]
 
 
 def test_load_articles_newest_first_and_all_files_checked(tmp_path):
