@@ -339,11 +339,16 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
             files = []
         resolved = []
         for i, f in enumerate(files):
-            p = (path.parent / f).resolve()
-            if not p.is_file():
-                what = ("is a folder" if p.is_dir() else "is not a regular file (a device, socket or pipe)" if p.exists()
-                        else "does not exist")
-                bad(f"{where}.files[{i}]", f"expected an existing file; {p} {what}")
+            try:
+                p = (path.parent / f).resolve()
+                if not p.is_file():
+                    what = ("is a folder" if p.is_dir() else "is not a regular file (a device, socket or pipe)" if p.exists()
+                            else "does not exist")
+                    bad(f"{where}.files[{i}]", f"expected an existing file; {p} {what}")
+            except (OSError, ValueError) as err:  # a NUL in the name, a name longer than the system allows
+                p = path.parent / "\ufffd"  # never opened: the plan does not load
+                bad(f"{where}.files[{i}]", f"expected a file path; {f[:80]!r}{'...' if len(f) > 80 else ''} cannot be one "
+                                           f"({getattr(err, 'strerror', None) or err})")
             resolved.append(p)
         models[mid] = ModelSpec(mid, tuple(resolved), {k: v for k, v in table.items() if k != "files"})
 
@@ -417,6 +422,10 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
         if not (isinstance(ccases, list) and len(ccases) >= 2 and all(isinstance(x, str) for x in ccases)):
             bad(f"{where}.cases", "expected a list of at least two case ids")
             ccases = []
+        elif len(set(ccases)) != len(ccases):  # ["a", "a"] compared a case with itself
+            twice = sorted({x for x in ccases if ccases.count(x) > 1})
+            bad(f"{where}.cases", f"expected distinct case ids; {', '.join(map(repr, twice))} listed twice")
+            ccases = list(dict.fromkeys(ccases))
         for j, x in enumerate(ccases):
             if x not in seen:
                 bad(f"{where}.cases[{j}]", f"no case has id {x!r}")

@@ -241,3 +241,17 @@ def test_module_numbers_that_set_how_long_a_case_runs_have_upper_bounds_too(tmp_
     with pytest.raises(PlanError) as err:
         load_plan(write(tmp_path, many))
     assert "$.settings.contexts: expected a list of at most 256 distinct positive integers" in "\n".join(err.value.lines())
+
+
+def test_a_model_path_the_system_cannot_hold_and_a_case_compared_with_itself_are_plan_errors(tmp_path):
+    """Issue 11, keep going: a NUL or an over-long name in a model path was a ValueError/OSError
+    traceback; `cases = ["a", "a"]` was a comparison of a case with itself."""
+    text = ('article_key = "x"\nmodule = "phase_workload"\n[settings]\ncontexts = [20]\noutput_tokens = 4\n'
+            '[models.m]\nfiles = ["m\\u0000.bin", "' + "a" * 5000 + '"]\n[[cases]]\nid = "a"\nmodel = "m"\n'
+            '[[comparisons]]\naxis = "alloc_mib"\ncases = ["a", "a"]\n')
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, text))
+    lines = err.value.lines()
+    assert any("$.models.m.files[0]: expected a file path; 'm\\x00.bin' cannot be one (embedded null byte)" in line for line in lines), lines
+    assert any("$.models.m.files[1]: expected a file path; 'aaaa" in line and "(File name too long)" in line for line in lines), lines
+    assert any("$.comparisons[0].cases: expected distinct case ids; 'a' listed twice" in line for line in lines), lines
