@@ -9,6 +9,7 @@ table, CSV, SQL) is recognised and refused with the option to use instead."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from typing import Any, Sequence
@@ -130,6 +131,8 @@ def _parse_json(text: str, shown: str, line_offset: int = 0) -> Any:
     """One JSON document, strictly; a cut-off document and llama-bench's `nan` get their own message."""
     try:
         json.loads(text, parse_constant=lambda c: None)
+    except RecursionError:  # too deep for this pre-check: the strict reader below says so, with its place
+        pass
     except json.JSONDecodeError as err:
         line = err.lineno + line_offset
         # a string still open at the end, or nothing left where more was expected: cut off
@@ -155,7 +158,8 @@ def parse_rows(raw: bytes, shown: str) -> tuple[str, list[Any], list[int] | None
     except UnicodeDecodeError as err:
         raise InputError(shown, "", f"not UTF-8: invalid byte 0x{raw[err.start]:02x} at offset {err.start}; "
                                     "llama-bench writes UTF-8 JSON", raw[: err.start].count(b"\n") + 1) from None
-    fmt = _format_of(text.removeprefix("\ufeff"), shown)
+    text = text.removeprefix("\ufeff")  # a byte-order mark some tools write is not JSON (the source keeps its bytes)
+    fmt = _format_of(text, shown)
     if fmt == "json":
         rows = _parse_json(text, shown)
         if not isinstance(rows, list):
@@ -173,13 +177,24 @@ def parse_rows(raw: bytes, shown: str) -> tuple[str, list[Any], list[int] | None
     if problems:
         try:  # one object over several lines is not llama-bench's JSONL: say what it is instead
             whole = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             whole = None
         if isinstance(whole, dict):
             raise InputError(shown, "$", "one JSON object over several lines: expected llama-bench's output, a list of "
                                          "test rows (-o json) or one row per line (-o jsonl)")
         raise RowsError(problems, f"{shown}: {len(problems)} line(s) are not JSON; nothing was sealed")
     return fmt, rows, lines
+
+
+def _is_date(text: str) -> bool:
+    """Whether `text` is a real YYYY-MM-DD date (a test_time of 9999-99-99 named a store path)."""
+    if not re.fullmatch(r"\d{4}-\d\d-\d\d", text):
+        return False
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 class LlamaBenchImporter(Importer):
@@ -218,7 +233,7 @@ class LlamaBenchImporter(Importer):
     def store_path(self, record: dict[str, Any], source: Source) -> str:
         """llama-bench/<date of the first test>-<12 hex digits of the file's sha256>.json"""
         first = str(record["tests"][0].get("test_time", ""))
-        date = first[:10] if re.fullmatch(r"\d{4}-\d\d-\d\d", first[:10]) else source.imported_at[:10]
+        date = first[:10] if _is_date(first[:10]) else source.imported_at[:10]
         return f"llama-bench/{date}-{source.sha256[:12]}.json"
 
     def source_path(self, record_path: str) -> str | None:

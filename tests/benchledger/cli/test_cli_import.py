@@ -89,8 +89,11 @@ def _markdown():
      "bad.json:{nan_line}: llama-bench printed '-nan' where a number belongs"),
     (lambda: b'{\n  "avg_ts": 1.0\n}\n', "bad.json: $: one JSON object over several lines"),
     (lambda: b"[1]", "bad.json: $[0]: expected an object (one llama-bench test row)"),
+    # issue 11, keep going: deep nesting was a RecursionError traceback (the strict reader's own message now)
+    (lambda: b"[" * 100000 + b"]" * 100000, "bad.json: not JSON this reader accepts: nested too deeply"),
+    (lambda: b'{"a":' * 50000 + b"1" + b"}" * 50000 + b"\n", "bad.json: not JSON this reader accepts: nested too deeply"),
 ], ids=["truncated", "missing-avg_ts", "samples-vs-average", "text-output", "empty", "truncated-jsonl", "nan", "one-object",
-        "not-rows"])
+        "not-rows", "deep-json", "deep-jsonl"])
 def test_malformed_output_one_error_and_nothing_sealed(records, cli, tmp_path, make, line):
     raw = make()
     (tmp_path / "bad.json").write_bytes(raw)
@@ -125,3 +128,26 @@ def test_every_row_problem_is_listed_at_once(records, cli, tmp_path):
         "benchledger import: error: bad.json: 4 problem(s) in llama-bench's rows; nothing was sealed",
     ]
     assert tree_digest(records) == before
+
+
+def test_a_byte_order_mark_is_not_json_and_an_impossible_test_date_names_no_store_path(records, cli, tmp_path):
+    """A UTF-8 BOM (some tools write one) made the file "not JSON"; a test_time of 9999-99-99
+    became the store path's date. The sealed record keeps the file's exact bytes and sha256."""
+    import hashlib
+
+    raw = b"\xef\xbb\xbf" + captured("tiny-threads-1.json").read_bytes()
+    (tmp_path / "bom.json").write_bytes(raw)
+    result = cli("import", "llama-bench", "bom.json", "--imported-by", "t")
+    assert result.code == 0, result.err
+    rows = _rows()
+    for row in rows:
+        row["test_time"] = "9999-99-99T99:99:99Z"
+    (tmp_path / "odd.json").write_text(json.dumps(rows))
+    result = cli("import", "llama-bench", "odd.json", "--imported-by", "t")
+    assert result.code == 0, result.err
+    from benchledger.records.store import Store
+
+    paths = [e.path for e in Store(records).entries()]
+    sha = hashlib.sha256(raw).hexdigest()
+    assert any(p.startswith("llama-bench/") and p.endswith(f"-{sha[:12]}.json") for p in paths)
+    assert not any("9999-99-99" in p for p in paths), paths
