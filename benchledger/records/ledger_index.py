@@ -75,7 +75,9 @@ class LedgerIndex:
         """From bytes known to be an intact ledger: hashes and paths picked out of each line."""
         index = cls(len(raw), _last_line(raw), None)
         for match in _LINE_START.finditer(raw):
-            position, path = int(match.group(1)), json.loads(match.group(2))
+            quoted = match.group(2)  # store paths are letters, digits and -_./: no escapes to decode
+            path = quoted[1:-1].decode() if b"\\" not in quoted else json.loads(quoted)
+            position = int(match.group(1))
             index.hashes[match.group(3).decode()] = (position, path)
             index.paths[path] = position
         if index.tail:

@@ -80,10 +80,12 @@ class ValidationCache:
         if self.folder is None:
             return
         key = self.key(record_sha256, schema_id)
-        keys = self._load()
-        if key in keys:
-            return
-        keys.add(key)
+        # not loaded (a seal in a fresh process): append without reading every earlier pass;
+        # a repeated line is harmless, the keys are a set
+        if self._keys is not None:
+            if key in self._keys:
+                return
+            self._keys.add(key)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             with open(self.folder / _FILE, "a", encoding="ascii") as out:
