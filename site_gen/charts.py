@@ -195,7 +195,7 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
         f'<script type="application/json" id="spec-{chart.id}">{_script_json(chart.spec)}</script>\n'
         f"{notes}"
         f'<details class="bl-chart-data"><summary>Data behind this chart</summary>\n'
-        f"{html_table(chart.table.map(escape.attr))}\n"
+        f"{html_table(chart.table, cell=escape.attr)}\n"
         f"</details>\n"
         f"</div>\n"
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from benchledger.cases.base import Case, CaseKind, natural_key
@@ -42,12 +43,14 @@ class ComparisonPage:
         digest = hashlib.sha256(repr((self.kind.schema, self.identity, self.axis)).encode()).hexdigest()[:12]
         return f"comparisons/{kind_slug(self.kind.schema)}/{self.axis.replace('_', '-')}-{digest}.md"
 
-    @property
+    # Computed once per page (frozen: the sections never change): every article asks for its
+    # comparison pages' records and titles, which would otherwise walk every case each time.
+    @cached_property
     def values(self) -> list[str]:
         """Every axis value on the page, in natural order (merged over the sections)."""
         return sorted({v for s in self.sections for v in s.values}, key=natural_key)
 
-    @property
+    @cached_property
     def records(self) -> list[str]:
         return list(dict.fromkeys(sha for s in self.sections for sha in s.records))
 
@@ -58,7 +61,7 @@ class ComparisonPage:
         words = [values[name] for name in self.kind.subject if name in values]
         return " ".join(words) if words else self.kind.title
 
-    @property
+    @cached_property
     def title(self) -> str:
         values = self.values
         shown = " vs ".join(values[:3]) + (f" and {len(values) - 3} more" if len(values) > 3 else "")
@@ -77,7 +80,16 @@ class ComparisonSet:
 
     def pages_of_record(self, sha256: str) -> list[ComparisonPage]:
         """The comparison pages that include a case of the record `sha256`."""
-        return [p for p in self.pages if sha256 in p.records]
+        return self._pages_by_record.get(sha256, [])
+
+    @cached_property
+    def _pages_by_record(self) -> dict[str, list[ComparisonPage]]:
+        # one pass over every page's records, not one per article (that grew as records squared)
+        out: dict[str, list[ComparisonPage]] = {}
+        for page in self.pages:
+            for sha in page.records:
+                out.setdefault(sha, []).append(page)
+        return out
 
 
 def comparisons_of(site: "SiteContext") -> ComparisonSet:

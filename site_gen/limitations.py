@@ -20,7 +20,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from benchledger.records.pointer import parse_pointer, to_pointer, walk
+from benchledger.records.pointer import to_pointer, walk
 
 # MLPerf LoadGen's early-stopping minimums: fewer samples than this and the percentile estimate
 # is not trustworthy enough to print.
@@ -293,8 +293,9 @@ def find_limitations(data: Any) -> list[Limitation]:
 
 
 def _is_ancestor_or_self(scope: str, pointer: str) -> bool:
-    a, b = parse_pointer(scope), parse_pointer(pointer)
-    return b[: len(a)] == a
+    # on the spelled pointers: '/' only ever separates tokens (RFC 6901 writes a '/' inside one
+    # as ~1), so a token prefix is a string prefix ending at a '/'; no parsing per number
+    return pointer == scope or pointer.startswith(scope + "/")
 
 
 def limitations_for(data: Any, pointer: str = "", found: list[Limitation] | None = None) -> list[Limitation]:

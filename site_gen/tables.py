@@ -5,7 +5,7 @@ machinery, which cost more than the rest of an article."""
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import pandas as pd
 
@@ -25,9 +25,10 @@ def _cell(value: object) -> str:
     return str(value).translate(_ESCAPES).strip()
 
 
-def html_table(table: pd.DataFrame, caption: str | None = None) -> str:
+def html_table(table: pd.DataFrame, caption: str | None = None, cell: Callable[[object], str] | None = None) -> str:
     """The table as one HTML block. Cells and headers must already be safe HTML (escaped record
-    text or markup from site_gen.quantity); nothing is escaped again here."""
+    text or markup from site_gen.quantity), or `cell` makes each value so (as `table.map(cell)`
+    would, without building a second DataFrame per table); headers are never escaped here."""
     lines = ['<table class="dataframe bl-table">']
     if caption:
         lines.append(f"<caption>{caption}</caption>")
@@ -36,7 +37,7 @@ def html_table(table: pd.DataFrame, caption: str | None = None) -> str:
     lines += ["    </tr>", "  </thead>", "  <tbody>"]
     for row in table.itertuples(index=False, name=None):
         lines.append("    <tr>")
-        lines += [f"      <td>{_cell(v)}</td>" for v in row]
+        lines += [f"      <td>{_cell(v if cell is None else cell(v))}</td>" for v in row]
         lines.append("    </tr>")
     lines += ["  </tbody>", "</table>"]
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import Any, Callable
 
 from benchledger.records.pointer import parse_pointer, resolve
@@ -199,11 +200,13 @@ class Case:
         """(name, canonical text) of the fields with `role`, in table order."""
         return tuple((n, v.text) for n, v in self.values.items() if v.field.role is role)
 
-    @property
+    # Kept once computed (a case never changes): finding comparisons and series, and every
+    # table row of their pages, asks for them again, each time re-encoding every value.
+    @cached_property
     def identity(self) -> tuple[tuple[str, str], ...]:
         return self.of(Role.IDENTITY)
 
-    @property
+    @cached_property
     def axes(self) -> tuple[tuple[str, str], ...]:
         return self.of(Role.AXIS)
 

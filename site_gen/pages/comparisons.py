@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Iterable
 
 from benchledger.cases import evidence
 from benchledger.cases.base import Case, CaseKind, Measure, Metric, Role, Scope
-from benchledger.records.pointer import parse_pointer
 from site_gen import escape, raw_html
 from site_gen.comparisons import comparisons_of, kind_slug
 from site_gen.charts import Series, chart_html, line_chart, points_text
@@ -98,8 +97,7 @@ def _verdict(base: Measure, m: Measure) -> str:
 
 
 def _strictly_inside(scope: str, case_pointer: str) -> bool:
-    s, c = parse_pointer(scope), parse_pointer(case_pointer)
-    return len(s) > len(c) and s[: len(c)] == c
+    return scope.startswith(case_pointer + "/")  # '/' only separates tokens (RFC 6901)
 
 
 class _Placed:

@@ -85,3 +85,19 @@ def test_anchors_are_stable_and_distinct():
     found = find_limitations(OFFLOAD)
     assert [lim.anchor for lim in found] == [lim.anchor for lim in find_limitations(copy.deepcopy(OFFLOAD))]
     assert len({lim.anchor for lim in found}) == len(set(found))
+
+
+def test_a_records_limitations_are_kept_between_builds_and_read_back_unchanged(tmp_path):
+    from benchledger.records.store import Store
+    from site_gen.context import BuildOptions, RecordView
+    from site_gen.render_cache import RenderCache
+    from tests.store_copies import shipped_copy
+
+    record = next(r for r in Store(shipped_copy(tmp_path)).load_verified() if r.entry.path.startswith("llm-cpu-offload/"))
+    first = RenderCache(tmp_path / "render")
+    assert RecordView(record, BuildOptions(), render_cache=first).limitations == find_limitations(OFFLOAD)
+    assert first.hits == 0
+    again = RenderCache(tmp_path / "render")  # the next build: read from disk, not computed
+    kept = RecordView(record, BuildOptions(), render_cache=again).limitations
+    assert again.hits == 1 and kept == find_limitations(OFFLOAD)
+    assert [lim.anchor for lim in kept] == [lim.anchor for lim in find_limitations(OFFLOAD)]
