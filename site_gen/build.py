@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -95,7 +96,10 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         # Last, once nothing else writes into the site: the list of every file it serves
         write_site_sums(out_dir)
     except OSError as err:
-        raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site)") from None
+        where = Path(err.filename) if isinstance(err.filename, str) else None
+        hint = (f"; the cache {cache_dir} holds something the build did not write there: remove that folder, "
+                "or build with --no-cache") if where is not None and where.is_relative_to(cache_dir) else ""
+        raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site){hint}") from None
     return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,
                        site.render_cache.hits, tuple(site.notes))
 
@@ -119,11 +123,14 @@ def _collect(pages: list[Page], files: dict[str, bytes]) -> None:
 def write_tree(root: Path, files: dict[str, bytes]) -> int:
     """Make `root` hold exactly `files`: write a file only when its bytes changed (so a warm
     build touches nothing), and delete files no page produces any more. Returns files written."""
+    _own_tree(root)
     written = 0
     for rel, data in sorted(files.items()):
         path = root / rel
         if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
             continue
+        if path.is_dir():  # a folder where a generated file goes: the tree is the build's own
+            shutil.rmtree(path)
         write_atomic(path, data, durable=False)
         written += 1
     wanted = {root / rel for rel in files}
@@ -134,6 +141,19 @@ def write_tree(root: Path, files: dict[str, bytes]) -> int:
             elif path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
     return written
+
+
+def _own_tree(root: Path) -> None:
+    """The generated-docs tree belongs to the build alone: a link planted in it (writes would go
+    through a linked folder to wherever it points, and MkDocs would publish what it holds) or
+    anything but a plain file or folder is removed, the link itself, never what it points to."""
+    if root.is_symlink() or (root.exists() and not root.is_dir()):
+        root.unlink()
+    for folder, dirs, names in os.walk(root):  # links are listed, never followed
+        for name in dirs + names:
+            path = Path(folder) / name
+            if path.is_symlink() or not (path.is_dir() or path.is_file()):
+                path.unlink()
 
 
 def mkdocs_config(options: BuildOptions, out_dir: Path) -> str:

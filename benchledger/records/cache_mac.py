@@ -45,6 +45,13 @@ def mac(data: bytes) -> str:
     return hmac.digest(_secret(), data, "sha256").hex()  # one-shot: a third of hmac.new's cost
 
 
+def holds(data: bytes, tag: str | bytes) -> bool:
+    """Whether `tag`, as read back from a cache file (any text, even not ASCII), is the MAC of
+    `data`: compared as bytes, so a garbled file is a miss rather than a TypeError."""
+    raw = tag.encode("utf-8", errors="replace") if isinstance(tag, str) else tag
+    return hmac.compare_digest(raw, mac(data).encode())
+
+
 def seal(data: bytes) -> bytes:
     """`data` with its MAC in front, as a cache file holds it."""
     return _TAG + mac(data).encode() + b"\n" + data
@@ -56,6 +63,6 @@ def unseal(blob: bytes) -> bytes | None:
     if not blob.startswith(_TAG):
         return None
     head, sep, data = blob.partition(b"\n")
-    if not sep or not hmac.compare_digest(head[len(_TAG):], mac(data).encode()):
+    if not sep or not holds(data, head[len(_TAG):]):
         return None
     return data

@@ -10,7 +10,6 @@ folder `default_cache_dir` names, and losing it only costs time."""
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
 from functools import cache
 from pathlib import Path
@@ -66,7 +65,7 @@ class ValidationCache:
                     lines = []
                 # a line counts only with this user's MAC: an appended or forged line is ignored
                 self._keys = {key for key, _, tag in (line.partition(" ") for line in lines)
-                              if tag and hmac.compare_digest(tag, cache_mac.mac(key.encode()))}
+                              if tag and cache_mac.holds(key.encode(), tag)}
         return self._keys
 
     def passed(self, record_sha256: str, schema_id: str) -> bool:

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+
+import pytest
+
+from benchledger.errors import BuildError
 
 from benchledger.records.ledger import new_entry
 from benchledger.records.store import Store
@@ -59,3 +64,47 @@ def test_edited_renderings_and_an_edited_vega_bundle_never_reach_the_site(tmp_pa
     assert served and b"evil.example" not in served
     # and the entries were re-written with a valid MAC: the next build reuses them
     assert b"evil.example" not in b"".join(p.read_bytes() for p in bundles)
+
+
+# Issue 11, keep going: a cache folder damaged or planted with links.
+
+
+def test_a_garbled_pass_file_is_a_miss_not_a_type_error(tmp_path):
+    """Non-ASCII bytes in validation-passes.txt made hmac.compare_digest raise TypeError."""
+    records = shipped_copy(tmp_path)
+    assert Store(records, ValidationCache(tmp_path / "cache")).verify().ok
+    passes = tmp_path / "cache" / "validation-passes.txt"
+    key = passes.read_text().split()[0]
+    passes.write_bytes(passes.read_bytes() + f"{key} \u00e9\u00e9\n".encode() + bytes(range(256)) + b"\n")
+    report = Store(records, ValidationCache(tmp_path / "cache")).verify()
+    assert report.ok and [r.status for r in report.records] == ["ok", "ok"]
+
+
+def test_a_link_planted_in_the_generated_docs_is_removed_not_written_through(tmp_path):
+    """A folder link in the cache's MkDocs tree took the build's writes to wherever it pointed,
+    and MkDocs published what that folder held."""
+    records = shipped_copy(tmp_path)
+    first = build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
+    before = {p.relative_to(first.out_dir).as_posix() for p in first.out_dir.rglob("*") if p.is_file()}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("not the build's")
+    assets = first.docs_dir / "assets"
+    shutil.rmtree(assets)
+    assets.symlink_to(elsewhere, target_is_directory=True)
+    (first.docs_dir / "page.md").symlink_to(elsewhere / "keep.txt")
+    again = build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
+    assert [p.name for p in elsewhere.iterdir()] == ["keep.txt"] and (elsewhere / "keep.txt").read_text() == "not the build's"
+    after = {p.relative_to(again.out_dir).as_posix() for p in again.out_dir.rglob("*") if p.is_file()}
+    assert after == before and not assets.is_symlink()
+
+
+def test_something_the_build_did_not_write_in_the_cache_is_named_with_what_to_do(tmp_path):
+    records = shipped_copy(tmp_path)
+    build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
+    shutil.rmtree(tmp_path / "cache" / "charts")
+    (tmp_path / "cache" / "charts").write_text("a file where the chart cache goes")
+    with pytest.raises(BuildError) as err:
+        build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
+    assert str(err.value).endswith("holds something the build did not write there: remove that folder, or build with --no-cache")
+    assert f"the cache {tmp_path / 'cache'} " in str(err.value)
