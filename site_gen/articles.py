@@ -14,6 +14,7 @@ import yaml
 
 from benchledger.errors import Problem, ProblemsError
 from benchledger.records.digest import MIN_PREFIX_HEX
+from benchledger.records.jsonread import first_lone_surrogate
 
 if TYPE_CHECKING:
     from benchledger.records.store import SealedRecord
@@ -188,6 +189,8 @@ def _front_matter(source: str, text: str, problems: list[Problem]) -> dict[str, 
                 }
             else:
                 value = _construct(value_node)
+            if first_lone_surrogate(value) is not None:  # "\ud800" in a double-quoted scalar
+                raise ValueError("it holds an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair): not Unicode text")
         except (yaml.YAMLError, ValueError) as err:  # an unknown tag, an impossible date (2026-13-45)
             problems.append(Problem(source, "", f"{key_node.value}: cannot be read: {getattr(err, 'problem', None) or err}", line))
             unreadable = True

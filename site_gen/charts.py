@@ -149,7 +149,7 @@ class ChartCache:
         """The static SVG of `chart`, rendered once per distinct spec (and vl-convert version)."""
 
         def render() -> bytes:
-            svg = vl_convert.vegalite_to_svg(chart.spec).encode()
+            svg = vl_convert.vegalite_to_svg(_xml_safe(chart.spec)).encode()
             with self._lock:
                 self.rendered += 1
             return svg
@@ -172,6 +172,18 @@ class ChartCache:
     def vega_bundle(self) -> bytes:
         """vl-convert's self-contained Vega + Vega-Lite + vega-embed script (no CDN)."""
         return self._cached(f"vega-bundle-{vl_convert.__version__}.js", lambda: vl_convert.javascript_bundle().encode())
+
+
+def _xml_safe(value: Any) -> Any:
+    """The spec with every string (keys too) made `escape.xml_chars`: the static SVG is XML.
+    The page's interactive spec keeps the text as it is (JSON and HTML hold any character)."""
+    if isinstance(value, str):
+        return escape.xml_chars(value)
+    if isinstance(value, dict):
+        return {escape.xml_chars(k) if isinstance(k, str) else k: _xml_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_xml_safe(v) for v in value]
+    return value
 
 
 def _script_json(value: Any) -> str:

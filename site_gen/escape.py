@@ -9,6 +9,7 @@ One function per context, and nothing else escapes:
 - `anchor()`: an HTML id / attr_list `{#...}` anchor / file-name part: `[a-z0-9-]` only;
 - `url_path()`: a relative URL built from store and page paths (percent-encoded, never a scheme);
 - `page_title()`: the front-matter `title:` MkDocs writes into `<title>` and the header unescaped;
+- `xml_chars()`: text vl-convert writes into a static SVG (XML 1.0 cannot hold every character);
 - JSON inside `<script>` is `charts._script_json` (no `<`, `>`, `&`)."""
 
 from __future__ import annotations
@@ -85,3 +86,14 @@ def page_title(value: object) -> str:
     Material write `page.meta.title` into `<title>` and the header as is, so it carries the
     HTML-escaped text."""
     return json.dumps(_html.escape(_fold(value), quote=True), ensure_ascii=True)
+
+
+# What XML 1.0 cannot hold: C0 controls but tab, newline and return, lone surrogates, U+FFFE/FFFF.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_chars(value: str) -> str:
+    """Text for a chart spec that vl-convert renders to SVG: every character XML 1.0 cannot hold
+    as U+FFFD. vl-convert writes text into the SVG as is and then parses it, and a NUL in a
+    title or label made it panic and abort the whole build process, with no message."""
+    return _NOT_XML.sub("\ufffd", value)

@@ -1,9 +1,9 @@
 """The strict JSON reader for record bytes and ledger lines.
 
 Python's `json` accepts things a sealed record must not contain: duplicate keys (the last one
-silently wins), `NaN`/`Infinity`, numbers that overflow to infinity, a byte-order mark. This
-reader rejects each of them with one `Problem` naming the file, the place (line, or the JSON path
-of the object holding a duplicate key) and the reason."""
+silently wins), `NaN`/`Infinity`, numbers that overflow to infinity, a byte-order mark, a string
+holding an unpaired surrogate. This reader rejects each of them with one `Problem` naming the
+file, the place (line, or the JSON path of the object holding a duplicate key) and the reason."""
 
 from __future__ import annotations
 
@@ -124,7 +124,30 @@ def read_json_text(text: str, file: str | Path) -> Any:
     if found_duplicates:
         path, keys = _first_duplicate(data)
         raise InputError(file, path, f"duplicate key {keys[0]!r} in one object")
+    # A lone surrogate (\ud800 unpaired) is valid JSON but no Unicode text: such a record sealed
+    # and then no page could be written (UTF-8 cannot encode it). Only a \uD8xx-\uDFxx escape
+    # makes one (strict UTF-8 decoding refuses encoded surrogates): a substring test in C first.
+    if "\\ud" in text or "\\uD" in text:
+        lone = first_lone_surrogate(data)
+        if lone is not None:
+            raise InputError(file, lone, "a string holds an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF escape "
+                                         "without its pair): not Unicode text")
     return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def first_lone_surrogate(data: Any) -> str | None:
+    """The JSON path of the first string (or key) in `data` holding a lone surrogate, None when
+    none does (json pairs a high and a low surrogate escape into one character). Also for other
+    parsed input whose escapes can make one (YAML front matter, citation literals)."""
+    for parts, node in walk(data):
+        if isinstance(node, str) and _SURROGATE.search(node):
+            return to_jsonpath(parts)
+        if isinstance(node, dict) and any(_SURROGATE.search(key) for key in node):
+            return to_jsonpath(parts)
+    return None
 
 
 def _first_duplicate(data: Any) -> tuple[str, list[str]]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchledger.errors import Problem
+from benchledger.records.jsonread import first_lone_surrogate
 
 OPEN, CLOSE = "{{", "}}"
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
@@ -131,8 +132,10 @@ def _to_call(source: str, node: ast.expr, body: str, start: int, end: int, line:
             if kw.arg is None:
                 return fail(f"{name}(): '**' is not allowed in a citation")
             kwargs[kw.arg] = ast.literal_eval(kw.value)
-    except (ValueError, TypeError, SyntaxError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return fail(f"{name}(): arguments must be literals (text in quotes, numbers, lists, dicts), not expressions")
+    if first_lone_surrogate([list(args), kwargs]) is not None:  # '\ud800' in a literal: no page could hold it
+        return fail(f"{name}(): an argument holds an unpaired UTF-16 surrogate ('\\ud800'): not Unicode text")
     line_start = body.rfind("\n", 0, start) + 1
     line_end = body.find("\n", end)
     line_end = len(body) if line_end < 0 else line_end

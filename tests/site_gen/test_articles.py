@@ -80,6 +80,8 @@ records:
     # issue 11, keep going: deep nesting was a RecursionError traceback after 16 s of parsing
     ("---\ntitle: " + "[" * 10000 + "]" * 10000 + "\n---\n", "docs/articles/x.md:2: front matter nests lists or mappings more than 16 deep"),
     ("---\ntitle: x\nsummary: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n---\n", "docs/articles/x.md:3: front matter nests lists or mappings more than 16 deep"),
+    # a lone surrogate from a YAML escape: no page could hold it (UTF-8)
+    ("---\ntitle: x\nsummary: \"a\\ud800\"\n---\n", "docs/articles/x.md:3: summary: cannot be read: it holds an unpaired UTF-16 surrogate"),
 ])
 def test_malformed_files(text, message):
     with pytest.raises(ProblemsError) as err:

@@ -72,3 +72,25 @@ def test_series_spec_built_once_per_inputs_across_caches_and_an_edited_entry_is_
         entry.write_bytes(entry.read_bytes().replace(b"tokens/s", b"beacon"))  # edited: its MAC fails
     tampered_cache = ChartCache(tmp_path)
     assert chart(tampered_cache).spec == first.spec and tampered_cache.specs_built == 1
+
+
+def test_text_xml_cannot_hold_renders_instead_of_aborting_the_process(tmp_path):
+    """Issue 11, keep going: a NUL (or another character XML 1.0 cannot hold) in a chart's
+    titles or labels made vl-convert panic and abort the whole build, with no message. Run in
+    a process of its own, so that an abort fails this test instead of ending the suite."""
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    code = (
+        "import sys\n"
+        "from site_gen.charts import ChartCache, Series, line_chart\n"
+        "c = line_chart('c', 'T', [Series('a\\x00b\\x01\\ufffe', [(1, 2.0, '/x/0'), (4, 8.0, '/x/1')])],\n"
+        "               x_title='x\\x00', y_title='\\x1f y', series_title='s\\x0b', alt_text='alt')\n"
+        "sys.stdout.buffer.write(ChartCache(None).svg(c))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-500:]
+    svg = ET.fromstring(done.stdout)  # well-formed XML
+    texts = " ".join(t.text or "" for t in svg.iter() if t.tag.endswith("text"))
+    assert "a\ufffdb\ufffd\ufffd" in texts and "x\ufffd" in texts

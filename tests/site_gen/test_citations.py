@@ -311,6 +311,9 @@ def test_nested_and_unclosed_braces_are_one_pass_and_each_reported_at_its_line()
     parts, problems = _scan_within("{{ cite('a', 'x}}y', d={'k': {'j': 1}}) }} and {{ cite('b') }}")
     assert problems == [] and [(c.name, c.args, c.kwargs) for c in parts if not isinstance(c, str)] == [
         ("cite", ("a", "x}}y"), {"d": {"k": {"j": 1}}}), ("cite", ("b",), {})]
+    # a lone surrogate in a literal: no page could hold it (UTF-8)
+    _, problems = _scan_within("{{ cite('o', '/a', unit='\\ud800') }}")
+    assert [p.message for p in problems] == ["cite(): an argument holds an unpaired UTF-16 surrogate ('\\ud800'): not Unicode text"]
     # what the parser refuses is a problem, never an exception
     _, problems = _scan_within("{{ cite('a\x00') }} {{ cite('a', " + "9" * 5000 + ") }}")
     assert [p.message.split(":")[0] for p in problems] == ["citation is not a valid call"] * 2

@@ -40,6 +40,11 @@ def rejected(raw: bytes, **kw) -> str:
         (b'{"a": 1} garbage', "rec.json:1: not JSON: trailing data after the JSON document (column 10)"),
         (b"", "rec.json:1: not JSON: Expecting value (column 1)"),
         (b"[" * 100_000, "rec.json: not JSON this reader accepts: nested too deeply"),
+        # issue 11, keep going: a lone surrogate sealed, then no page could be written (UTF-8)
+        (b'{"models": [{"name": "tiny \\ud800 model"}]}', "rec.json: $.models[0].name: a string holds an unpaired UTF-16 "
+                                                         "surrogate (a \\uD800-\\uDFFF escape without its pair): not Unicode text"),
+        (b'{"a": {"\\uDC00": 1}}', "rec.json: $.a: a string holds an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF escape "
+                                    "without its pair): not Unicode text"),
     ],
 )
 def test_bad_input_is_named_in_one_line(raw, message):
@@ -147,3 +152,7 @@ def test_the_overflow_prefilter_never_misses_a_number_that_overflows(mantissa, e
     literal = f"{mantissa}{e}{exponent}"
     for text in (f"[{before}{literal}{after}]", f'{{"k": {literal}}}'):
         assert math.isinf(float(literal)) <= _may_overflow(text), text
+
+
+def test_a_surrogate_pair_and_an_escaped_backslash_before_ud800_are_text():
+    assert read_json_bytes(b'{"a": "\\ud83d\\ude00", "b": "\\\\ud800"}', "rec.json") == {"a": "\U0001f600", "b": "\\ud800"}
