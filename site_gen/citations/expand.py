@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from benchledger.errors import Problem, ProblemsError
 from site_gen.citations.base import CitationEnv, CitationProblem
 from site_gen.citations.registry import KINDS
-from site_gen.citations.syntax import Call, scan
+from site_gen.citations.syntax import Call, fenced_spans, scan
+from site_gen.prose import prose_problems
 
 if TYPE_CHECKING:
     from benchledger.records.store import SealedRecord
@@ -32,6 +33,9 @@ def expand(article: "Article", sealed: list["SealedRecord"], site: "SiteContext 
     `page_path` (the article's path in the generated docs) makes block links relative."""
     env = CitationEnv(article, article.resolve_records(sealed), site, page_path)
     parts, problems = scan(article.source, article.body, article.body_line)
+    # the author's own Markdown around the citations: no raw HTML, script or outside loads
+    problems += prose_problems(article.source, article.body, article.body_line,
+                               [(p.start, p.end) for p in parts if isinstance(p, Call)], fenced_spans(article.body))
     out: list[str] = []
     calls: list[Call] = []
     for part in parts:

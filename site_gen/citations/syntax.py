@@ -35,7 +35,7 @@ class Call:
 
 def scan(source: str, body: str, body_line: int) -> tuple[list[str | Call], list[Problem]]:
     """Split `body` into literal Markdown and calls; `body_line` is the file line of body[0]."""
-    fenced = _fenced_spans(body)
+    fenced = fenced_spans(body)
     parts: list[str | Call] = []
     problems: list[Problem] = []
     pos = 0
@@ -143,7 +143,7 @@ def _to_call(source: str, node: ast.expr, body: str, start: int, end: int, line:
     return Call(name, args, kwargs, line, start, end, alone), end, None
 
 
-def _fenced_spans(body: str) -> list[tuple[int, int]]:
+def fenced_spans(body: str) -> list[tuple[int, int]]:
     """Offsets of fenced code blocks (``` or ~~~), where braces are code, not citations."""
     spans, offset, opened, fence = [], 0, None, ""
     for text_line in body.splitlines(keepends=True):
