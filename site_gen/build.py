@@ -1,6 +1,7 @@
 """`build_site`: sealed records -> MkDocs site, in four stages: load and verify, contexts,
 render, write. Nothing is built unless every record verifies (invariant 4), and the same ledger
-with the same code gives a byte-identical site (invariant 5)."""
+with the same code gives a byte-identical site (invariant 5). MkDocs runs dirty (reusing the
+unchanged record articles) only where site_gen/dirty_build.py proves a clean build's bytes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import logging
 import os
 import shutil
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +21,7 @@ from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from benchledger.records.store import Store
 from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
-from site_gen import escape, site_folder
+from site_gen import dirty_build, escape, site_folder
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
 from site_gen.checksums import write_site_sums
 from site_gen.context import BuildOptions, SiteContext
@@ -46,6 +47,8 @@ class BuildResult:
     charts_rendered: int  # SVGs rendered (a warm build renders none: they come from the cache)
     renderings_reused: int  # per-record renderings taken from the render cache
     notes: tuple[str, ...] = ()  # what the user should know, though nothing failed
+    mkdocs_dirty: bool = False  # MkDocs reused unchanged articles (site_gen/dirty_build.py)
+    mkdocs_mode: str = ""  # why the MkDocs step was dirty or clean
 
 
 def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path | str | None = None,
@@ -88,20 +91,34 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         _collect(pages, files)
         files["mkdocs.yml"] = mkdocs_config(site.options, out_dir).encode()
 
-        # Write: only changed files, stale ones removed, then MkDocs builds the site (strict).
-        written = write_tree(work_dir, files)
+        # Write: only changed files, stale ones removed, then MkDocs builds the site (strict),
+        # dirty where that provably gives a clean build's bytes (site_gen/dirty_build.py).
+        changed: set[str] = set()
+        written = write_tree(work_dir, files, changed)
         site_folder.mark(out_dir)
-        _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site))
+        ident = dirty_build.identity(out_dir, files["mkdocs.yml"], site.render_cache.fingerprint)
+        state_file = cache_dir / dirty_build.STATE_NAME
+        docs_changed = {rel[len("docs/"):] for rel in changed if rel.startswith("docs/")}
+        plan = dirty_build.plan(dirty_build.load_state(state_file), ident, out_dir,
+                                {rel[len("docs/"):] for rel in files if rel.startswith("docs/") and rel.endswith(".md")},
+                                docs_changed)
+        state_file.unlink(missing_ok=True)  # from here on the site folder is being rewritten
+        anchors_in, anchors_out = cache_dir / "mkdocs-anchors-in.json", cache_dir / "mkdocs-anchors-out.json"
+        if plan.dirty:
+            dirty_build.prepare(plan, out_dir, anchors_in)
+        _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site), dirty=plan.dirty,
+                      anchors_in=anchors_in if plan.dirty else None, anchors_out=anchors_out)
         index_site(out_dir)
         # Last, once nothing else writes into the site: the list of every file it serves
         write_site_sums(out_dir)
+        dirty_build.save_state(state_file, ident, out_dir, anchors_out)
     except OSError as err:
         where = Path(err.filename) if isinstance(err.filename, str) else None
         hint = (f"; the cache {cache_dir} holds something the build did not write there: remove that folder, "
                 "or build with --no-cache") if where is not None and where.is_relative_to(cache_dir) else ""
         raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site){hint}") from None
     return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,
-                       site.render_cache.hits, tuple(site.notes))
+                       site.render_cache.hits, tuple(site.notes), plan.dirty, plan.reason)
 
 
 def _collect(pages: list[Page], files: dict[str, bytes]) -> None:
@@ -120,9 +137,10 @@ def _collect(pages: list[Page], files: dict[str, bytes]) -> None:
             files[f"docs/{key}"] = files.pop(key)
 
 
-def write_tree(root: Path, files: dict[str, bytes]) -> int:
+def write_tree(root: Path, files: dict[str, bytes], changed: set[str] | None = None) -> int:
     """Make `root` hold exactly `files`: write a file only when its bytes changed (so a warm
-    build touches nothing), and delete files no page produces any more. Returns files written."""
+    build touches nothing), and delete files no page produces any more. Returns files written;
+    `changed`, when given, gets the root-relative path of every file written or deleted."""
     _own_tree(root)
     written = 0
     for rel, data in sorted(files.items()):
@@ -133,11 +151,15 @@ def write_tree(root: Path, files: dict[str, bytes]) -> int:
             shutil.rmtree(path)
         write_atomic(path, data, durable=False)
         written += 1
+        if changed is not None:
+            changed.add(rel)
     wanted = {root / rel for rel in files}
     if root.exists():
         for path in sorted(root.rglob("*"), reverse=True):
             if path.is_file() and path not in wanted:
                 path.unlink()
+                if changed is not None:
+                    changed.add(path.relative_to(root).as_posix())
             elif path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
     return written
@@ -224,9 +246,13 @@ def build_epoch(site: SiteContext) -> int:
 
 
 @contextmanager
-def _environment(name: str, value: str) -> Iterator[None]:
+def _environment(name: str, value: str | None) -> Iterator[None]:
+    """`name` set to `value` (unset for None) while inside."""
     old = os.environ.get(name)
-    os.environ[name] = value
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
     try:
         yield
     finally:
@@ -245,8 +271,17 @@ class _Collect(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def _mkdocs_build(config_file: Path, epoch: int) -> None:
-    """Run MkDocs in this process (strict); its warnings become the BuildError's lines."""
+def _dirty_notice(record: logging.LogRecord) -> bool:
+    """False for MkDocs' warning that a dirty build may be inaccurate (strict mode would fail on
+    it): site_gen/dirty_build.py only builds dirty where the result is a clean build's."""
+    return not record.getMessage().startswith("A 'dirty' build is being performed")
+
+
+def _mkdocs_build(config_file: Path, epoch: int, *, dirty: bool = False, anchors_in: Path | None = None,
+                  anchors_out: Path | None = None) -> None:
+    """Run MkDocs in this process (strict); its warnings become the BuildError's lines. The
+    hooks read the reused pages' anchors from `anchors_in` and record every page's anchors and
+    checked links into `anchors_out` (site_gen/dirty_build.py)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, MkDocsException
@@ -254,12 +289,19 @@ def _mkdocs_build(config_file: Path, epoch: int) -> None:
     handler = _Collect()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
+    build_logger = logging.getLogger("mkdocs.commands.build")
+    build_logger.addFilter(_dirty_notice)
     try:
-        with _environment("SOURCE_DATE_EPOCH", str(epoch)), _environment("NO_MKDOCS_2_WARNING", "1"):
+        with ExitStack() as stack:
+            stack.enter_context(_environment("SOURCE_DATE_EPOCH", str(epoch)))
+            stack.enter_context(_environment("NO_MKDOCS_2_WARNING", "1"))
+            stack.enter_context(_environment(dirty_build.ENV_ANCHORS_IN, str(anchors_in) if anchors_in else None))
+            stack.enter_context(_environment(dirty_build.ENV_ANCHORS_OUT, str(anchors_out) if anchors_out else None))
             config = load_config(str(config_file))
-            build(config)
+            build(config, dirty=dirty)
     except (Abort, MkDocsException) as err:  # Abort is a SystemExit: `except Exception` misses it
         details = "; ".join(handler.messages) or str(err)
         raise BuildError(f"mkdocs build failed: {details}") from None
     finally:
         logger.removeHandler(handler)
+        build_logger.removeFilter(_dirty_notice)

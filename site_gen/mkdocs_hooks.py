@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from site_gen import raw_html
+from site_gen import dirty_build, raw_html
 
 
 def on_page_content(html, page, config, files):
@@ -10,3 +10,11 @@ def on_page_content(html, page, config, files):
     added to the page's anchors, so strict anchor checks of links to them still hold."""
     page.present_anchor_ids = (page.present_anchor_ids or set()) | raw_html.ids(html)
     return html
+
+
+def on_env(env, config, files):
+    """After every page is read, before links are checked: the anchors of the pages a dirty
+    build reused, and the record of every page's anchors for the next build
+    (site_gen/dirty_build.py)."""
+    dirty_build.restore_anchors(files)
+    return env

@@ -1,0 +1,73 @@
+"""MkDocs' dirty mode in real builds (site_gen/dirty_build.py): after one more record is sealed
+the MkDocs step reuses the unchanged articles and the site is byte for byte a clean build's; a
+site folder touched since the last build is rebuilt clean; a link into a reused article is still
+checked against that article's anchors."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from benchledger.errors import BuildError
+from benchledger.records.store import Store
+from site_gen.build import build_site
+from site_gen.context import BuildOptions
+from tests.site_gen.site_support import OFFLOAD_PAGE, ROOT
+from tests.store_copies import TGR, shipped_copy, tree_digest
+from tests.variants import H200, encoded, graph_variant
+
+ARTICLES = ROOT / "docs" / "articles"
+
+
+def _build(records, tmp, name="site", cache="cache", articles=ARTICLES):
+    return build_site(records, tmp / name, cache_dir=tmp / cache, options=BuildOptions(articles_dir=articles))
+
+
+def test_one_more_record_reuses_unchanged_articles_and_gives_a_clean_builds_bytes(tmp_path):
+    records = shipped_copy(tmp_path)
+    first = _build(records, tmp_path)
+    assert not first.mkdocs_dirty and "no state" in first.mkdocs_mode
+    warm = _build(records, tmp_path)
+    assert warm.mkdocs_dirty and warm.mkdocs_mode == "2 unchanged articles reused"
+    Store(records).seal_bytes(encoded(graph_variant(device=H200, eager_factor=0.6, graph_factor=0.7)), TGR,
+                              "torch-graph-replay/h200.json")
+    more = _build(records, tmp_path)
+    # the graph-replay seed's article now links to its comparison; the LLM seed's is unchanged
+    assert more.mkdocs_dirty and more.mkdocs_mode == "1 unchanged articles reused"
+    clean = _build(records, tmp_path, name="clean", cache="cache-clean")
+    assert not clean.mkdocs_dirty
+    assert tree_digest(more.out_dir) == tree_digest(clean.out_dir)  # search index and SHA256SUMS too
+
+
+def test_a_site_folder_touched_since_the_last_build_is_rebuilt_clean(tmp_path):
+    records = shipped_copy(tmp_path)
+    first = _build(records, tmp_path)
+    expected = tree_digest(first.out_dir)
+    page = first.out_dir / OFFLOAD_PAGE
+    page.write_bytes(page.read_bytes().replace(b"</body>", b"<script>injected()</script></body>"))
+    (first.out_dir / "extra.html").write_text("not made by the build")
+    again = _build(records, tmp_path)
+    assert not again.mkdocs_dirty and again.mkdocs_mode == "the site folder changed since the last build"
+    assert tree_digest(again.out_dir) == expected
+    assert _build(records, tmp_path).mkdocs_dirty  # and the next one may reuse again
+
+
+def test_a_link_into_a_reused_article_is_still_checked_against_its_anchors(tmp_path):
+    records = shipped_copy(tmp_path)
+    articles = tmp_path / "articles"
+    articles.mkdir()
+    source = (ARTICLES / "llama-cpp-cpu-offload-72b.md").read_text(encoding="utf-8")
+    post = articles / "llama-cpp-cpu-offload-72b.md"
+    link = "\n\nSee [how to audit the record](../articles/llm-cpu-offload/2026-09-27.md#{anchor}).\n"
+    post.write_text(source + link.format(anchor="audit-this-page"), encoding="utf-8")
+    _build(records, tmp_path, articles=articles)
+    post.write_text(source + link.format(anchor="audit-this-page") + "\nEdited.\n", encoding="utf-8")
+    assert _build(records, tmp_path, articles=articles).mkdocs_mode == "2 unchanged articles reused"
+    post.write_text(source + link.format(anchor="no-such-anchor"), encoding="utf-8")
+    # the article is unchanged, so a dirty build would not render it: its anchors come from the state
+    with pytest.raises(BuildError, match="no-such-anchor"):
+        _build(records, tmp_path, articles=articles)
+    shutil.rmtree(tmp_path / "site")
+    with pytest.raises(BuildError, match="no-such-anchor"):  # as a clean build says
+        _build(records, tmp_path, name="site", cache="cache-clean", articles=articles)
