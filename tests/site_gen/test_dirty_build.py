@@ -71,3 +71,15 @@ def test_a_link_into_a_reused_article_is_still_checked_against_its_anchors(tmp_p
     shutil.rmtree(tmp_path / "site")
     with pytest.raises(BuildError, match="no-such-anchor"):  # as a clean build says
         _build(records, tmp_path, name="site", cache="cache-clean", articles=articles)
+
+
+def test_a_state_without_this_users_cache_mac_is_not_trusted(tmp_path):
+    from benchledger.records import cache_mac
+    from site_gen.dirty_build import STATE_NAME
+
+    records = shipped_copy(tmp_path)
+    _build(records, tmp_path)
+    state = tmp_path / "cache" / STATE_NAME
+    state.write_bytes(cache_mac.unseal(state.read_bytes()))  # the same state, unsealed (as a forger writes it)
+    again = _build(records, tmp_path)
+    assert not again.mkdocs_dirty and again.mkdocs_mode == "no state of an earlier build"
