@@ -23,7 +23,7 @@ from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
 from site_gen import dirty_build, escape, site_folder
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
-from site_gen.checksums import write_site_sums
+from site_gen.checksums import SUMS_NAME, site_sums, write_site_sums
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.page import Page
 from site_gen.pages.registry import NAV, PAGE_KINDS
@@ -49,6 +49,7 @@ class BuildResult:
     notes: tuple[str, ...] = ()  # what the user should know, though nothing failed
     mkdocs_dirty: bool = False  # MkDocs reused unchanged articles (site_gen/dirty_build.py)
     mkdocs_mode: str = ""  # why the MkDocs step was dirty or clean
+    search_indexed: bool = True  # False: the site's bytes were the last build's, index and all
 
 
 def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path | str | None = None,
@@ -104,13 +105,20 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
                                 docs_changed)
         state_file.unlink(missing_ok=True)  # from here on the site folder is being rewritten
         anchors_in, anchors_out = cache_dir / "mkdocs-anchors-in.json", cache_dir / "mkdocs-anchors-out.json"
+        # a dirty build starts from the last build's site, whose list of files is still true (the
+        # plan checked that nothing touched the folder since)
+        sums_before = (out_dir / SUMS_NAME).read_bytes() if plan.dirty and (out_dir / SUMS_NAME).is_file() else None
         if plan.dirty:
             dirty_build.prepare(plan, out_dir, anchors_in)
         _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site), dirty=plan.dirty,
                       anchors_in=anchors_in if plan.dirty else None, anchors_out=anchors_out)
-        index_site(out_dir)
-        # Last, once nothing else writes into the site: the list of every file it serves
-        write_site_sums(out_dir)
+        # Pagefind's index is a function of the site's HTML: when every file MkDocs left is the
+        # last build's, byte for byte (the index itself included), indexing would write it again.
+        search_indexed = sums_before is None or site_sums(out_dir) != sums_before
+        if search_indexed:
+            index_site(out_dir)
+            # Last, once nothing else writes into the site: the list of every file it serves
+            write_site_sums(out_dir)
         dirty_build.save_state(state_file, ident, out_dir, anchors_out)
     except OSError as err:
         where = Path(err.filename) if isinstance(err.filename, str) else None
@@ -118,7 +126,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
                 "or build with --no-cache") if where is not None and where.is_relative_to(cache_dir) else ""
         raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site){hint}") from None
     return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,
-                       site.render_cache.hits, tuple(site.notes), plan.dirty, plan.reason)
+                       site.render_cache.hits, tuple(site.notes), plan.dirty, plan.reason, search_indexed)
 
 
 def _collect(pages: list[Page], files: dict[str, bytes]) -> None:

@@ -37,7 +37,7 @@ STATE_NAME = "mkdocs-state.json"  # in the build's cache folder
 # page's anchors and checked links to, the files these variables name.
 ENV_ANCHORS_IN = "BENCHLEDGER_ANCHORS_IN"
 ENV_ANCHORS_OUT = "BENCHLEDGER_ANCHORS_OUT"
-TOOLS = ("mkdocs", "mkdocs-material", "Markdown", "pymdown-extensions")
+TOOLS = ("mkdocs", "mkdocs-material", "Markdown", "pymdown-extensions", "pagefind-bin")
 SKIPPABLE_PREFIX = "articles/"  # record articles: headings and raw HTML blocks only
 
 

@@ -1,7 +1,7 @@
 """MkDocs' dirty mode in real builds (site_gen/dirty_build.py): after one more record is sealed
 the MkDocs step reuses the unchanged articles and the site is byte for byte a clean build's; a
 site folder touched since the last build is rebuilt clean; a link into a reused article is still
-checked against that article's anchors."""
+checked against that article's anchors; the search index is rebuilt only when a byte changed."""
 
 from __future__ import annotations
 
@@ -28,13 +28,17 @@ def test_one_more_record_reuses_unchanged_articles_and_gives_a_clean_builds_byte
     records = shipped_copy(tmp_path)
     first = _build(records, tmp_path)
     assert not first.mkdocs_dirty and "no state" in first.mkdocs_mode
+    built = tree_digest(first.out_dir)
     warm = _build(records, tmp_path)
     assert warm.mkdocs_dirty and warm.mkdocs_mode == "2 unchanged articles reused"
+    assert first.search_indexed and not warm.search_indexed  # every byte as before: Pagefind not rerun
+    assert tree_digest(warm.out_dir) == built
     Store(records).seal_bytes(encoded(graph_variant(device=H200, eager_factor=0.6, graph_factor=0.7)), TGR,
                               "torch-graph-replay/h200.json")
     more = _build(records, tmp_path)
     # the graph-replay seed's article now links to its comparison; the LLM seed's is unchanged
     assert more.mkdocs_dirty and more.mkdocs_mode == "1 unchanged articles reused"
+    assert more.search_indexed
     clean = _build(records, tmp_path, name="clean", cache="cache-clean")
     assert not clean.mkdocs_dirty
     assert tree_digest(more.out_dir) == tree_digest(clean.out_dir)  # search index and SHA256SUMS too
