@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import html
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections import deque
 from pathlib import Path
 
 from benchledger.errors import InputError
@@ -23,7 +25,10 @@ START = (SUMS_NAME, "index.html", f"records/{LEDGER_NAME}", "records/SHA256SUMS"
 _LINK = re.compile(r'(?:href|src)="([^"#?]*)[^"]*"')
 MAX_FILES = 200_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
-TIMEOUT_S = 30
+MAX_TOTAL_BYTES = 4 * 1024 ** 3  # a copy never fills the auditor's disk (a site of 100 articles is tens of MB)
+TIMEOUT_S = 30  # each wait for the server
+FILE_DEADLINE_S = 300  # a whole file: a server trickling a byte per wait cannot hold the audit for ever
+_CHUNK = 1 << 20
 
 
 def is_url(where: str) -> bool:
@@ -33,9 +38,19 @@ def is_url(where: str) -> bool:
 
 def _get(url: str) -> bytes | None:
     """The body at `url`, None when the server has no such file (HTTP 404/410)."""
+    deadline = time.monotonic() + FILE_DEADLINE_S
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:
-            data = response.read(MAX_FILE_BYTES + 1)
+            chunks, size = [], 0
+            while size <= MAX_FILE_BYTES:
+                chunk = response.read1(_CHUNK)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+                if time.monotonic() > deadline:
+                    raise InputError(url, "", f"took more than {FILE_DEADLINE_S} s to download: the server is too slow to audit")
+            data = b"".join(chunks)
     except urllib.error.HTTPError as err:
         if err.code in (404, 410):
             return None
@@ -63,20 +78,26 @@ def _inside(rel: str) -> bool:
     return not any(p in ("", ".", "..") for p in rel.split("/"))
 
 
-def mirror_site(url: str, into: Path) -> int:
+def mirror_site(url: str, into: Path, max_total_bytes: int = MAX_TOTAL_BYTES) -> int:
     """Copy the site at `url` into the folder `into`; returns the number of files copied."""
     base = url if url.endswith("/") else url + "/"
-    queue, seen, copied = list(START), set(START), 0
+    queue, seen, copied, total = deque(START), set(START), 0, 0
     while queue:
         if len(seen) > MAX_FILES:
             raise InputError(url, "", f"more than {MAX_FILES} files: not a benchledger site")
-        rel = queue.pop(0)
+        rel = queue.popleft()
         data = _get(base + urllib.parse.quote(rel))
         if data is None:
             continue
+        total += len(data)
+        if total > max_total_bytes:
+            raise InputError(url, "", f"more than {max_total_bytes} bytes in all: not a benchledger site (the copy stops here)")
         target = into / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        except (OSError, ValueError):  # a name no file can have here ("index.html/x", a NUL): the audit names it missing
+            continue
         copied += 1
         found: list[str] = []
         if rel.endswith(".html"):

@@ -172,3 +172,22 @@ def test_a_listed_path_outside_the_site_is_never_read(site, tmp_path):
     sums.write_bytes(sums.read_bytes() + f"{'0' * 64}  ../outside.txt\n{'0' * 64}  {outside}\n".encode())
     problems = verify_site(site)
     assert [p.message.split(":")[0] for p in problems] == ["missing", "missing"]
+
+
+def test_a_copy_over_http_is_bounded_and_a_listed_name_no_file_can_have_is_reported_missing(site, tmp_path):
+    """Issue 11, keep going: a hostile server's SHA256SUMS listing `index.html/x` made the copy
+    fail with a FileExistsError traceback; a copy had no bound on the bytes it wrote."""
+    from benchledger.errors import InputError
+    from site_gen.checksums import SUMS_NAME
+    from site_gen.mirror import mirror_site
+    from tests.site_gen.site_support import serve
+
+    sums = site / SUMS_NAME
+    sums.write_bytes(sums.read_bytes() + f"{'0' * 64}  index.html/x\n".encode())
+    with serve(site) as url:
+        copy = tmp_path / "copy"
+        mirror_site(url, copy)
+        problems = verify_site(copy)
+        assert [(p.file, p.message.split(":")[0]) for p in problems] == [(f"{copy}/index.html/x", "missing")]
+        with pytest.raises(InputError, match="more than 100000 bytes in all: not a benchledger site"):
+            mirror_site(url, tmp_path / "small", max_total_bytes=100_000)
