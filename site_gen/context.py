@@ -130,7 +130,11 @@ class SiteContext:
         series pages, the `change` citation and the feed read the same report)."""
         from site_gen.history import history
 
-        return history([(r.data, r.entry.sha256, r.entry.path, r.entry.schema) for r in self.records])
+        from site_gen.comparisons import comparisons_of
+
+        # the comparisons read every record's cases once already: the series are found among those
+        return history([(r.data, r.entry.sha256, r.entry.path, r.entry.schema) for r in self.records],
+                       cases_by_schema=comparisons_of(self).cases)
 
     @cached_property
     def _views_by_sha256(self) -> dict[str, RecordView]:

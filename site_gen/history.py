@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from benchledger.cases.base import Better, Case, Measure, Metric
 from benchledger.cases.registry import KINDS
@@ -193,12 +193,17 @@ def report(series: Series, rule: Rule = DEFAULT_RULE) -> SeriesReport:
     return SeriesReport(series, tuple(tracks), tuple(tuple(c) for c in claims), rule)
 
 
-def history(records: Sequence[tuple[object, str, str, str]], rule: Rule = DEFAULT_RULE) -> list[SeriesReport]:
+def history(records: Sequence[tuple[object, str, str, str]], rule: Rule = DEFAULT_RULE,
+            cases_by_schema: Mapping[str, Sequence[Case]] | None = None) -> list[SeriesReport]:
     """Every series report of (data, sha256, path, schema) records, in ledger order: kinds in
-    registry order, series as `find_series` gives them."""
+    registry order, series as `find_series` gives them. `cases_by_schema`: the records' cases
+    per schema in ledger order where the caller has them already (the site's comparisons)."""
     out = []
     for schema, kind in KINDS.items():
-        cases = [c for data, sha, path, s in records if s == schema for c in kind.cases(data, sha, path)]
+        if cases_by_schema is not None:
+            cases = list(cases_by_schema.get(schema, ()))
+        else:
+            cases = [c for data, sha, path, s in records if s == schema for c in kind.cases(data, sha, path)]
         out.extend(report(series, rule) for series in find_series(kind, cases))
     # name what tells apart series that would otherwise share a title
     siblings: dict[tuple, list[SeriesReport]] = {}
