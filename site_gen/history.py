@@ -166,12 +166,20 @@ def tracks_of(series: Series, metrics: Iterable[Metric], rule: Rule) -> list[Tra
     for case in series.cases:
         for p in case.points:
             points.setdefault(p.key, None)
+    # each case's points by key (the first of a key, as a scan would find): one lookup per
+    # (point, metric, case) instead of a scan, which made this quadratic in the series' length
+    by_key = []
+    for case in series.cases:
+        found: dict[Key, object] = {}
+        for p in case.points:
+            found.setdefault(p.key, p)
+        by_key.append(found)
     out = []
     for key in points:
         for metric in metrics:
             positions, measures, observations = [], [], []
             for i, case in enumerate(series.cases):
-                point = next((p for p in case.points if p.key == key), None)
+                point = by_key[i].get(key)
                 measure = point.measures.get(metric.name) if point else None
                 obs = observation(measure) if measure is not None else None
                 if obs is not None:

@@ -139,7 +139,7 @@ class FieldValue:
     value: Any
     pointer: str | None
 
-    @property
+    @cached_property  # asked for by every key, label and series position: encoded once
     def text(self) -> str:
         if self.value is None:
             return "n/a"

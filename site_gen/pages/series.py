@@ -50,9 +50,8 @@ def _labels(report: SeriesReport) -> list[str]:
     return out
 
 
-def _chart(site: "SiteContext", report: SeriesReport, track: Track, findings: list[Finding], index: int,
+def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: Track, findings: list[Finding], index: int,
            path: str) -> tuple[str, dict[str, bytes]]:
-    labels = _labels(report)
     kind = KINDS[report.series.schema]
     points = []
     for i, (measure, obs) in enumerate(zip(track.measures, track.observations)):
@@ -76,9 +75,8 @@ def _chart(site: "SiteContext", report: SeriesReport, track: Track, findings: li
     return chart_html(chart, path, site.charts)
 
 
-def _records_table(site: "SiteContext", report: SeriesReport, path: str) -> str:
+def _records_table(site: "SiteContext", report: SeriesReport, labels: list[str], path: str) -> str:
     kind = KINDS[report.series.schema]
-    labels = _labels(report)
     date = next((f.name for f in kind.fields_of(Role.CONTEXT) if f.ordered and f.name != report.series.field
                  and f.name in report.series.cases[0].values), None)
     rows = []
@@ -104,10 +102,10 @@ def _span(labels: list[str], track: Track, segment) -> str:
     return first if first == last else f"{first}–{last}"
 
 
-def _track_section(site: "SiteContext", report: SeriesReport, track: Track, index: int, path: str) -> tuple[str, dict[str, bytes]]:
+def _track_section(site: "SiteContext", report: SeriesReport, labels: list[str], track: Track, index: int,
+                   path: str) -> tuple[str, dict[str, bytes]]:
     findings = [f for f in report.findings if f.track is track]
-    html, assets = _chart(site, report, track, findings, index, path)
-    labels = _labels(report)
+    html, assets = _chart(site, report, labels, track, findings, index, path)
     items = []
     for f in findings:
         c = f.claim.comparison
@@ -152,11 +150,12 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     parts.append((True, "<details class=\"bl-setup\"><summary>The setup every record shares</summary>\n"
                   + html_table(frame(identity + fixed, ["field", "value", "role"])) + "\n</details>"))
     parts.append((False, "## Records"))
-    parts.append((True, "<div class=\"bl-scroll\">" + _records_table(site, report, path) + "</div>"))
+    labels = _labels(report)  # once per page: every track and the records table use them
+    parts.append((True, "<div class=\"bl-scroll\">" + _records_table(site, report, labels, path) + "</div>"))
     parts.append((False, "## Metrics along the series"))
     assets: dict[str, bytes] = {}
     for i, track in enumerate(report.tracks):
-        html, more = _track_section(site, report, track, i, path)
+        html, more = _track_section(site, report, labels, track, i, path)
         parts.append((True, html))
         assets.update(more)
     return Page(path, title, raw_html.join(parts), assets)
