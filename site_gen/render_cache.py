@@ -74,14 +74,26 @@ class RenderCache:
     def fingerprint(self) -> str:
         return code_fingerprint(self.template_overrides)
 
-    def _key(self, view: Rendered, name: str) -> str:
-        ident = [self.fingerprint, name, dataclasses.asdict(view.entry), repr(view.options), view.log_key, view.log_size]
-        return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
+    def _key(self, ident: list, name: str) -> str:
+        return hashlib.sha256(json.dumps([self.fingerprint, name, *ident], sort_keys=True).encode()).hexdigest()
+
+    @staticmethod
+    def _view_ident(view: Rendered) -> list:
+        return [dataclasses.asdict(view.entry), repr(view.options), view.log_key, view.log_size]
 
     def memo(self, view: Rendered, name: str, make: Callable[[], Any]) -> Any:
+        """The value `make()` gives for one record's view, cached."""
+        return self._memo(self._key(self._view_ident(view), name), make)
+
+    def memo_inputs(self, inputs: list, name: str, make: Callable[[], Any]) -> Any:
+        """The value `make()` gives for `inputs` (JSON: every ledger entry, path and option the
+        value is made from; the generator's code is in the key already), cached."""
+        return self._memo(self._key(inputs, name), make)
+
+    def _memo(self, key: str, make: Callable[[], Any]) -> Any:
         if self.dir is None:
             return make()
-        path = self.dir / "values" / f"{self._key(view, name)}.json"
+        path = self.dir / "values" / f"{key}.json"
         data = cache_mac.unseal(path.read_bytes()) if path.is_file() else None
         if data is not None:  # an edited or foreign entry fails its MAC: a miss, rendered again
             with self._lock:
@@ -106,7 +118,15 @@ class RenderCache:
         return data if hashlib.sha256(data).hexdigest() == sha else None
 
     def page(self, view: Rendered, name: str, make: Callable[[], Page]) -> Page:
-        """A cached Page (its assets in the blob folder); re-rendered if a blob went missing."""
+        """A cached Page of one record's view (its assets in the blob folder); re-rendered if a
+        blob went missing."""
+        return self._page(self._key(self._view_ident(view), name), make)
+
+    def page_inputs(self, inputs: list, name: str, make: Callable[[], Page]) -> Page:
+        """A cached Page made from `inputs` (see `memo_inputs`)."""
+        return self._page(self._key(inputs, name), make)
+
+    def _page(self, key: str, make: Callable[[], Page]) -> Page:
         made: list[Page] = []
 
         def encode() -> dict:
@@ -115,7 +135,7 @@ class RenderCache:
             return {"path": page.path, "title": page.title, "markdown": page.markdown,
                     "assets": {p: self.put_blob(b) for p, b in sorted(page.assets.items())}}
 
-        value = self.memo(view, name, encode)
+        value = self._memo(key, encode)
         if made:
             return made[0]
         assets = {p: self.get_blob(sha) for p, sha in value["assets"].items()}

@@ -5,6 +5,8 @@ every series and every detected change."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import statistics
 from typing import TYPE_CHECKING, Iterable
 
@@ -161,6 +163,15 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     return Page(path, title, raw_html.join(parts), assets)
 
 
+def _page_inputs(site: "SiteContext", report: SeriesReport) -> list:
+    """What a series page is made from, for the render cache: its records' ledger entries and
+    page paths in series order (the cases, their order and the tracks follow from those bytes),
+    its title (which can name what tells it from a sibling series), the rule and the options."""
+    views = [site.view(sha) for sha in report.series.records]
+    return [report.series.slug, report.title, repr(report.rule), repr(site.options),
+            [[dataclasses.asdict(v.entry), v.page_path] for v in views]]
+
+
 def feed_entries(site: "SiteContext") -> list[FeedEntry]:
     """One Atom entry per detected change, dated by the sealing time of the last record it was
     computed from (when the ledger first held everything the change rests on)."""
@@ -190,7 +201,7 @@ class SeriesPages(PageKind):
         rows = []
         changes = []
         for report in site.history:
-            yield series_page(site, report)
+            yield site.render_cache.page_inputs(_page_inputs(site, report), "series", lambda: series_page(site, report))
             kind = KINDS[report.series.schema]
             href = url(INDEX, page_path(report))
             rows.append({

@@ -124,3 +124,26 @@ def test_rebuilding_from_the_same_ledger_gives_the_same_bytes(drop_site, tmp_pat
                        options=BuildOptions(articles_dir=drop_site.parent / "articles")).out_dir
     for name in ("series/index.html", SERIES, "posts/feed.xml", "methodology.html"):
         assert (again / name).read_bytes() == (drop_site / name).read_bytes(), name
+
+
+def test_a_series_page_is_kept_in_the_render_cache_and_made_again_when_a_record_joins(tmp_path):
+    """Warm, a series page comes from the render cache (it was a third of a warm build at 1,000
+    articles); once a record joins the series its page is made again, byte for byte as a build
+    with an empty cache makes it."""
+    history = llm_history(4)
+    site = history_site(tmp_path, history[:3])
+    records, cache, articles = tmp_path / "records", tmp_path / "cache", tmp_path / "articles"
+    cached = [p for p in (cache / "render" / "values").iterdir() if b'"path": "series/36f2e4c80242.md"' in p.read_bytes()]
+    assert len(cached) == 1
+    before = sorted((cache / "render" / "values").iterdir())
+    build_site(records, site, cache_dir=cache, options=BuildOptions(articles_dir=articles))
+    assert sorted((cache / "render" / "values").iterdir()) == before  # nothing made again
+    joined = history[3]
+    Store(records).seal_bytes(json.dumps(joined, indent=1).encode(), "gsh-llm-core-article/1",
+                              f"history/{joined['runtime']['release']}.json")
+    build_site(records, site, cache_dir=cache, options=BuildOptions(articles_dir=articles))
+    fresh = build_site(records, tmp_path / "fresh", cache_dir=tmp_path / "fresh-cache",
+                       options=BuildOptions(articles_dir=articles)).out_dir
+    page = (site / SERIES).read_bytes()
+    assert f"history/{joined['runtime']['release']}.json</a>".encode() in page
+    assert page == (fresh / SERIES).read_bytes()
