@@ -17,9 +17,12 @@ from benchledger.errors import BuildError
 BUNDLE_DIR = "pagefind"  # in the site: the search page loads pagefind/pagefind-ui.js from here
 # What is indexed: the page's article (not the header, tabs or footer every page repeats).
 ROOT_SELECTOR = "article.md-content__inner"
-# Left out: permalink signs and the data tables behind charts (the numbers a page shows are
-# indexed where the page shows them).
-EXCLUDE_SELECTORS = ".headerlink, .bl-chart-data"
+# Left out: permalink signs, the data tables behind charts (the numbers a page shows are
+# indexed where the page shows them), and listings of records (`bl-listing`: the home page's
+# cards, the audit page's ledger and sums, a series' records table), whose every line is
+# indexed on that record's own page. Left in, at 1,000 articles they were fragments of 250 KB
+# to 930 KB of text that a query for one hash prefix downloaded beside the record's own.
+EXCLUDE_SELECTORS = ".headerlink, .bl-chart-data, .bl-listing"
 
 
 def pagefind_executable() -> Path:

@@ -153,7 +153,7 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
                   + html_table(frame(identity + fixed, ["field", "value", "role"])) + "\n</details>"))
     parts.append((False, "## Records"))
     labels = _labels(report)  # once per page: every track and the records table use them
-    parts.append((True, "<div class=\"bl-scroll\">" + _records_table(site, report, labels, path) + "</div>"))
+    parts.append((True, "<div class=\"bl-scroll bl-listing\">" + _records_table(site, report, labels, path) + "</div>"))
     parts.append((False, "## Metrics along the series"))
     assets: dict[str, bytes] = {}
     for i, track in enumerate(report.tracks):
