@@ -110,8 +110,7 @@ def comparison_set(site: "SiteContext") -> ComparisonSet:
             continue
         if kind.schema not in out.cases:
             out.kinds.append(kind)
-            out.cases[kind.schema] = []
-        out.cases[kind.schema].extend(kind.cases(view.data, view.sha256, view.entry.path))
+            out.cases[kind.schema] = list(site.cases[kind.schema])  # read once per build (SiteContext.cases)
     for kind in out.kinds:
         found = find(kind, out.cases[kind.schema])
         grouped: dict[tuple[Key, str], list[Comparison]] = {}

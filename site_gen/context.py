@@ -17,6 +17,7 @@ from site_gen.render_cache import RenderCache
 from site_gen.templating import make_jinja_env
 
 if TYPE_CHECKING:
+    from benchledger.cases.base import Case
     from site_gen.history import SeriesReport
     from benchledger.records.store import LedgerEntry, SealedRecord
     from site_gen.charts import ChartCache
@@ -130,11 +131,21 @@ class SiteContext:
         series pages, the `change` citation and the feed read the same report)."""
         from site_gen.history import history
 
-        from site_gen.comparisons import comparisons_of
-
-        # the comparisons read every record's cases once already: the series are found among those
         return history([(r.data, r.entry.sha256, r.entry.path, r.entry.schema) for r in self.records],
-                       cases_by_schema=comparisons_of(self).cases)
+                       cases_by_schema=self.cases)
+
+    @cached_property
+    def cases(self) -> dict[str, list["Case"]]:
+        """Every record's cases (benchledger.cases), per schema that has a case table, in ledger
+        order: read once per build, for the comparisons and the series alike."""
+        from benchledger.cases.registry import kind_for
+
+        out: dict[str, list["Case"]] = {}
+        for view in self.views:
+            kind = kind_for(view.schema)
+            if kind is not None:
+                out.setdefault(kind.schema, []).extend(kind.cases(view.data, view.sha256, view.entry.path))
+        return out
 
     @cached_property
     def _views_by_sha256(self) -> dict[str, RecordView]:
