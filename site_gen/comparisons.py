@@ -61,6 +61,12 @@ class ComparisonPage:
         words = [values[name] for name in self.kind.subject if name in values]
         return " ".join(words) if words else self.kind.title
 
+    @property
+    def link_title(self) -> str:
+        """The page as another page links to it: what is compared along what, no values or
+        counts, so a record joining the page changes no page that links to it."""
+        return f"{self.subject}: {self.kind.field(self.axis).label}"
+
     @cached_property
     def title(self) -> str:
         values = self.values

@@ -49,12 +49,13 @@ class RecordArticles(PageKind):
 
 
 def compared_block(site: "SiteContext", view: "RecordView") -> str:
-    """Links to every comparison page that includes a case of `view`'s record ('' if none)."""
+    """Links to every comparison page that includes a case of `view`'s record ('' if none).
+    Titled without values or record counts: sealing a record that joins a comparison then
+    rewrites no article but its own (with counts, one more record rewrote every article of its
+    kind, and a dirty MkDocs build rendered them all again)."""
     pages = comparisons_of(site).pages_of_record(view.sha256)
     if not pages:
         return ""
-    items = "".join(
-        f'<li><a href="{url(view.page_path, cp.path)}">{escape.attr(cp.title)}</a> '
-        f'({len(cp.records)} records)</li>' for cp in pages)
+    items = "".join(f'<li><a href="{url(view.page_path, cp.path)}">{escape.html(cp.link_title)}</a></li>' for cp in pages)
     return raw_html.block(f'<div class="bl-compared"><p class="bl-limits-title">Compared with other records, one difference at a time</p>'
                           f"<ul>{items}</ul></div>") + "\n\n"

@@ -192,3 +192,17 @@ def test_a_setup_measured_many_times_is_bounded_and_says_what_it_left_out(tmp_pa
     # the seed's placement sweep repeated by four records: nine cases shown, a row per point and case
     layers = (out / "comparisons" / links(index, "gsh-llm-core-article-1")["gpu-layers"]).read_text(encoding="utf-8")
     assert "<th>ratio to baseline</th>" in layers and layers.count("left out of this section") == 1
+
+
+def test_a_record_joining_a_comparison_rewrites_no_other_article(tmp_path):
+    """The articles' "compared with" links carry no values or record counts: a fifth LLM record
+    along runtime release joins that comparison page (whose title gains its value) and leaves
+    every other article's Markdown as it was (with counts, each article of the kind changed)."""
+    records, first = variant_site(tmp_path)
+    articles = {p: p.read_bytes() for p in (first.docs_dir / "articles").rglob("*.md")}
+    Store(records).seal_bytes(encoded(llm_variant(release="b11300", decode_factor=1.1)), GSH, "llm-cpu-offload/b11300.json")
+    again = build(tmp_path, records)
+    changed = sorted(p.relative_to(again.docs_dir).as_posix() for p, before in articles.items() if p.read_bytes() != before)
+    assert changed == []
+    new = (again.docs_dir / "articles" / "llm-cpu-offload" / "b11300.md").read_text(encoding="utf-8")
+    assert 'class="bl-compared"' in new and "runtime release" in new.lower()
