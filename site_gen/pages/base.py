@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar, Iterable
 
@@ -9,6 +10,11 @@ from site_gen.page import Page
 
 if TYPE_CHECKING:
     from site_gen.context import SiteContext
+
+
+# Threads a page kind may render with: charts are rendered by vl-convert, which runs partly
+# outside the GIL, so pages (and a page's charts) rendered side by side finish sooner.
+RENDER_WORKERS = min(4, os.cpu_count() or 1)
 
 
 class PageKind(ABC):

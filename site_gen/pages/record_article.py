@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Iterable
 
 from site_gen import escape, raw_html
 from site_gen.comparisons import comparisons_of
 from site_gen.page import Page
-from site_gen.pages.base import PageKind
+from site_gen.pages.base import RENDER_WORKERS, PageKind
 from site_gen.pages.records.base import ArticleWriter
 from site_gen.pages.records.registry import renderer_for
 from site_gen.templating import url
@@ -20,10 +19,6 @@ if TYPE_CHECKING:
 # Where the links to the record's comparisons go: filled after the (cached) rendering, since
 # they depend on the other records, not on this one.
 COMPARED_MARK = "<!-- bl-compared -->\n\n"
-
-# Articles render in a few threads: SVG rendering (vl-convert) releases the GIL, so a cold build
-# overlaps chart renderings. Output order stays the ledger's (map keeps order).
-WORKERS = min(4, os.cpu_count() or 1)
 
 
 def article_page(site: "SiteContext", view: "RecordView") -> Page:
@@ -41,7 +36,7 @@ class RecordArticles(PageKind):
     name = "record-article"
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
-        with ThreadPoolExecutor(WORKERS) as pool:
+        with ThreadPoolExecutor(RENDER_WORKERS) as pool:
             pages = list(pool.map(
                 lambda view: site.render_cache.page(view, "article", lambda: article_page(site, view)), site.views))
         return [Page(p.path, p.title, p.markdown.replace(COMPARED_MARK, compared_block(site, view), 1), p.assets)

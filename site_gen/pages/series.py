@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 import statistics
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Iterable
 
 from benchledger.cases.base import Role
@@ -21,7 +22,7 @@ from site_gen.claim import claim_html, claim_text, no_change_text
 from site_gen.feed import FeedEntry
 from site_gen.history import Finding, SeriesReport, Track, series_setup
 from site_gen.page import Page
-from site_gen.pages.base import PageKind
+from site_gen.pages.base import RENDER_WORKERS, PageKind
 from site_gen.tables import frame, html_table
 from site_gen.templating import url
 
@@ -156,8 +157,11 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     parts.append((True, "<div class=\"bl-scroll bl-listing\">" + _records_table(site, report, labels, path) + "</div>"))
     parts.append((False, "## Metrics along the series"))
     assets: dict[str, bytes] = {}
-    for i, track in enumerate(report.tracks):
-        html, more = _track_section(site, report, labels, track, i, path)
+    # the tracks' charts side by side (a long series' chart takes vl-convert half a second)
+    with ThreadPoolExecutor(RENDER_WORKERS) as pool:
+        sections = list(pool.map(lambda item: _track_section(site, report, labels, item[1], item[0], path),
+                                 enumerate(report.tracks)))
+    for html, more in sections:
         parts.append((True, html))
         assets.update(more)
     return Page(path, title, raw_html.join(parts), assets)
