@@ -2,31 +2,28 @@
 
 Each sample holds MemAvailable, the cgroup's memory (v2 `memory.current` or v1
 `memory.usage_in_bytes`: psutil has no cgroup API, so these files are read directly), and for the
-tracked process, read through one `psutil.Process` created when tracking starts, inside one
-`Process.oneshot()`: RSS (`memory_info`), CPU seconds (`cpu_times`), I/O counters (`io_counters`:
-read_chars, read_bytes, write_bytes), and PSS (`memory_full_info`, which reads smaps_rollup: slow
-on huge mappings, so `pss_every_sample=False` reads it only at phase boundaries). Major faults
-come from /proc/PID/stat (see `parse_stat`).
+tracked process, from its /proc files held open since tracking started: RSS (statm), CPU seconds
+and major faults (stat; psutil 7 has no major-fault field), I/O counters (io: read_chars,
+read_bytes, write_bytes), each the figure psutil's `memory_info`, `cpu_times` and `io_counters`
+give; PSS comes from psutil's `memory_full_info` (smaps_rollup: slow on huge mappings, so
+`pss_every_sample=False` reads it only at phase boundaries).
 
-Cost as a percent of one core (bench/sampler.py: 30 s per rate, PSS at boundaries, no GPU; the
-2-core build machine, shared with other jobs: one sampler's 10 Hz figure moved from 0.35 to 0.54
-between runs, highest when the machine was idle, so each cell is the range over the runs named):
+Cost as a percent of one core (bench/sampler.py, 30 s per rate, PSS at boundaries, no GPU, on
+the 2-core build machine; an idle machine reads highest, each wake-up then finds cold caches):
 
-    sampler                                               runs   1 Hz         10 Hz        100 Hz
-    /proc files opened per read, no psutil (before)        6     0.080-0.122  0.353-0.544  3.33-4.80
-    psutil, virtual_memory(), files opened per read        2     0.090-0.116  0.545-0.606  4.58-5.38
-    psutil, virtual_memory(), files held open              2     0.094-0.105  0.562-0.587  4.15-4.47
-    psutil, MemAvailable, files held open (this module)    5     0.090-0.118  0.384-0.544  3.61-5.13
+    sampler                                                     1 Hz    10 Hz   100 Hz
+    /proc files opened per read, no psutil (first version)      0.08-0.12  0.35-0.54  3.3-4.8
+    psutil in oneshot(), MemAvailable, files held open          0.09-0.12  0.38-0.54  3.6-5.1
+    /proc/PID/{stat,statm,io} read here, timed lock wait (now)  0.074      0.308      2.56
+    the wait alone at 10 Hz, reading nothing (the floor)                   0.114
 
-Run back to back, this module and the /proc one read 0.384/0.451, 0.443/0.462, 0.531/0.530 and,
-on the idle machine, 0.544/0.544 at 10 Hz (there the sampling loop alone, reading nothing, costs
-0.15); alternated in one process (six 5 s windows each at 10 Hz, medians) they read 0.420 and
-0.420, with virtual_memory() 0.499 (files held open) and 0.542 (opened per read). Two choices
-bring psutil to the /proc version's cost: MemAvailable is read from /proc/meminfo (the figure
-`psutil.virtual_memory().available` returns on Linux) instead of through virtual_memory(), which
-parses all of meminfo and computes its other fields on every sample; and the files this module
-reads itself (/proc/meminfo, the cgroup file, /proc/PID/stat) stay open and are re-read with
-pread at offset 0, which saves a path lookup, open and close per file and sample.
+Reading the tracked process's figures from its held-open /proc files takes 14 us a sample
+where psutil's memory_info, cpu_times and io_counters inside oneshot() took 55 (a test holds
+the figures equal to psutil's); the thread waits for each tick on a lock acquired with a
+timeout, one C-level wait, where Event.wait runs Python condition code on every wake-up.
+MemAvailable is read from /proc/meminfo (psutil's `virtual_memory().available` on Linux)
+without parsing the other fifty lines, and every file stays open and is re-read with pread.
+psutil still reads PSS (`memory_full_info`) and the CPU snapshots at phase boundaries.
 """
 
 from __future__ import annotations
