@@ -14,6 +14,7 @@ import pytest
 
 from collector.modules.llama_server.requests import SYNTHETIC_TEXT, Client, synthetic_prompt
 from collector.modules.llama_server.server import (
+    STOP_TIMEOUT_S,
     LlamaServer,
     ServerError,
     ServerSettings,
@@ -198,7 +199,9 @@ def test_no_orphan_after_ctrl_c_of_the_collector(info, tiny_model, tmp_path):
     try:
         pid = int(parent.stdout.readline())
         parent.send_signal(signal.SIGINT)
-        assert parent.wait(timeout=15) != 0
+        # the collector may take its designed worst case, SIGTERM's grace and the group's, on a
+        # loaded CI machine (15 s once was not enough); a normal stop takes milliseconds
+        assert parent.wait(timeout=2 * STOP_TIMEOUT_S + 10) != 0
         assert wait_gone(pid)
     finally:
         parent.kill()
