@@ -14,7 +14,6 @@ import pytest
 
 from collector.modules.llama_server.requests import SYNTHETIC_TEXT, Client, synthetic_prompt
 from collector.modules.llama_server.server import (
-    STOP_TIMEOUT_S,
     LlamaServer,
     ServerError,
     ServerSettings,
@@ -186,10 +185,14 @@ def test_no_orphan_when_the_collector_is_killed(info, tiny_model, tmp_path):
 
 
 def test_no_orphan_after_ctrl_c_of_the_collector(info, tiny_model, tmp_path):
+    # Ctrl-C as a terminal delivers it: a suite started in the background (`make test &`, some
+    # CI runners) hands its children SIGINT ignored, and Python then never raises
+    # KeyboardInterrupt, so the collector here restores the default handler first
     script = textwrap.dedent(f"""
-        import time
+        import signal, time
         from pathlib import Path
         from collector.modules.llama_server.server import LlamaServer, ServerSettings, inspect_binary
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         with LlamaServer(inspect_binary(Path({str(info.path)!r})), Path({str(tiny_model)!r}),
                          ServerSettings(context_tokens=256, threads=1), Path({str(tmp_path / 'server.log')!r})) as server:
             print(server.pid, flush=True)
@@ -199,9 +202,7 @@ def test_no_orphan_after_ctrl_c_of_the_collector(info, tiny_model, tmp_path):
     try:
         pid = int(parent.stdout.readline())
         parent.send_signal(signal.SIGINT)
-        # the collector may take its designed worst case, SIGTERM's grace and the group's, on a
-        # loaded CI machine (15 s once was not enough); a normal stop takes milliseconds
-        assert parent.wait(timeout=2 * STOP_TIMEOUT_S + 10) != 0
+        assert parent.wait(timeout=15) != 0
         assert wait_gone(pid)
     finally:
         parent.kill()
