@@ -32,14 +32,12 @@ sys.path.insert(0, str(ROOT))
 
 from benchledger.records.store import Store  # noqa: E402
 from tests.site_gen.site_support import serve  # noqa: E402  (the one static server of the browser tests)
+from tests.site_gen.test_browser import ARGS as CHROMIUM_ARGS, CHROMIUM  # noqa: E402  (the browser tests' chromium)
 
 SEEDS = {
     "gsh-llm-core-article/1": ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json",
     "torch-graph-replay/1": ROOT / "records" / "torch-graph-replay" / "2026-10-28.json",
 }
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 
 
 def synthetic(schema: str, k: int) -> bytes:

@@ -36,6 +36,13 @@ cases = ["a", "b"]
 """
 
 
+def refused(tmp_path, text) -> str:
+    """Every line of the PlanError the plan `text` raises, as one text."""
+    with pytest.raises(PlanError) as err:
+        load_plan(write(tmp_path, text))
+    return "\n".join(err.value.lines())
+
+
 def write(tmp_path, text, name="plan.toml"):
     (tmp_path / "m.bin").write_bytes(b"x")
     p = tmp_path / name
@@ -208,11 +215,8 @@ def test_a_deeply_nested_plan_is_an_error_not_a_recursion_traceback(tmp_path):
 
 def test_plan_numbers_have_upper_bounds(tmp_path):
     """Issue 11, class 9: `measured_rounds = 9223372036854775807` was accepted and ran for ever."""
-    text = ('article_key = "x"\nmodule = "phase_workload"\n[settings]\nmeasured_rounds = 9223372036854775807\n'
-            'contexts = [20, 2000000]\nseed = 18446744073709551615\n')
-    with pytest.raises(PlanError) as err:
-        load_plan(write(tmp_path, text))
-    text = "\n".join(err.value.lines())
+    text = refused(tmp_path, 'article_key = "x"\nmodule = "phase_workload"\n[settings]\nmeasured_rounds = 9223372036854775807\n'
+                             'contexts = [20, 2000000]\nseed = 18446744073709551615\n')
     assert "$.settings.measured_rounds: expected a positive integer <= 10000, got 9223372036854775807" in text
     assert "$.settings.contexts: expected a list of at most 256 distinct positive integers <= 1048576" in text
     assert "$.settings.seed: expected an integer within ±2^53" in text
@@ -224,23 +228,17 @@ def test_module_numbers_that_set_how_long_a_case_runs_have_upper_bounds_too(tmp_
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
     llama = ('article_key = "x"\nmodule = "llama_server"\n[settings]\ncontexts = [64]\noutput_tokens = 8\n'
              'request_timeout_s = 1e308\nload_timeout_s = 86401\n[models.m]\nfiles = ["m.gguf"]\n[[cases]]\nid = "a"\nmodel = "m"\n')
-    with pytest.raises(PlanError) as err:
-        load_plan(write(tmp_path, llama))
-    text = "\n".join(err.value.lines())
+    text = refused(tmp_path, llama)
     assert "$.settings.request_timeout_s: expected a number of seconds > 0 and <= 86400, got 1e+308" in text
     assert "$.settings.load_timeout_s: expected a number of seconds > 0 and <= 86400, got 86401" in text
     replay = ('article_key = "x"\nmodule = "graph_replay"\n[settings]\nshort_repetitions = 9223372036854775807\n'
               f'synthetic_tokens = {list(range(1, 258))}\nvocab_size = 4294967296\n[[cases]]\nid = "a"\n')
-    with pytest.raises(PlanError) as err:
-        load_plan(write(tmp_path, replay))
-    text = "\n".join(err.value.lines())
+    text = refused(tmp_path, replay)
     assert "$.settings.short_repetitions: expected a positive integer <= 10000, got 9223372036854775807" in text
     assert "$.settings.synthetic_tokens: expected a list of at most 256 positive token counts <= 1048576" in text
     assert "$.settings.vocab_size: expected a positive integer <= 2147483647, got 4294967296" in text
     many = 'article_key = "x"\nmodule = "phase_workload"\n[settings]\n' + f"contexts = {list(range(1, 258))}\n"
-    with pytest.raises(PlanError) as err:
-        load_plan(write(tmp_path, many))
-    assert "$.settings.contexts: expected a list of at most 256 distinct positive integers" in "\n".join(err.value.lines())
+    assert "$.settings.contexts: expected a list of at most 256 distinct positive integers" in refused(tmp_path, many)
 
 
 def test_a_model_path_the_system_cannot_hold_and_a_case_compared_with_itself_are_plan_errors(tmp_path):

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from tests.site_gen.site_support import ARTIFACTS, serve
-from tests.site_gen.test_browser import ARGS, CHROMIUM, Watch, charts_drawn
+from tests.site_gen.test_browser import CHROMIUM, Watch, browser, charts_drawn  # noqa: F401 (browser: the shared fixture)
 from tests.site_gen.test_comparisons import links, variant_site
 
 pytestmark = [pytest.mark.browser]
@@ -24,16 +24,6 @@ def site(tmp_path_factory):
         pytest.skip("needs Debian's chromium (make chromium)")
     records, result = variant_site(tmp_path_factory.mktemp("browser-comparisons"))
     return result.out_dir
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def decode_column(page) -> list[float]:
