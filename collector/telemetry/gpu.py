@@ -288,8 +288,8 @@ class GpuSampler(PeriodicSampler[GpuSample]):
         self._last_energy_mj = mj
         return mj
 
-    def read(self, t: float, **options) -> GpuSample | None:
-        if self._handle is None:  # not open, or shut down (read runs under the sampler lock)
+    def capture(self, t: float, **options) -> GpuSample | None:
+        if self._handle is None:  # not open, or shut down (capture runs under the sampler lock)
             return None
         nvml, h = self._nvml, self._handle
         skip = self.info.unavailable_metrics

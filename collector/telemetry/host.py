@@ -168,7 +168,8 @@ def parse_stat(stat: bytes) -> ProcStat:
     """Major faults, CPU seconds and start time from the text of /proc/PID/stat. psutil 7 (the
     newest release) has no major-fault field (psutil 8 adds `Process.page_faults()`); the start
     time says whether the pid still belongs to the tracked process, at about half the cost of
-    `Process.is_running()`, which builds a second Process and reads this file again."""
+    `Process.is_running()`, which builds a second Process and reads this file again. (Its rss
+    field is not used: on Linux 6 it is the kernel's approximate per-CPU sum, pages off statm's.)"""
     rest = stat[stat.rfind(b")") + 2 :].split()  # fields after "(comm)": rest[0] is field 3
     return ProcStat(int(rest[9]), (int(rest[11]) + int(rest[12])) / _CLOCK_TICKS, int(rest[19]))
 
@@ -201,8 +202,22 @@ class TrackedProcess:
             file.close()
 
 
+@dataclass(frozen=True, slots=True)
+class ProcessCapture:
+    """What one tick read of the tracked process, undecoded: the files' text (io None when not
+    permitted), PSS when read, or the error that stopped the reading."""
+
+    tracked: TrackedProcess
+    stat: bytes | None
+    statm: bytes | None
+    io: bytes | None
+    pss_bytes: int | None
+    error: Exception | None
+
+
 class HostSampler(PeriodicSampler[HostSample]):
     thread_name = "host-sampler"
+    decode_batch = 16  # a tick copies the files' text; parsing runs once per 16 ticks, on warm caches
 
     def __init__(self, hz: float, clock=time.monotonic, cgroup: CgroupMemory | None = None, pss_every_sample: bool = True):
         super().__init__(hz, clock)
@@ -225,6 +240,7 @@ class HostSampler(PeriodicSampler[HostSample]):
                 stat.close()
                 raise ProcessLookupError(f"no process {pid} to track") from None
         with self._lock:
+            self._decode_pending()  # the old process's captures, before process_error is reset
             if self._process is not None:
                 self._process.close()
             self._process = tracked
@@ -260,35 +276,52 @@ class HostSampler(PeriodicSampler[HostSample]):
                 return None
         return CpuSnapshot(t, times.user + times.system)
 
-    def read(self, t: float, pss: bool = False) -> HostSample:
+    def capture(self, t: float, pss: bool = False) -> tuple:
+        """The files' text as the kernel gives it now; parsed later, by decode()."""
         cgroup = None
         if self._cgroup_file is not None:
             try:
-                cgroup = first_int(self._cgroup_file.read())
+                cgroup = self._cgroup_file.read()
             except OSError:
                 pass
-        return HostSample(t, parse_mem_available(self._meminfo.read()), cgroup, self._read_process(pss or self.pss_every_sample))
+        return t, self._meminfo.read(), cgroup, self._capture_process(pss or self.pss_every_sample)
 
-    def _read_process(self, pss: bool) -> ProcessSample | None:
+    def _capture_process(self, pss: bool) -> ProcessCapture | None:
         tracked = self._process
         if tracked is None:
             return None
-        pid = tracked.process.pid
+        io = pss_bytes = None
         try:
-            rss = parse_statm_rss(tracked.statm.read())
+            statm = tracked.statm.read()
             try:
-                counters: tuple[int | None, ...] = parse_io(tracked.io.read())
+                io = tracked.io.read()
             except PermissionError:  # another user's process: no I/O counters, the rest still
-                counters = (None, None, None)
+                pass
             pss_bytes = tracked.process.memory_full_info().pss if pss else None
-            # read last: if the pid still belongs to the tracked process, all of the above was its
-            stat = parse_stat(tracked.stat.read())
-            if stat.start_ticks != tracked.start_ticks:
+            stat = tracked.stat.read()  # last: if the pid is still the tracked process's, all of the above was its
+        except (psutil.Error, OSError) as err:
+            return ProcessCapture(tracked, None, None, None, None, err)
+        return ProcessCapture(tracked, stat, statm, io, pss_bytes, None)
+
+    def decode(self, raw: tuple) -> HostSample:
+        t, meminfo, cgroup, process = raw
+        return HostSample(t, parse_mem_available(meminfo), None if cgroup is None else first_int(cgroup),
+                          None if process is None else self._decode_process(process))
+
+    def _decode_process(self, captured: ProcessCapture) -> ProcessSample | None:
+        pid = captured.tracked.process.pid
+        try:
+            if captured.error is not None:
+                raise captured.error
+            stat = parse_stat(captured.stat)
+            if stat.start_ticks != captured.tracked.start_ticks:
                 raise psutil.NoSuchProcess(pid)
+            rss = parse_statm_rss(captured.statm)
+            counters: tuple[int | None, ...] = (None, None, None) if captured.io is None else parse_io(captured.io)
         except (psutil.NoSuchProcess, FileNotFoundError, ProcessLookupError):  # exited, or pid reused
             self.process_error = f"process {pid} exited"
             return None
         except (psutil.Error, OSError, ValueError, KeyError, IndexError) as err:
             self.process_error = f"process {pid}: {err}"
             return None
-        return ProcessSample(pid, rss, pss_bytes, stat.cpu_seconds, stat.major_faults, *counters)
+        return ProcessSample(pid, rss, captured.pss_bytes, stat.cpu_seconds, stat.major_faults, *counters)

@@ -1,21 +1,28 @@
 """The periodic sampling thread shared by the host and GPU samplers: absolute deadlines on the
 monotonic clock (no drift), samples kept in time order, and an immediate `sample_now()` for
-phase boundaries."""
+phase boundaries.
+
+A tick only *captures* (what must happen at that instant: reading the kernel's or the driver's
+figures); turning captures into samples (`decode`) can wait and run for several together. A
+sampler thread wakes to cold caches, so running the parsing code once for a batch instead of
+once per wake-up is most of what a host sample costs the machine it measures."""
 
 from __future__ import annotations
 
 import threading
 import time
 from abc import ABC, abstractmethod
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 S = TypeVar("S")
 
 
 class PeriodicSampler(ABC, Generic[S]):
-    """Calls `read(t)` every 1/hz seconds in a daemon thread; `read` returns a sample or None."""
+    """Calls `capture(t)` every 1/hz seconds in a daemon thread; `decode` turns each capture into
+    a sample or None, at most `decode_batch` ticks later (and before any sample is handed out)."""
 
     thread_name = "sampler"
+    decode_batch = 1  # captures held undecoded at most (1: decode at once)
 
     def __init__(self, hz: float, clock=time.monotonic):
         if not hz > 0:
@@ -23,6 +30,7 @@ class PeriodicSampler(ABC, Generic[S]):
         self.hz = hz
         self.clock = clock
         self._samples: list[S] = []
+        self._pending: list[Any] = []  # captures not decoded yet, in time order
         self._lock = threading.Lock()
         # Held while the thread runs; stop() releases it. The thread waits for each tick by
         # trying to acquire it with a timeout: one C-level wait per tick, about half of what
@@ -31,13 +39,18 @@ class PeriodicSampler(ABC, Generic[S]):
         self._thread: threading.Thread | None = None
 
     @abstractmethod
-    def read(self, t: float, **options) -> S | None:
-        """One observation stamped t (the monotonic time just before reading)."""
+    def capture(self, t: float, **options) -> Any:
+        """Observe now (t: the monotonic time just before); runs under the sampler lock."""
+
+    def decode(self, raw: Any) -> S | None:
+        """The sample a capture makes, or None (default: the capture is the sample)."""
+        return raw
 
     def sample_now(self, **options) -> S | None:
-        """Take one sample immediately (from any thread) and keep it; options go to read()."""
+        """Take one sample immediately (from any thread) and keep it; options go to capture()."""
         with self._lock:
-            sample = self.read(self.clock(), **options)
+            self._decode_pending()
+            sample = self.decode(self.capture(self.clock(), **options))
             if sample is not None:
                 self._samples.append(sample)
             return sample
@@ -64,13 +77,25 @@ class PeriodicSampler(ABC, Generic[S]):
     def samples(self) -> list[S]:
         """A copy of the samples so far, in time order."""
         with self._lock:
+            self._decode_pending()
             return list(self._samples)
+
+    def _decode_pending(self) -> None:
+        """Decode the held captures, in order (caller holds the lock)."""
+        for raw in self._pending:
+            sample = self.decode(raw)
+            if sample is not None:
+                self._samples.append(sample)
+        self._pending.clear()
 
     def _loop(self, running: threading.Lock) -> None:
         period = 1.0 / self.hz
         next_t = self.clock() + period
         while not running.acquire(timeout=max(0.0, next_t - self.clock())):
-            self.sample_now()
+            with self._lock:
+                self._pending.append(self.capture(self.clock()))
+                if len(self._pending) >= self.decode_batch:
+                    self._decode_pending()
             next_t += period
             now = self.clock()
             if next_t < now:  # fell behind (a slow read): skip missed ticks instead of bursting

@@ -173,3 +173,35 @@ def test_a_sampler_stopped_and_started_again_samples_again():
         time.sleep(0.2)
         sampler.stop()
         assert len(sampler.samples()) - before >= 5  # first + periodic + last
+
+
+def test_ticks_are_decoded_in_order_before_samples_are_handed_out():
+    """The thread only copies the files' text; samples() (and sample_now) decode what is held,
+    so nothing captured is missing or out of order, whatever the batch has reached."""
+    s = HostSampler(200, pss_every_sample=False)
+    s.track_process(os.getpid())
+    s.start()
+    time.sleep(0.3)
+    now = s.sample_now()  # decodes the held captures first, then itself
+    held = s.samples()
+    s.stop()
+    times = [x.t for x in held]
+    assert len(held) >= 3 and times == sorted(times) and held[-1] is now  # 60 ticks unless starved
+    assert all(x.process is not None and x.process.pid == os.getpid() for x in held)
+    assert len(s.samples()) == len(held) + 1  # stop()'s last sample
+
+
+def test_switching_process_keeps_the_exit_of_the_old_one_out_of_the_new_ones_state():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    s = HostSampler(200, pss_every_sample=False)
+    s.track_process(proc.pid)
+    proc.wait()
+    s.start()
+    time.sleep(0.05)  # ticks capture the exited process, held undecoded
+    s.track_process(os.getpid())  # decodes them (process_error set), then resets it
+    assert s.process_error is None
+    time.sleep(0.05)
+    s.stop()
+    samples = s.samples()
+    assert s.process_error is None and samples[-1].process.pid == os.getpid()
+    assert any(x.process is None for x in samples)  # the old process's ticks: no stale values
