@@ -88,7 +88,10 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         files.update({name: template_bytes(name, options.templates_dir) for name in STATIC_ASSETS})
         if options.logo is not None:
             files[logo_path(options)] = options.logo.read_bytes()
-        pages = [page for kind in PAGE_KINDS for page in kind.pages(site)]
+        try:
+            pages = [page for kind in PAGE_KINDS for page in kind.pages(site)]
+        finally:
+            charts.close()  # every chart is drawn by now: the vl-convert worker processes end
         _collect(pages, files)
         files["mkdocs.yml"] = mkdocs_config(site.options, out_dir).encode()
 

@@ -21,6 +21,7 @@ import vl_convert
 from benchledger.atomic import write_atomic
 from benchledger.records import cache_mac
 from site_gen import escape
+from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.quantity import format_value
 from site_gen.tables import html_table
 from site_gen.templating import url
@@ -29,6 +30,7 @@ VEGA_BUNDLE_PATH = "assets/vendor/vega-bundle.js"
 CHARTS_DIR = "assets/charts"
 CHART_WIDTH = 560
 CHART_HEIGHT = 260
+MAX_AXIS_LABELS = 24  # labels a series chart's record axis shows at most
 
 
 @dataclass(frozen=True)
@@ -118,15 +120,18 @@ def line_chart(
     return Chart(chart_id, title, alt_text, spec, table)
 
 
+_FONTS = hashlib.sha256(FONT_SETUP.encode()).hexdigest()[:12]  # the fonts an SVG was drawn with
 # What a spec memo's key covers besides its inputs: this module's code and Altair's version.
 _SPEC_CODE = hashlib.sha256(Path(__file__).read_bytes() + alt.__version__.encode()).hexdigest()
 
 
 class ChartCache:
-    """SVG renderings keyed by spec hash, on disk under `cache_dir` (or in memory only)."""
+    """SVG renderings keyed by spec hash, on disk under `cache_dir` (or in memory only), drawn
+    by vl-convert worker processes (site_gen/chart_workers.py), which `close()` ends."""
 
-    def __init__(self, cache_dir: Path | None = None):
+    def __init__(self, cache_dir: Path | None = None, workers: ChartWorkers | None = None):
         self.cache_dir = cache_dir
+        self.workers = workers or ChartWorkers()
         self.rendered = 0  # renderings done by this cache (a warm build does none)
         self.specs_built = 0  # specs `spec()` had to build (a warm build builds none)
         self._memory: dict[str, bytes] = {}
@@ -149,12 +154,16 @@ class ChartCache:
         """The static SVG of `chart`, rendered once per distinct spec (and vl-convert version)."""
 
         def render() -> bytes:
-            svg = vl_convert.vegalite_to_svg(_xml_safe(chart.spec)).encode()
+            svg = self.workers.svg(_xml_safe(chart.spec)).encode()
             with self._lock:
                 self.rendered += 1
             return svg
 
-        return self._cached(f"svg-{vl_convert.__version__}-{chart.spec_sha256}.svg", render)
+        return self._cached(f"svg-{vl_convert.__version__}-{_FONTS}-{chart.spec_sha256}.svg", render)
+
+    def close(self) -> None:
+        """End the worker processes (a later rendering starts them again)."""
+        self.workers.close()
 
     def spec(self, inputs: Any, build) -> dict:
         """The Vega-Lite spec `build()` makes from `inputs` (JSON-able), built once per distinct
@@ -251,7 +260,12 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
 def _series_spec(frame: pd.DataFrame, segments: Sequence[tuple[str, str, float]], marks: Sequence[SeriesMark],
                  x_title: str, y_title: str) -> dict:
     order = list(frame["label"])
-    x = alt.X("label:N", sort=order, title=x_title, axis=alt.Axis(labelAngle=-45))
+    # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
+    # measures each label's text (about a millisecond apiece): label every k-th record instead.
+    # Every point keeps its label in the tooltip and the data table.
+    step = -(-len(order) // MAX_AXIS_LABELS)
+    axis = alt.Axis(labelAngle=-45) if step <= 1 else alt.Axis(labelAngle=-45, values=order[::step])
+    x = alt.X("label:N", sort=order, title=x_title, axis=axis)
     y_scale = alt.Scale(zero=False)
     base = alt.Chart(frame)
     ranges = base.transform_filter("isValid(datum.low)").mark_rule(color="#7f8c8d").encode(

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar, Iterable
 
+from site_gen.chart_workers import cpu_count
 from site_gen.page import Page
 
 if TYPE_CHECKING:
     from site_gen.context import SiteContext
 
 
-# Threads a page kind may render with: charts are rendered by vl-convert, which runs partly
-# outside the GIL, so pages (and a page's charts) rendered side by side finish sooner.
-RENDER_WORKERS = min(4, os.cpu_count() or 1)
+# Threads a page kind may render with. A chart not in the cache is drawn by a vl-convert worker
+# process, one per CPU (site_gen/chart_workers.py), while the thread waits outside the GIL: two
+# threads per worker keep every worker busy while the others do the pages' Python work.
+RENDER_WORKERS = min(32, 2 * cpu_count())
 
 
 class PageKind(ABC):

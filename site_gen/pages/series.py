@@ -157,8 +157,8 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     parts.append((True, "<div class=\"bl-scroll bl-listing\">" + _records_table(site, report, labels, path) + "</div>"))
     parts.append((False, "## Metrics along the series"))
     assets: dict[str, bytes] = {}
-    # the tracks' charts side by side (a long series' chart takes vl-convert half a second)
-    with ThreadPoolExecutor(RENDER_WORKERS) as pool:
+    # the tracks' charts side by side (one long series' page was a minute of charts, one by one)
+    with ThreadPoolExecutor(min(RENDER_WORKERS, len(report.tracks) or 1)) as pool:
         sections = list(pool.map(lambda item: _track_section(site, report, labels, item[1], item[0], path),
                                  enumerate(report.tracks)))
     for html, more in sections:
@@ -204,8 +204,12 @@ class SeriesPages(PageKind):
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         rows = []
         changes = []
+        # pages side by side too: most series are short, and one page's few charts would leave
+        # the chart workers idle
+        with ThreadPoolExecutor(RENDER_WORKERS) as pool:
+            yield from pool.map(lambda report: site.render_cache.page_inputs(_page_inputs(site, report), "series",
+                                                                             lambda: series_page(site, report)), site.history)
         for report in site.history:
-            yield site.render_cache.page_inputs(_page_inputs(site, report), "series", lambda: series_page(site, report))
             kind = KINDS[report.series.schema]
             href = url(INDEX, page_path(report))
             rows.append({

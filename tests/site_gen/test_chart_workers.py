@@ -1,0 +1,85 @@
+"""vl-convert worker processes: each caller gets its own chart, drawn with vl-convert's
+bundled fonts only; errors carried back, a dead worker replaced, every process ended."""
+
+import os
+import re
+import signal
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import vl_convert
+
+from site_gen.chart_workers import ChartWorkers
+
+
+def spec(n: int) -> dict:
+    return {"data": {"values": [{"x": i, "y": i * n} for i in range(5)]}, "mark": "line",
+            "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative", "title": f"chart {n}"}}}
+
+
+@pytest.fixture
+def workers():
+    pool = ChartWorkers(2)
+    yield pool
+    pool.close()
+
+
+def texts(svg: str) -> list[str]:
+    return [t.text for t in ET.fromstring(svg).iter() if t.tag.endswith("text")]
+
+
+def test_many_threads_each_get_their_own_chart(workers):
+    with ThreadPoolExecutor(6) as threads:
+        drawn = list(threads.map(lambda n: workers.svg(spec(n)), range(12)))
+    # the same marks and words as vl-convert here draws (positions follow the fonts: see below)
+    assert [texts(svg) for svg in drawn] == [texts(vl_convert.vegalite_to_svg(spec(n))) for n in range(12)]
+    assert all(f"chart {n}" in texts(svg) for n, svg in enumerate(drawn))
+    assert len(workers._all) == 2  # grown to the limit, not past it
+
+
+def test_workers_load_no_system_font_and_draw_the_same_bytes_each_time(workers):
+    first = workers.svg(spec(3))
+    (worker,) = workers._all
+    env = Path(f"/proc/{worker.pid}/environ").read_bytes().split(b"\0")
+    conf = next(v for v in env if v.startswith(b"FONTCONFIG_FILE=")).split(b"=", 1)[1].decode()
+    (folder,) = re.findall(r"<dir>(.*)</dir>", Path(conf).read_text())
+    assert list(Path(folder).iterdir()) == []  # fontdb finds no font file: only vl-convert's own
+    again = ChartWorkers(1)
+    try:
+        assert again.svg(spec(3)) == first
+    finally:
+        again.close()
+
+
+def test_an_invalid_spec_is_vl_convert_s_error_and_the_pool_goes_on(workers):
+    with pytest.raises(ValueError) as err:
+        workers.svg({"mark": "no-such-mark"})
+    with pytest.raises(ValueError) as here:
+        vl_convert.vegalite_to_svg({"mark": "no-such-mark"})
+    assert str(err.value) == str(here.value)
+    assert workers.svg(spec(1)) == vl_convert.vegalite_to_svg(spec(1))
+
+
+def test_a_worker_that_dies_is_reported_and_replaced():
+    workers = ChartWorkers(1)
+    try:
+        workers.svg(spec(1))
+        (only,) = workers._all
+        os.kill(only.pid, signal.SIGKILL)
+        only.wait()
+        with pytest.raises(RuntimeError, match="chart worker process ended"):
+            workers.svg(spec(2))
+        assert workers.svg(spec(2)) == vl_convert.vegalite_to_svg(spec(2))
+        assert workers._all[0] is not only
+    finally:
+        workers.close()
+
+
+def test_close_ends_every_worker():
+    workers = ChartWorkers(2)
+    workers.svg(spec(1))
+    started = list(workers._all)
+    workers.close()
+    assert all(w.returncode is not None for w in started) and workers._all == []
