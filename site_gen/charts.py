@@ -10,7 +10,7 @@ import hashlib
 import json
 import threading
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -71,6 +71,70 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+# Altair builds a chart's spec in about 15 ms (35 for a layered series chart), most of a cold
+# build's own work at a thousand records. Specs are therefore built by Altair once per *shape*
+# (the axes, titles and layers), with the data left out: the layers read named datasets
+# ("points", ...) and the orders that follow from the data are placeholders. A chart's spec is
+# that template with its datasets and orders filled in: the same chart, in microseconds.
+_PLACEHOLDER = "\x00benchledger-placeholder:"
+
+
+def _placeholder(name: str) -> list[str]:
+    return [_PLACEHOLDER + name]
+
+
+def _template_json(chart: alt.TopLevelMixin) -> str:
+    # Altair's own schema validation costs more than the rest of a page; the spec is built
+    # from fixed encodings here, and vl-convert rejects an invalid one anyway.
+    spec = chart.to_dict(validate=False)
+    spec.pop("$schema", None)
+    return canonical_json(spec)
+
+
+def _filled(template: str, datasets: dict[str, list], lists: dict[str, list]) -> dict:
+    """The template's spec with its placeholder lists replaced by `lists` and its datasets set.
+    Only a one-element list holding a placeholder is replaced: titles are strings, and the data,
+    where a record's text could hold anything, is added after the walk."""
+
+    def fill(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: fill(v) for k, v in node.items()}
+        if isinstance(node, list):
+            if len(node) == 1 and isinstance(node[0], str) and node[0].startswith(_PLACEHOLDER):
+                return lists[node[0][len(_PLACEHOLDER):]]
+            return [fill(v) for v in node]
+        return node
+
+    spec = fill(json.loads(template))
+    spec["datasets"] = datasets
+    return spec
+
+
+@lru_cache(maxsize=1024)
+def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, log_y: bool) -> str:
+    scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
+    scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
+    return _template_json(
+        # No title inside the chart: the page shows it once, above, as text that wraps on a
+        # narrow screen; the alt text repeats it for the static SVG.
+        alt.Chart(alt.NamedData("points"), width=CHART_WIDTH, height=CHART_HEIGHT)
+        .mark_line(point=alt.OverlayMarkDef(size=60, filled=True))
+        .encode(
+            x=alt.X("x:Q", title=x_title, scale=scale_x),
+            y=alt.Y("y:Q", title=y_title, scale=scale_y),
+            color=alt.Color("series:N", title=series_title, sort=_placeholder("series")),
+            tooltip=[
+                alt.Tooltip("series:N", title=series_title),
+                alt.Tooltip("x:Q", title=x_title, format=",.4~g"),
+                alt.Tooltip("y:Q", title=y_title, format=",.4~g"),
+                alt.Tooltip("origin:N", title="source"),
+            ],
+        )
+        .configure_view(stroke=None)
+        .configure_axis(grid=True, gridOpacity=0.4)
+    )
+
+
 def line_chart(
     chart_id: str,
     title: str,
@@ -90,39 +154,14 @@ def line_chart(
         for x, y, origin in s.points
         if x is not None and y is not None
     ]
-    frame = pd.DataFrame(rows, columns=["x", "y", "series", "origin"])
-    scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
-    scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
-    chart = (
-        # No title inside the chart: the page shows it once, above, as text that wraps on a
-        # narrow screen; the alt text repeats it for the static SVG.
-        alt.Chart(frame, width=CHART_WIDTH, height=CHART_HEIGHT)
-        .mark_line(point=alt.OverlayMarkDef(size=60, filled=True))
-        .encode(
-            x=alt.X("x:Q", title=x_title, scale=scale_x),
-            y=alt.Y("y:Q", title=y_title, scale=scale_y),
-            color=alt.Color("series:N", title=series_title, sort=[s.label for s in series]),
-            tooltip=[
-                alt.Tooltip("series:N", title=series_title),
-                alt.Tooltip("x:Q", title=x_title, format=",.4~g"),
-                alt.Tooltip("y:Q", title=y_title, format=",.4~g"),
-                alt.Tooltip("origin:N", title="source"),
-            ],
-        )
-        .configure_view(stroke=None)
-        .configure_axis(grid=True, gridOpacity=0.4)
-    )
-    # Altair's own schema validation costs more than the rest of a page; the spec is built
-    # from fixed encodings here, and vl-convert rejects an invalid one anyway.
-    spec = chart.to_dict(validate=False)
-    spec.pop("$schema", None)
-    table = frame.rename(columns={"x": x_title, "y": y_title, "series": series_title, "origin": "source (pointer)"})
+    spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y), {"points": rows},
+                   {"series": [s.label for s in series]})
+    table = pd.DataFrame(rows, columns=["x", "y", "series", "origin"]).rename(
+        columns={"x": x_title, "y": y_title, "series": series_title, "origin": "source (pointer)"})
     return Chart(chart_id, title, alt_text, spec, table)
 
 
 _FONTS = hashlib.sha256(FONT_SETUP.encode()).hexdigest()[:12]  # the fonts an SVG was drawn with
-# What a spec memo's key covers besides its inputs: this module's code and Altair's version.
-_SPEC_CODE = hashlib.sha256(Path(__file__).read_bytes() + alt.__version__.encode()).hexdigest()
 
 
 class ChartCache:
@@ -133,7 +172,6 @@ class ChartCache:
         self.cache_dir = cache_dir
         self.workers = workers or ChartWorkers()
         self.rendered = 0  # renderings done by this cache (a warm build does none)
-        self.specs_built = 0  # specs `spec()` had to build (a warm build builds none)
         self._memory: dict[str, bytes] = {}
         self._lock = threading.Lock()  # pages render in threads
 
@@ -164,19 +202,6 @@ class ChartCache:
     def close(self) -> None:
         """End the worker processes (a later rendering starts them again)."""
         self.workers.close()
-
-    def spec(self, inputs: Any, build) -> dict:
-        """The Vega-Lite spec `build()` makes from `inputs` (JSON-able), built once per distinct
-        inputs and chart code: Altair takes tens of milliseconds per spec, which at hundreds of
-        series charts was most of a warm build."""
-        key = hashlib.sha256(canonical_json([_SPEC_CODE, inputs]).encode()).hexdigest()
-
-        def make() -> bytes:
-            with self._lock:
-                self.specs_built += 1
-            return canonical_json(build()).encode()
-
-        return json.loads(self._cached(f"spec-{key}.json", make))
 
     def vega_bundle(self) -> bytes:
         """vl-convert's self-contained Vega + Vega-Lite + vega-embed script (no CDN)."""
@@ -245,29 +270,34 @@ class SeriesMark:
 
 
 def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segments: Sequence[tuple[str, str, float]],
-                 marks: Sequence[SeriesMark], *, x_title: str, y_title: str, alt_text: str, cache: ChartCache) -> Chart:
+                 marks: Sequence[SeriesMark], *, x_title: str, y_title: str, alt_text: str) -> Chart:
     """A metric along a series: each record's value with its range, each segment's median as a
     horizontal rule, and each claim as a vertical rule at its first record after the change."""
     rows = [{"label": p.label, "value": p.value, "low": p.low, "high": p.high, "origin": p.origin} for p in points]
-    frame = pd.DataFrame(rows, columns=["label", "value", "low", "high", "origin"])
-    inputs = ["series", rows, [list(s) for s in segments], [[m.at, m.text, m.changed] for m in marks], x_title, y_title]
-    spec = cache.spec(inputs, lambda: _series_spec(frame, segments, marks, x_title, y_title))
-    table = frame.rename(columns={"label": x_title, "value": y_title, "low": "minimum", "high": "maximum",
-                                  "origin": "record (sha256, pointer)"})
+    order = [p.label for p in points]
+    # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
+    # measures each label's text: label every k-th record instead. Every point keeps its label in
+    # the tooltip and the data table.
+    step = -(-len(order) // MAX_AXIS_LABELS)
+    datasets = {"points": rows}
+    if segments:
+        datasets["segments"] = [{"first": a, "last": b, "median": m} for a, b, m in segments]
+    if marks:
+        datasets["claims"] = [{"at": m.at, "text": m.text, "kind": "change" if m.changed else "no change called"} for m in marks]
+    spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), step > 1), datasets,
+                   {"order": order, "ticks": order[::step]})
+    table = pd.DataFrame(rows, columns=["label", "value", "low", "high", "origin"]).rename(
+        columns={"label": x_title, "value": y_title, "low": "minimum", "high": "maximum", "origin": "record (sha256, pointer)"})
     return Chart(chart_id, title, alt_text, spec, table)
 
 
-def _series_spec(frame: pd.DataFrame, segments: Sequence[tuple[str, str, float]], marks: Sequence[SeriesMark],
-                 x_title: str, y_title: str) -> dict:
-    order = list(frame["label"])
-    # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
-    # measures each label's text (about a millisecond apiece): label every k-th record instead.
-    # Every point keeps its label in the tooltip and the data table.
-    step = -(-len(order) // MAX_AXIS_LABELS)
-    axis = alt.Axis(labelAngle=-45) if step <= 1 else alt.Axis(labelAngle=-45, values=order[::step])
+@lru_cache(maxsize=1024)
+def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, thinned: bool) -> str:
+    order = _placeholder("order")
+    axis = alt.Axis(labelAngle=-45, values=_placeholder("ticks")) if thinned else alt.Axis(labelAngle=-45)
     x = alt.X("label:N", sort=order, title=x_title, axis=axis)
     y_scale = alt.Scale(zero=False)
-    base = alt.Chart(frame)
+    base = alt.Chart(alt.NamedData("points"))
     ranges = base.transform_filter("isValid(datum.low)").mark_rule(color="#7f8c8d").encode(
         x=x, y=alt.Y("low:Q", scale=y_scale, title=y_title), y2="high:Q")
     tooltip = [alt.Tooltip("label:N", title=x_title), alt.Tooltip("value:Q", title=y_title, format=",.4~g"),
@@ -277,22 +307,17 @@ def _series_spec(frame: pd.DataFrame, segments: Sequence[tuple[str, str, float]]
         x=x, y=alt.Y("value:Q", scale=y_scale, title=y_title), tooltip=tooltip)
     layers = [ranges, dots]
     if segments:
-        seg = pd.DataFrame([{"first": a, "last": b, "median": m} for a, b, m in segments], columns=["first", "last", "median"])
-        layers.append(alt.Chart(seg).mark_rule(strokeWidth=2, color="#555").encode(
+        layers.append(alt.Chart(alt.NamedData("segments")).mark_rule(strokeWidth=2, color="#555").encode(
             x=alt.X("first:N", sort=order), x2="last:N", y=alt.Y("median:Q", scale=y_scale),
             tooltip=[alt.Tooltip("first:N", title="segment from"), alt.Tooltip("last:N", title="to"),
                      alt.Tooltip("median:Q", title="segment median", format=",.4~g")]))
     if marks:
-        mk = pd.DataFrame([{"at": m.at, "text": m.text, "kind": "change" if m.changed else "no change called"} for m in marks],
-                          columns=["at", "text", "kind"])
         colour = alt.Color("kind:N", scale=alt.Scale(domain=["change", "no change called"], range=["#c0392b", "#95a5a6"]),
                            legend=None)
-        layers.append(alt.Chart(mk).mark_rule(strokeDash=[4, 3], strokeWidth=2).encode(
+        claims = alt.Chart(alt.NamedData("claims"))
+        layers.append(claims.mark_rule(strokeDash=[4, 3], strokeWidth=2).encode(
             x=alt.X("at:N", sort=order), color=colour, tooltip=[alt.Tooltip("text:N", title="claim")]))
-        layers.append(alt.Chart(mk).mark_text(align="left", dx=4, dy=8, fontSize=11).encode(
+        layers.append(claims.mark_text(align="left", dx=4, dy=8, fontSize=11).encode(
             x=alt.X("at:N", sort=order), y=alt.value(0), text="text:N", color=colour))
-    chart = (alt.layer(*layers, width=CHART_WIDTH, height=CHART_HEIGHT)
-             .configure_view(stroke=None).configure_axis(grid=True, gridOpacity=0.4))
-    spec = chart.to_dict(validate=False)
-    spec.pop("$schema", None)
-    return spec
+    return _template_json(alt.layer(*layers, width=CHART_WIDTH, height=CHART_HEIGHT)
+                          .configure_view(stroke=None).configure_axis(grid=True, gridOpacity=0.4))

@@ -12,7 +12,8 @@ import pandas as pd
 
 def frame(rows: Iterable[Mapping[str, str]], columns: list[str]) -> pd.DataFrame:
     """A DataFrame of rendered cells with the given column order (missing cells empty)."""
-    return pd.DataFrame([{c: row.get(c, "") for c in columns} for row in rows], columns=columns)
+    # object cells: pandas 3 would otherwise infer (and build) a string array for every column
+    return pd.DataFrame([{c: row.get(c, "") for c in columns} for row in rows], columns=columns, dtype=object)
 
 
 _ESCAPES = str.maketrans({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
@@ -22,7 +23,12 @@ def _cell(value: object) -> str:
     """As pandas prints a cell: control characters spelled out, surrounding spaces dropped."""
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    return str(value).translate(_ESCAPES).strip()
+    text = str(value)
+    # str.translate looks every character up in a dict: on the long markup of a traced number
+    # that was most of writing a table. Three substring scans in C decide whether it is needed.
+    if "\t" in text or "\n" in text or "\r" in text:
+        text = text.translate(_ESCAPES)
+    return text.strip()
 
 
 def html_table(table: pd.DataFrame, caption: str | None = None, cell: Callable[[object], str] | None = None) -> str:
@@ -35,7 +41,7 @@ def html_table(table: pd.DataFrame, caption: str | None = None, cell: Callable[[
     lines += ["  <thead>", "    <tr>"]
     lines += [f"      <th>{_cell(c)}</th>" for c in table.columns]
     lines += ["    </tr>", "  </thead>", "  <tbody>"]
-    for row in table.itertuples(index=False, name=None):
+    for row in table.to_numpy(dtype=object).tolist():  # one conversion, not itertuples' column by column
         lines.append("    <tr>")
         lines += [f"      <td>{_cell(v if cell is None else cell(v))}</td>" for v in row]
         lines.append("    </tr>")

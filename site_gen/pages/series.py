@@ -74,7 +74,7 @@ def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: 
                 + ("; ".join(f"from {m.at}: {m.text}" for m in changed) if changed else "no change detected") + ".")
     chart = series_chart(f"track-{index}", track.label, points, segments, marks,
                          x_title=kind.field(report.series.field).label, y_title=f"{track.metric.label} ({track.metric.unit})",
-                         alt_text=alt_text, cache=site.charts)
+                         alt_text=alt_text)
     return chart_html(chart, path, site.charts)
 
 
