@@ -161,7 +161,8 @@ def line_chart(
     return Chart(chart_id, title, alt_text, spec, table)
 
 
-_FONTS = hashlib.sha256(FONT_SETUP.encode()).hexdigest()[:12]  # the fonts an SVG was drawn with
+# What an SVG is drawn from besides its spec: the fonts, and the static spec's own settings.
+_STATIC_SETUP = hashlib.sha256(f"{FONT_SETUP}; aria off".encode()).hexdigest()[:12]
 
 
 class ChartCache:
@@ -192,12 +193,12 @@ class ChartCache:
         """The static SVG of `chart`, rendered once per distinct spec (and vl-convert version)."""
 
         def render() -> bytes:
-            svg = self.workers.svg(_xml_safe(chart.spec)).encode()
+            svg = self.workers.svg(_static_spec(chart.spec)).encode()
             with self._lock:
                 self.rendered += 1
             return svg
 
-        return self._cached(f"svg-{vl_convert.__version__}-{_FONTS}-{chart.spec_sha256}.svg", render)
+        return self._cached(f"svg-{vl_convert.__version__}-{_STATIC_SETUP}-{chart.spec_sha256}.svg", render)
 
     def close(self) -> None:
         """End the worker processes (a later rendering starts them again)."""
@@ -206,6 +207,16 @@ class ChartCache:
     def vega_bundle(self) -> bytes:
         """vl-convert's self-contained Vega + Vega-Lite + vega-embed script (no CDN)."""
         return self._cached(f"vega-bundle-{vl_convert.__version__}.js", lambda: vl_convert.javascript_bundle().encode())
+
+
+def _static_spec(spec: dict) -> dict:
+    """The spec the static SVG is drawn from: XML-safe text, and no ARIA. The SVG is shown as an
+    <img>, whose alt text is what assistive technology reads (ARIA inside an image file is not
+    exposed); Vega's ARIA labels repeated every point's tooltip, record hash and pointer
+    included, and were over half of a long series' SVG. The live chart keeps them."""
+    static = _xml_safe(spec)
+    static["config"] = {**static.get("config", {}), "aria": False}
+    return static
 
 
 def _xml_safe(value: Any) -> Any:

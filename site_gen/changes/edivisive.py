@@ -46,15 +46,12 @@ class ChangePoint:
     mean_after: float
 
 
-def q_matrix(series: Sequence[float], start: int, stop: int, min_segment: int = 1) -> dict[tuple[int, int], float]:
-    """Q(start, tau, kappa) for every start + min_segment <= tau <= kappa - min_segment,
-    kappa <= stop, by the recurrences (alpha = 1, distances |Z_i - Z_j|), each run as a
-    cumulative sum over tau as Otava's calculator does."""
+def _q_rows(series: Sequence[float], start: int, stop: int, min_segment: int):
+    """(kappa, taus, Q at each tau) for each kappa of series[start:stop] (see q_matrix)."""
     z = np.asarray(series, dtype=float)[start:stop]
     seg = max(min_segment, 1)
     upper = np.triu(np.abs(z[:, None] - z[None, :]), k=1)  # D_ij for i < j
     v_all = upper.sum(axis=0)  # V(t): distances from point t to the points before it
-    out: dict[tuple[int, int], float] = {}
     for length in range(2 * seg, len(z) + 1):  # kappa = start + length
         v = v_all[:length]
         h = upper[:length, :length].sum(axis=1)  # H(t): distances from t to the points after it, up to kappa
@@ -69,8 +66,17 @@ def q_matrix(series: Sequence[float], start: int, stop: int, min_segment: int = 
         a = 2 / length * between[taus]
         b = np.where(m > 1, 2 * n / (length * np.maximum(m - 1, 1)) * within_left[taus], 0.0)
         c = np.where(n > 1, 2 * m / (length * np.maximum(n - 1, 1)) * within_right[taus], 0.0)
-        for tau, q in zip(taus.tolist(), (a - b - c).tolist()):
-            out[(start + tau, start + length)] = q
+        yield start + length, start + taus, a - b - c
+
+
+def q_matrix(series: Sequence[float], start: int, stop: int, min_segment: int = 1) -> dict[tuple[int, int], float]:
+    """Q(start, tau, kappa) for every start + min_segment <= tau <= kappa - min_segment,
+    kappa <= stop, by the recurrences (alpha = 1, distances |Z_i - Z_j|), each run as a
+    cumulative sum over tau as Otava's calculator does."""
+    out: dict[tuple[int, int], float] = {}
+    for kappa, taus, q in _q_rows(series, start, stop, min_segment):
+        for tau, value in zip(taus.tolist(), q.tolist()):
+            out[(tau, kappa)] = value
     return out
 
 
@@ -90,10 +96,14 @@ def best_split(series: Sequence[float], start: int, stop: int, min_segment: int)
     when the interval cannot hold two segments."""
     if stop - start < 2 * min_segment:
         return None
+    # a row's maximum at its first tau, then the rows by kappa: the pair a scan of every
+    # (tau, kappa) in order would keep, without building (and sorting) all of them
     best: Candidate | None = None
-    for (tau, kappa), q in sorted(q_matrix(series, start, stop, min_segment).items()):
-        if best is None or q > best.qhat:
-            best = Candidate(tau, kappa, q)
+    for kappa, taus, q in _q_rows(series, start, stop, min_segment):
+        i = int(np.argmax(q))
+        tau, value = int(taus[i]), float(q[i])
+        if best is None or value > best.qhat or (value == best.qhat and (tau, kappa) < (best.index, best.kappa)):
+            best = Candidate(tau, kappa, value)
     return best
 
 

@@ -57,7 +57,9 @@ def drawn(chart: Chart) -> tuple[int, list[str]]:
         svg = cache.svg(chart).decode()
     finally:
         cache.close()
-    return svg.count('aria-roledescription="point"'), re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert "aria-label" not in svg  # an <img>: its alt text speaks for it (the live chart keeps ARIA)
+    symbols = re.findall(r'<g class="mark-symbol role-mark[^"]*"[^>]*>(.*?)</g>', svg, re.S)
+    return sum(group.count("<path") for group in symbols), re.findall(r"<text[^>]*>([^<]*)</text>", svg)
 
 
 def series(n: int) -> Chart:

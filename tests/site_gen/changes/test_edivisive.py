@@ -46,6 +46,21 @@ def test_best_split_finds_a_clean_step_and_respects_the_minimum_segment():
     assert best_split(edge, 0, 8, 2).index in range(2, 7)
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.5, -1.0]) | FINITE, min_size=2, max_size=16), st.integers(min_value=1, max_value=3),
+       st.integers(min_value=0, max_value=3))
+def test_best_split_is_the_first_maximum_of_every_pair_in_order(series, min_segment, start):
+    """best_split reads Q row by row; it must pick what a scan of every (tau, kappa) in sorted
+    order keeps (the largest Q, the earliest pair on ties: repeated values make many ties)."""
+    start = min(start, len(series) - 1)
+    found = best_split(series, start, len(series), min_segment)
+    expected = None
+    for (tau, kappa), q in sorted(q_matrix(series, start, len(series), min_segment).items()):
+        if expected is None or q > expected[2]:
+            expected = (tau, kappa, q)
+    assert (None if found is None else (found.index, found.kappa, found.qhat)) == expected
+
+
 def test_t_test_edge_cases():
     assert t_test([1.0], [2.0, 3.0]) == 1.0
     assert t_test([1.0, 1.0], [2.0, 2.0]) == 0.0
