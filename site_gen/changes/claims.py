@@ -16,11 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-import numpy as np
-from scipy import stats
 
 from site_gen.changes.comparison import NO_RANGE, RANK_SUMMARY, Comparison
 from site_gen.changes.detection import Detection
+from site_gen.changes.distributions import bh_adjusted
 from site_gen.changes.rule import Rule
 
 CHANGED = "changed"
@@ -88,7 +87,7 @@ def assess(detections: Sequence[Detection], rule: Rule) -> list[list[Claim]]:
     adjusted: dict[int, float] = {}
     if tested:
         ps = [flat[i].p_value if flat[i].p_value is not None else 1.0 for i in tested]
-        values = stats.false_discovery_control(np.array(ps, dtype=float), method="bh")
+        values = bh_adjusted(ps)
         adjusted = {i: float(p) for i, p in zip(tested, values) if flat[i].p_value is not None}
     m = len(tested)
     selected = sum(1 for p in adjusted.values() if p <= rule.fdr_q)

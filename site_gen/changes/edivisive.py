@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+from site_gen.changes.distributions import t_sf
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def t_test(left: Sequence[float], right: Sequence[float]) -> float:
     if pooled == 0:
         return 0.0 if diff != 0 else 1.0
     t = diff / math.sqrt(pooled * (1 / na + 1 / nb))
-    return float(2 * stats.t.sf(abs(t), na + nb - 2))
+    return 2 * t_sf(abs(t), na + nb - 2)
 
 
 def _bounds(points: Sequence[int], length: int) -> list[int]:

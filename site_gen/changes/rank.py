@@ -10,9 +10,10 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from scipy import integrate, stats
+from scipy import integrate
 
 from benchledger.cases.evidence import rank_test_p
+from site_gen.changes.distributions import norm_cdf, norm_sf
 from site_gen.changes.observation import Observation
 
 
@@ -60,7 +61,7 @@ def expected_range(n: int) -> float:
     range / d2(n) estimates a standard deviation from a min/max summary."""
     if n < 2:
         raise ValueError("a range needs at least two values")
-    value, _ = integrate.quad(lambda x: 1 - stats.norm.cdf(x) ** n - stats.norm.sf(x) ** n, -math.inf, math.inf)
+    value, _ = integrate.quad(lambda x: 1 - norm_cdf(x) ** n - norm_sf(x) ** n, -math.inf, math.inf)
     return float(value)
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+from site_gen.changes.distributions import t_ppf, t_sf
 
 
 @dataclass(frozen=True)
@@ -36,18 +36,18 @@ class LogRatio:
 
     def interval(self, confidence: float) -> tuple[float, float]:
         """The two-sided `confidence` interval of the ratio."""
-        half = float(stats.t.ppf(0.5 + confidence / 2, self.df)) * self.se
+        half = t_ppf(0.5 + confidence / 2, self.df) * self.se
         return math.exp(self.log_ratio - half), math.exp(self.log_ratio + half)
 
     @property
     def p_value(self) -> float:
         """Two-sided p-value of "the ratio is 1" (Welch's t-test on log values)."""
-        return float(2 * stats.t.sf(abs(self.log_ratio) / self.se, self.df))
+        return 2 * t_sf(abs(self.log_ratio) / self.se, self.df)
 
     def minimum_detectable(self, confidence: float, power: float) -> float:
         """The smallest relative change (0.05 = 5%) that a two-sided test at `confidence` would
         find with probability `power`, at this spread and these sample sizes."""
-        z = float(stats.t.ppf(0.5 + confidence / 2, self.df) + stats.t.ppf(power, self.df))
+        z = t_ppf(0.5 + confidence / 2, self.df) + t_ppf(power, self.df)
         return math.expm1(z * self.se)
 
 
