@@ -14,7 +14,6 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-import altair as alt
 import pandas as pd
 import vl_convert
 
@@ -83,7 +82,7 @@ def _placeholder(name: str) -> list[str]:
     return [_PLACEHOLDER + name]
 
 
-def _template_json(chart: alt.TopLevelMixin) -> str:
+def _template_json(chart: Any) -> str:
     # Altair's own schema validation costs more than the rest of a page; the spec is built
     # from fixed encodings here, and vl-convert rejects an invalid one anyway.
     spec = chart.to_dict(validate=False)
@@ -112,6 +111,8 @@ def _filled(template: str, datasets: dict[str, list], lists: dict[str, list]) ->
 
 @lru_cache(maxsize=1024)
 def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, log_y: bool) -> str:
+    import altair as alt  # here, not at the top: a build whose charts are all cached needs no Altair (0.16 s)
+
     scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
     scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
     return _template_json(
@@ -304,6 +305,8 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
 
 @lru_cache(maxsize=1024)
 def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, thinned: bool) -> str:
+    import altair as alt  # see _line_template
+
     order = _placeholder("order")
     axis = alt.Axis(labelAngle=-45, values=_placeholder("ticks")) if thinned else alt.Axis(labelAngle=-45)
     x = alt.X("label:N", sort=order, title=x_title, axis=axis)
