@@ -103,7 +103,8 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         ident = dirty_build.identity(out_dir, files["mkdocs.yml"], site.render_cache.fingerprint)
         state_file = cache_dir / dirty_build.STATE_NAME
         docs_changed = {rel[len("docs/"):] for rel in changed if rel.startswith("docs/")}
-        plan = dirty_build.plan(dirty_build.load_state(state_file), ident, out_dir,
+        state = dirty_build.load_state(state_file)
+        plan = dirty_build.plan(state, ident, out_dir,
                                 {rel[len("docs/"):] for rel in files if rel.startswith("docs/") and rel.endswith(".md")},
                                 docs_changed)
         state_file.unlink(missing_ok=True)  # from here on the site folder is being rewritten
@@ -111,17 +112,19 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         # a dirty build starts from the last build's site, whose list of files is still true (the
         # plan checked that nothing touched the folder since)
         sums_before = (out_dir / SUMS_NAME).read_bytes() if plan.dirty and (out_dir / SUMS_NAME).is_file() else None
+        # the hashes of files no one has written since the last build (the plan checked the folder)
+        known = dirty_build.known_sums(state, sums_before) if sums_before is not None else {}
         if plan.dirty:
             dirty_build.prepare(plan, out_dir, anchors_in)
         _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site), dirty=plan.dirty,
                       anchors_in=anchors_in if plan.dirty else None, anchors_out=anchors_out)
         # Pagefind's index is a function of the site's HTML: when every file MkDocs left is the
         # last build's, byte for byte (the index itself included), indexing would write it again.
-        search_indexed = sums_before is None or site_sums(out_dir) != sums_before
+        search_indexed = sums_before is None or site_sums(out_dir, known) != sums_before
         if search_indexed:
             index_site(out_dir)
             # Last, once nothing else writes into the site: the list of every file it serves
-            write_site_sums(out_dir)
+            write_site_sums(out_dir, known)
         dirty_build.save_state(state_file, ident, out_dir, anchors_out)
     except OSError as err:
         where = Path(err.filename) if isinstance(err.filename, str) else None

@@ -12,6 +12,7 @@ a backslash, `\\` and `\\n` escaped), so `sha256sum -c` still reads it."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Iterable
 
@@ -77,20 +78,29 @@ def site_files(root: Path) -> list[str]:
     return sorted(found, key=lambda p: p.encode())
 
 
-def site_sums(root: Path) -> bytes:
+Known = dict[str, tuple[int, int, str]]  # path -> (size, mtime_ns, sha256) of a file hashed before
+
+
+def site_sums(root: Path, known: Known | None = None) -> bytes:
     """The site-wide SHA256SUMS of the folder `root` as it is now (only plain files are listed:
-    a build makes no links)."""
+    a build makes no links). A file whose size and mtime are those in `known` keeps the hash
+    listed there, unread: a rebuild rewrites a few pages of hundreds of MB of site."""
+    known = known or {}
     pairs = []
     for rel in site_files(root):
         path = root / rel
-        if path.is_file() and not path.is_symlink():
-            pairs.append((sha256_hex(path.read_bytes()), rel))
+        st = path.lstat()
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        before = known.get(rel)
+        same = before is not None and before[:2] == (st.st_size, st.st_mtime_ns)
+        pairs.append((before[2] if same else sha256_hex(path.read_bytes()), rel))
     return format_sums(pairs)
 
 
-def write_site_sums(root: Path) -> bytes:
+def write_site_sums(root: Path, known: Known | None = None) -> bytes:
     """Write `root`/SHA256SUMS for the site as built; returns its bytes."""
-    data = site_sums(root)
+    data = site_sums(root, known)
     target = root / SUMS_NAME
     if not target.is_file() or target.read_bytes() != data:
         target.write_bytes(data)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from benchledger.atomic import write_atomic
 from benchledger.records import cache_mac
+from site_gen.checksums import SUMS_NAME, parse_sums
 
 STATE_VERSION = 1
 STATE_NAME = "mkdocs-state.json"  # in the build's cache folder
@@ -114,6 +115,17 @@ def plan(state: dict | None, ident: dict, out_dir: Path, docs_pages: set[str], c
     rebuilt = (docs_pages - skipped) | changed
     delete = tuple(sorted(output_path(p) for p in rebuilt))
     return Plan(True, f"{len(skipped)} unchanged articles reused", delete, {p: state["anchors"][p] for p in skipped})
+
+
+def known_sums(state: dict | None, sums: bytes) -> dict[str, tuple[int, int, str]]:
+    """(size, mtime_ns, sha256) of each file the last build listed in its SHA256SUMS, as its
+    state's manifest saw it right after that list was written: for a dirty build, whose plan
+    found the folder as that build left it, those files' hashes hold while their stat does."""
+    manifest = (state or {}).get("manifest", {})
+    listed, problems = parse_sums(sums, SUMS_NAME)
+    if problems:
+        return {}
+    return {rel: (manifest[rel][0], manifest[rel][1], sha) for rel, sha in listed.items() if rel in manifest}
 
 
 def prepare(plan: Plan, out_dir: Path, anchors_in: Path) -> None:
