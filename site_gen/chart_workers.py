@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from xml.sax.saxutils import escape as xml_escape
 
+from benchledger.errors import BuildError
+
 _LENGTH = struct.Struct(">I")
 MAX_WORKERS = 8  # each holds a V8 heap (~100 MB)
 FONT_SETUP = "vl-convert bundled Liberation Sans, no system fonts"  # part of an SVG's cache key
@@ -84,7 +86,8 @@ class ChartWorkers:
         if reply is None:  # it died (killed, out of memory): say so, and leave the pool usable
             code = worker.poll()
             self._drop(worker)
-            raise RuntimeError(f"a chart worker process ended (exit status {code}) while drawing a chart")
+            raise BuildError(f"a chart worker process (vl-convert) ended with exit status {code} while drawing a chart: "
+                             "was it killed, or out of memory? Run the build again")
         self._idle.put(worker)
         if reply[:1] == b"-":
             raise ValueError(reply[1:].decode("utf-8", "replace"))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import vl_convert
 
+from benchledger.errors import BuildError
 from site_gen.chart_workers import ChartWorkers
 
 
@@ -69,7 +70,7 @@ def test_a_worker_that_dies_is_reported_and_replaced():
         (only,) = workers._all
         os.kill(only.pid, signal.SIGKILL)
         only.wait()
-        with pytest.raises(RuntimeError, match="chart worker process ended"):
+        with pytest.raises(BuildError, match="chart worker process .vl-convert. ended with exit status -9"):
             workers.svg(spec(2))
         assert workers.svg(spec(2)) == vl_convert.vegalite_to_svg(spec(2))
         assert workers._all[0] is not only
