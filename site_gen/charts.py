@@ -111,7 +111,7 @@ def _filled(template: str, datasets: dict[str, list], lists: dict[str, list]) ->
 
 @lru_cache(maxsize=1024)
 def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, log_y: bool) -> str:
-    import altair as alt  # here, not at the top: a build whose charts are all cached needs no Altair (0.16 s)
+    import altair as alt  # here, not at the top: a process that builds no chart spec never loads it (0.16 s)
 
     scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
     scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=True)

@@ -129,19 +129,24 @@ class RenderCache:
     def _page(self, key: str, make: Callable[[], Page]) -> Page:
         made: list[Page] = []
 
+        def blobs(page: Page) -> dict:
+            # The Markdown is a blob too, not a JSON string: an article's is a few hundred KB of
+            # HTML, and decoding its escaped quotes was most of reading a warm build's pages.
+            return {"markdown": self.put_blob(page.markdown.encode()),
+                    "assets": {p: self.put_blob(b) for p, b in sorted(page.assets.items())}}
+
         def encode() -> dict:
             page = make()
             made.append(page)
-            return {"path": page.path, "title": page.title, "markdown": page.markdown,
-                    "assets": {p: self.put_blob(b) for p, b in sorted(page.assets.items())}}
+            return {"path": page.path, "title": page.title, **blobs(page)}
 
         value = self._memo(key, encode)
         if made:
             return made[0]
+        markdown = self.get_blob(value["markdown"])
         assets = {p: self.get_blob(sha) for p, sha in value["assets"].items()}
-        if any(b is None for b in assets.values()):
+        if markdown is None or any(b is None for b in assets.values()):
             page = make()
-            for data in page.assets.values():
-                self.put_blob(data)
+            blobs(page)
             return page
-        return Page(value["path"], value["title"], value["markdown"], assets)
+        return Page(value["path"], value["title"], markdown.decode(), assets)
