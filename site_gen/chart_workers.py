@@ -62,13 +62,18 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def default_count() -> int:
+    """How many workers a pool starts at most: one per CPU, up to MAX_WORKERS."""
+    return min(MAX_WORKERS, cpu_count())
+
+
 class ChartWorkers:
     """A pool of vl-convert processes, grown on demand up to `count`; `close()` ends them (so
     does the pool being garbage-collected, or this process ending: a worker stops at the end of
     its stdin)."""
 
     def __init__(self, count: int | None = None):
-        self.count = max(1, count or min(MAX_WORKERS, cpu_count()))
+        self.count = max(1, count or default_count())
         self._idle: queue.Queue[subprocess.Popen] = queue.Queue()
         self._all: list[subprocess.Popen] = []
         self._lock = threading.Lock()

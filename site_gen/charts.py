@@ -176,18 +176,25 @@ class ChartCache:
         self.rendered = 0  # renderings done by this cache (a warm build does none)
         self._memory: dict[str, bytes] = {}
         self._lock = threading.Lock()  # pages render in threads
+        self._producing: dict[str, threading.Lock] = {}  # one per key: a chart is drawn once
 
     def _cached(self, key: str, produce) -> bytes:
-        if key in self._memory:
-            return self._memory[key]
-        path = self.cache_dir / key if self.cache_dir else None
-        # an entry whose MAC fails (edited, e.g. a beacon added to the Vega bundle) is a miss
-        data = cache_mac.unseal(path.read_bytes()) if path is not None and path.is_file() else None
-        if data is None:
-            data = produce()
-            if path is not None:
-                write_atomic(path, cache_mac.seal(data), durable=False)
-        self._memory[key] = data
+        with self._lock:
+            if key in self._memory:
+                return self._memory[key]
+            producing = self._producing.setdefault(key, threading.Lock())
+        # a second page asking for the same chart meanwhile waits for the first one's drawing
+        with producing:
+            if key in self._memory:
+                return self._memory[key]
+            path = self.cache_dir / key if self.cache_dir else None
+            # an entry whose MAC fails (edited, e.g. a beacon added to the Vega bundle) is a miss
+            data = cache_mac.unseal(path.read_bytes()) if path is not None and path.is_file() else None
+            if data is None:
+                data = produce()
+                if path is not None:
+                    write_atomic(path, cache_mac.seal(data), durable=False)
+            self._memory[key] = data
         return data
 
     def svg(self, chart: Chart) -> bytes:

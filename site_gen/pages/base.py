@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar, Iterable
 
-from site_gen.chart_workers import cpu_count
+from site_gen.chart_workers import default_count
 from site_gen.page import Page
 
 if TYPE_CHECKING:
@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
 
 # Threads a page kind may render with. A chart not in the cache is drawn by a vl-convert worker
-# process, one per CPU (site_gen/chart_workers.py), while the thread waits outside the GIL: two
-# threads per worker keep every worker busy while the others do the pages' Python work.
-RENDER_WORKERS = min(32, 2 * cpu_count())
+# process (site_gen/chart_workers.py) while the thread waits outside the GIL: two threads per
+# worker keep every worker busy while the others do the pages' Python work; more would only wait.
+RENDER_WORKERS = 2 * default_count()
 
 
 class PageKind(ABC):

@@ -39,6 +39,18 @@ def test_svg_rendered_once_per_spec_across_caches(tmp_path):
     assert second.rendered == 1
 
 
+def test_pages_asking_for_one_chart_at_once_get_it_drawn_once(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    cache = ChartCache(tmp_path)
+    try:
+        with ThreadPoolExecutor(6) as threads:
+            drawn = list(threads.map(lambda _: cache.svg(chart()), range(6)))
+    finally:
+        cache.close()
+    assert cache.rendered == 1 and len(set(drawn)) == 1
+
+
 def test_chart_html_has_fallback_alt_data_table_and_safe_spec(tmp_path):
     html, assets = chart_html(chart(), "articles/x/y.md", ChartCache(tmp_path))
     (path, svg), = assets.items()
