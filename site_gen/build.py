@@ -23,7 +23,7 @@ from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
 from site_gen import dirty_build, escape, site_folder
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
-from site_gen.checksums import SUMS_NAME, site_sums, write_site_sums
+from site_gen.checksums import SUMS_NAME, parse_sums, site_sums, write_site_sums
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.page import Page
 from site_gen.pages.registry import NAV, PAGE_KINDS
@@ -119,13 +119,17 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site), dirty=plan.dirty,
                       anchors_in=anchors_in if plan.dirty else None, anchors_out=anchors_out)
         # Pagefind's index is a function of the site's HTML: when every file MkDocs left is the
-        # last build's, byte for byte (the index itself included), indexing would write it again.
-        search_indexed = sums_before is None or site_sums(out_dir, known) != sums_before
+        # last build's, byte for byte (the index itself included), indexing would write it again;
+        # else only the bundles whose pages changed are indexed again (site_gen/search_index.py).
+        sums_now = site_sums(out_dir, known)
+        search_indexed = sums_before is None or sums_now != sums_before
+        bundles = (state or {}).get("search", {}) if plan.dirty else {}
         if search_indexed:
-            index_site(out_dir)
+            html = {rel: sha for rel, sha in parse_sums(sums_now, SUMS_NAME)[0].items() if rel.endswith(".html")}
+            bundles = index_site(out_dir, cache_dir / "pagefind", html, bundles)
             # Last, once nothing else writes into the site: the list of every file it serves
             write_site_sums(out_dir, known)
-        dirty_build.save_state(state_file, ident, out_dir, anchors_out)
+        dirty_build.save_state(state_file, ident, out_dir, anchors_out, bundles)
     except OSError as err:
         where = Path(err.filename) if isinstance(err.filename, str) else None
         hint = (f"; the cache {cache_dir} holds something the build did not write there: remove that folder, "

@@ -3,11 +3,30 @@ HTML. Its index is split into chunks and fragments, so a query fetches only the 
 hold its words and the results it shows, instead of one index of every page; everything is
 served by the site itself (nothing from the network) and needs http, as any fetch does.
 
-Pagefind's output is a function of the HTML it reads (no clock, no random names), so two
-builds of one ledger keep giving byte-identical sites."""
+A large site's index is several Pagefind bundles, which the search page merges (Pagefind's
+`mergeIndex`): the primary one at pagefind/ for every page but the record articles, and shards
+under pagefind/shards/, each for the articles whose path hashes to it. Pagefind cannot update an
+index, and indexing 1,000 articles took 6-8 s of every rebuild; sealing one more record changes
+its own article and the site-wide pages, so a rebuild indexes the primary bundle and one shard
+and keeps the rest. A bundle is kept only when the HTML it was made from is byte for byte this
+build's (the build passes the hashes) and the site folder is as the last build left it (a dirty
+MkDocs build, whose plan checked that).
+
+Each bundle ranks its results by its own word statistics (BM25's inverse document frequency),
+and the merged results are sorted by those scores: a shard of a few pages would rank its pages
+far below the primary's. So a shard holds `PAGES_PER_SHARD` articles or more, and a site with
+fewer than two shards' worth has one bundle, as before; the number of shards follows the
+number of articles (a site that crosses a step indexes everything once, in the new shards).
+
+Pagefind's output is a function of the HTML it reads (no clock, no random names), and which
+bundle indexes a page is a function of its path, so two builds of one ledger keep giving
+byte-identical sites."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,6 +34,15 @@ from pathlib import Path
 from benchledger.errors import BuildError
 
 BUNDLE_DIR = "pagefind"  # in the site: the search page loads pagefind/pagefind-ui.js from here
+SHARDS_DIR = f"{BUNDLE_DIR}/shards"
+# The shards present, as a JSON list of their folder names under SHARDS_DIR: the search page
+# reads it to merge them (a shard no article hashes to is not made).
+SHARDS_MANIFEST = f"{SHARDS_DIR}/index.json"
+PAGES_PER_SHARD = 250
+MAX_SHARDS = 8
+SHARDED_PREFIX = "articles/"  # record articles: most of the site's text, one page per record
+# What a merged bundle needs (the primary's UI scripts and WebAssembly serve them all).
+SHARD_KEEPS = ("pagefind-entry.json", ".pf_meta", "index", "fragment", "filter")
 # What is indexed: the page's article (not the header, tabs or footer every page repeats).
 ROOT_SELECTOR = "article.md-content__inner"
 # Left out: permalink signs, the data tables behind charts (the numbers a page shows are
@@ -34,15 +62,82 @@ def pagefind_executable() -> Path:
     return Path(get_executable())
 
 
-def index_site(site_dir: Path) -> None:
-    """(Re)build `site_dir`/pagefind from the HTML in `site_dir`; raises BuildError on failure."""
-    bundle = site_dir / BUNDLE_DIR
-    if bundle.exists():  # a dirty MkDocs build keeps the folder: no fragment of a page gone may stay
-        shutil.rmtree(bundle)
-    command = [str(pagefind_executable()), "--site", str(site_dir), "--output-subdir", BUNDLE_DIR,
+def shard_count(articles: int) -> int:
+    """How many shards `articles` record articles are indexed in (0: one bundle for all)."""
+    count = min(MAX_SHARDS, articles // PAGES_PER_SHARD)
+    return count if count >= 2 else 0
+
+
+def bundle_of(page: str, shards: int) -> str:
+    """The site folder of the bundle that indexes the HTML page at site path `page`."""
+    if not shards or not page.startswith(SHARDED_PREFIX):
+        return BUNDLE_DIR
+    return f"{SHARDS_DIR}/{int(hashlib.sha256(page.encode()).hexdigest()[:8], 16) % shards}"
+
+
+def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept: dict[str, str] | None = None) -> dict[str, str]:
+    """(Re)build the search bundles of `site_dir` from its HTML pages (`html_sha256`: every
+    one's site path -> sha256). `kept`: what `index_site` returned for the last build, when the
+    site folder is as that build left it; a bundle whose pages are still byte for byte the
+    same is kept. Returns each bundle's folder -> digest of its pages. `work_dir` (the cache)
+    holds each bundle's pages while Pagefind reads them. Raises BuildError on failure."""
+    shards = shard_count(sum(page.startswith(SHARDED_PREFIX) for page in html_sha256))
+    groups: dict[str, list[str]] = {}
+    for page in sorted(html_sha256):
+        groups.setdefault(bundle_of(page, shards), []).append(page)
+    groups.setdefault(BUNDLE_DIR, [])
+    digests = {folder: hashlib.sha256("".join(f"{html_sha256[p]}  {p}\n" for p in pages).encode()).hexdigest()
+               for folder, pages in groups.items()}
+    kept = kept or {}
+    for folder, pages in sorted(groups.items()):
+        if kept.get(folder) != digests[folder] or not (site_dir / folder / "pagefind-entry.json").is_file():
+            _index_bundle(site_dir, work_dir, folder, pages)
+    shards = sorted(folder[len(SHARDS_DIR) + 1:] for folder in groups if folder != BUNDLE_DIR)
+    shards_dir = site_dir / SHARDS_DIR
+    for entry in shards_dir.iterdir() if shards_dir.is_dir() else ():
+        if entry.is_dir() and entry.name not in shards:  # no page hashes to it any more
+            shutil.rmtree(entry)
+    shards_dir.mkdir(parents=True, exist_ok=True)
+    manifest = json.dumps(shards).encode()
+    if not (site_dir / SHARDS_MANIFEST).is_file() or (site_dir / SHARDS_MANIFEST).read_bytes() != manifest:
+        (site_dir / SHARDS_MANIFEST).write_bytes(manifest)
+    return digests
+
+
+def _index_bundle(site_dir: Path, work_dir: Path, folder: str, pages: list[str]) -> None:
+    """Index `pages` into the bundle at `site_dir`/`folder`, replacing what it held."""
+    name = folder.replace("/", "-")
+    source, output = work_dir / "pages" / name, work_dir / "bundles" / name
+    for scratch in (source, output):
+        if scratch.exists():
+            shutil.rmtree(scratch)
+    # Pagefind indexes a folder: this bundle's pages, linked (or copied) at their site paths
+    for page in pages:
+        target = source / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(site_dir / page, target)
+        except OSError:  # another file system, or no hard links there
+            shutil.copyfile(site_dir / page, target)
+    source.mkdir(parents=True, exist_ok=True)
+    command = [str(pagefind_executable()), "--site", str(source), "--output-path", str(output),
                "--root-selector", ROOT_SELECTOR, "--exclude-selectors", EXCLUDE_SELECTORS,
                "--force-language", "en", "--keep-index-url", "--silent"]
     result = subprocess.run(command, capture_output=True, text=True)
+    shutil.rmtree(source)
     if result.returncode != 0:
         detail = (result.stderr or result.stdout).strip().splitlines()
         raise BuildError(f"{site_dir}: search indexing (pagefind) failed: {'; '.join(detail[-5:]) or f'exit {result.returncode}'}")
+    # no fragment of a page gone may stay: the bundle's old files go first (the primary's
+    # folder holds the shards' folder, which is not its own)
+    bundle = site_dir / folder
+    for entry in bundle.iterdir() if bundle.is_dir() else ():
+        if folder == BUNDLE_DIR and entry.name == Path(SHARDS_DIR).name:
+            continue
+        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+    bundle.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(output.iterdir()):
+        if folder != BUNDLE_DIR and not any(entry.name == keep or entry.name.endswith(keep) for keep in SHARD_KEEPS):
+            continue
+        shutil.move(str(entry), str(bundle / entry.name))
+    shutil.rmtree(output)

@@ -392,12 +392,22 @@
       return;
     }
     var base = location.pathname.replace(/[^/]*$/, "");
-    var ui = new window.PagefindUI({ element: "#bl-search", baseUrl: base, showImages: false, showSubResults: true, resetStyles: false });
-    // Pagefind's form carries action="javascript:void(0)" (its submit handler already stops
-    // the submit): the site keeps no javascript: URL anywhere.
-    box.querySelectorAll("form[action]").forEach(function (form) { form.removeAttribute("action"); });
-    var query = new URLSearchParams(location.search).get("q");
-    if (query) ui.triggerSearch(query);
+    // The articles are indexed in shards beside the primary bundle (site_gen/search_index.py):
+    // their list comes first, and each is merged as an absolute path (Pagefind fetches from a
+    // worker, which would resolve a relative one against its own script).
+    var manifest = new URL(box.getAttribute("data-shards"), location.href);
+    fetch(manifest.href).then(function (response) {
+      return response.ok ? response.json() : [];
+    }).catch(function () { return []; }).then(function (shards) {
+      var merged = shards.map(function (name) { return { bundlePath: new URL(name + "/", manifest).pathname }; });
+      var ui = new window.PagefindUI({ element: "#bl-search", baseUrl: base, showImages: false, showSubResults: true,
+                                       resetStyles: false, mergeIndex: merged });
+      // Pagefind's form carries action="javascript:void(0)" (its submit handler already stops
+      // the submit): the site keeps no javascript: URL anywhere.
+      box.querySelectorAll("form[action]").forEach(function (form) { form.removeAttribute("action"); });
+      var query = new URLSearchParams(location.search).get("q");
+      if (query) ui.triggerSearch(query);
+    });
   }
 
   function start() {

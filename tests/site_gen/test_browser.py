@@ -7,6 +7,7 @@ to look at."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -120,6 +121,33 @@ def test_hash_check_from_file_url_with_picked_file(site: Path, browser):
     page.locator(".bl-search-offline").wait_for()
     assert page.locator(".pagefind-ui__search-input").count() == 0
     page.close()
+
+
+def test_search_merges_the_shards_of_a_large_sites_articles(tmp_path, browser, monkeypatch):
+    """A site with enough articles has them indexed in shards beside the primary bundle
+    (site_gen/search_index.py): the search page merges them, so a query finds an article
+    whatever bundle holds it (here a shard per article or two)."""
+    from playwright.sync_api import expect
+
+    from site_gen import search_index
+
+    monkeypatch.setattr(search_index, "PAGES_PER_SHARD", 1)
+    sharded = build(tmp_path).out_dir
+    assert json.loads((sharded / search_index.SHARDS_MANIFEST).read_bytes())  # no article left in the primary
+    graph_prefix = hashlib.sha256((sharded / "records" / "torch-graph-replay" / "2026-10-28.json").read_bytes()).hexdigest()[:12]
+    with serve(sharded) as base:
+        page = browser.new_page()
+        watch = Watch(page, base)
+        fetched: list[str] = []
+        page.on("requestfinished", lambda r: fetched.append(r.url))
+        # (found, not ranked: a shard of one or two pages ranks its words far below the
+        # primary's, which is why a real site's shards hold PAGES_PER_SHARD articles or more)
+        for query, target in ((graph_prefix, GRAPH_PAGE), ("qwen25-72b-q4", OFFLOAD_PAGE)):
+            page.goto(base + "search.html?q=" + query)
+            expect(page.locator(f'.pagefind-ui__result-link[href="/{target}"]')).to_have_count(1)
+        assert watch.errors == [] and watch.outside == []
+        assert {url.split("/pagefind/shards/")[1].split("/")[0] for url in fetched if "/pagefind/shards/" in url and "/fragment/" in url}
+        page.close()
 
 
 def test_search_finds_a_record_by_model_name_gpu_and_hash_prefix(site: Path, browser):
