@@ -8,14 +8,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Iterator
 
-from benchledger.atomic import write_atomic
 from benchledger.errors import BuildError
 from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from benchledger.records.store import Store
@@ -25,7 +23,8 @@ from site_gen import dirty_build, escape, site_folder
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
 from site_gen.checksums import SUMS_NAME, parse_sums, site_sums, write_site_sums
 from site_gen.context import BuildOptions, SiteContext
-from site_gen.page import Page
+from site_gen.docs_tree import MANIFEST_NAME as DOCS_MANIFEST_NAME, DocsTree
+from site_gen.page import Asset, Page, asset_sha256
 from site_gen.pages.registry import NAV, PAGE_KINDS
 from site_gen.render_cache import RenderCache
 from site_gen.search_index import index_site
@@ -76,15 +75,17 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
     # The ledger, its head and its served bytes come from the verified records themselves, not
     # from another read of ledger.jsonl, which a concurrent seal could have grown meanwhile.
     charts = ChartCache(cache_dir / "charts")
+    docs = DocsTree(work_dir, cache_dir / DOCS_MANIFEST_NAME)
     entries = [record.entry for record in records]
     head = entries[-1].entry_sha256 if entries else GENESIS_SHA256
     site = SiteContext(records, entries, head, charts, ledger_bytes=encode_ledger(entries), options=options,
-                       render_cache=RenderCache(cache_dir / "render", options.templates_dir),
+                       render_cache=RenderCache(cache_dir / "render", options.templates_dir,
+                                                holds=lambda path, sha: docs.holds(f"docs/{path}", sha)),
                        env=make_jinja_env(options.templates_dir), log=log)
 
     try:  # e.g. an output or cache folder that cannot be written: the user's to fix, not a crash
         # Render: every page of every kind, plus the site's static assets.
-        files: dict[str, bytes] = {VEGA_BUNDLE_PATH: charts.vega_bundle()}
+        files: dict[str, Asset] = {VEGA_BUNDLE_PATH: charts.vega_bundle()}
         files.update({name: template_bytes(name, options.templates_dir) for name in STATIC_ASSETS})
         if options.logo is not None:
             files[logo_path(options)] = options.logo.read_bytes()
@@ -98,7 +99,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         # Write: only changed files, stale ones removed, then MkDocs builds the site (strict),
         # dirty where that provably gives a clean build's bytes (site_gen/dirty_build.py).
         changed: set[str] = set()
-        written = write_tree(work_dir, files, changed)
+        written = docs.write(files, changed)
         site_folder.mark(out_dir)
         ident = dirty_build.identity(out_dir, files["mkdocs.yml"], site.render_cache.fingerprint)
         state_file = cache_dir / dirty_build.STATE_NAME
@@ -139,7 +140,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
                        site.render_cache.hits, tuple(site.notes), plan.dirty, plan.reason, search_indexed)
 
 
-def _collect(pages: list[Page], files: dict[str, bytes]) -> None:
+def _collect(pages: list[Page], files: dict[str, Asset]) -> None:
     """Pages and their assets into `files` (docs-relative paths under docs/); a path produced
     twice with different bytes is a bug in a page kind, reported rather than overwritten."""
     for page in pages:
@@ -147,53 +148,12 @@ def _collect(pages: list[Page], files: dict[str, bytes]) -> None:
         # never from the page's first heading (which MkDocs would unescape into <title>)
         markdown = f"---\ntitle: {escape.page_title(page.title)}\n---\n\n{page.markdown}"
         for path, data in [(page.path, markdown.encode())] + sorted(page.assets.items()):
-            if path in files and files[path] != data:
+            if path in files and files[path] != data and asset_sha256(files[path]) != asset_sha256(data):
                 raise BuildError(f"two pages produce {path} with different content")
             files[path] = data
     for key in list(files):
         if key != "mkdocs.yml":
             files[f"docs/{key}"] = files.pop(key)
-
-
-def write_tree(root: Path, files: dict[str, bytes], changed: set[str] | None = None) -> int:
-    """Make `root` hold exactly `files`: write a file only when its bytes changed (so a warm
-    build touches nothing), and delete files no page produces any more. Returns files written;
-    `changed`, when given, gets the root-relative path of every file written or deleted."""
-    _own_tree(root)
-    written = 0
-    for rel, data in sorted(files.items()):
-        path = root / rel
-        if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
-            continue
-        if path.is_dir():  # a folder where a generated file goes: the tree is the build's own
-            shutil.rmtree(path)
-        write_atomic(path, data, durable=False)
-        written += 1
-        if changed is not None:
-            changed.add(rel)
-    wanted = {root / rel for rel in files}
-    if root.exists():
-        for path in sorted(root.rglob("*"), reverse=True):
-            if path.is_file() and path not in wanted:
-                path.unlink()
-                if changed is not None:
-                    changed.add(path.relative_to(root).as_posix())
-            elif path.is_dir() and not any(path.iterdir()):
-                path.rmdir()
-    return written
-
-
-def _own_tree(root: Path) -> None:
-    """The generated-docs tree belongs to the build alone: a link planted in it (writes would go
-    through a linked folder to wherever it points, and MkDocs would publish what it holds) or
-    anything but a plain file or folder is removed, the link itself, never what it points to."""
-    if root.is_symlink() or (root.exists() and not root.is_dir()):
-        root.unlink()
-    for folder, dirs, names in os.walk(root):  # links are listed, never followed
-        for name in dirs + names:
-            path = Path(folder) / name
-            if path.is_symlink() or not (path.is_dir() or path.is_file()):
-                path.unlink()
 
 
 def mkdocs_config(options: BuildOptions, out_dir: Path) -> str:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Protocol
 from benchledger.atomic import write_atomic
 from benchledger.records import cache_mac
 from benchledger.records.digest import named_bytes_sha256
-from site_gen.page import Page
+from site_gen.page import Asset, Page, StoredAsset
 from site_gen.resources import resource_files
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -64,9 +64,13 @@ class RenderCache:
     """`memo(view, name, make)`: the cached JSON value, or `make()` stored for next time.
     With no folder it only calls `make()`."""
 
-    def __init__(self, cache_dir: Path | None, template_overrides: Path | None = None):
+    def __init__(self, cache_dir: Path | None, template_overrides: Path | None = None,
+                 holds: Callable[[str, str], bool] | None = None):
         self.dir = cache_dir
         self.template_overrides = template_overrides
+        # whether the generated docs tree holds an asset (docs path, sha256) already: then a
+        # cached page hands it on unread (site_gen/docs_tree.py)
+        self.holds = holds
         self.hits = 0
         self._lock = threading.Lock()
 
@@ -103,7 +107,9 @@ class RenderCache:
         write_atomic(path, cache_mac.seal(json.dumps(value, sort_keys=True).encode()), durable=False)
         return value
 
-    def put_blob(self, data: bytes) -> str:
+    def put_blob(self, data: Asset) -> str:
+        if isinstance(data, StoredAsset):  # a blob already
+            return data.sha256
         sha = hashlib.sha256(data).hexdigest()
         if self.dir is not None and not (self.dir / "blobs" / sha).is_file():
             write_atomic(self.dir / "blobs" / sha, data, durable=False)
@@ -116,6 +122,12 @@ class RenderCache:
             return None
         data = path.read_bytes()
         return data if hashlib.sha256(data).hexdigest() == sha else None
+
+    def _asset(self, path: str, sha: str) -> Asset | None:
+        """A cached page's asset: unread when the docs tree holds it, else its checked bytes."""
+        if self.holds is not None and self.dir is not None and self.holds(path, sha):
+            return StoredAsset(sha, self.dir / "blobs" / sha)
+        return self.get_blob(sha)
 
     def page(self, view: Rendered, name: str, make: Callable[[], Page]) -> Page:
         """A cached Page of one record's view (its assets in the blob folder); re-rendered if a
@@ -144,7 +156,7 @@ class RenderCache:
         if made:
             return made[0]
         markdown = self.get_blob(value["markdown"])
-        assets = {p: self.get_blob(sha) for p, sha in value["assets"].items()}
+        assets = {p: self._asset(p, sha) for p, sha in value["assets"].items()}
         if markdown is None or any(b is None for b in assets.values()):
             page = make()
             blobs(page)

@@ -16,7 +16,8 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from benchledger.errors import BuildError, LedgerError
-from site_gen.build import _mkdocs_build, build_site, mkdocs_config, write_tree
+from site_gen.build import _mkdocs_build, build_site, mkdocs_config
+from site_gen.docs_tree import write_tree
 from site_gen.context import BuildOptions
 
 from tests.site_gen.site_support import ROOT, build
@@ -50,6 +51,22 @@ def test_two_builds_are_byte_identical_and_a_warm_build_does_no_work(built, tmp_
     assert len((tmp_path / "cache" / "validation-passes.txt").read_text().splitlines()) == 2
     assert warm.renderings_reused >= 4  # each record's article and home card
     assert tree(first.out_dir) == tree(warm.out_dir)
+    # A cached page's assets that the docs tree holds already are handed on unread: with their
+    # blobs gone, a build still writes nothing (and re-renders nothing, which would store them).
+    docs = tmp_path / "cache" / "mkdocs" / "docs"
+    blobs = tmp_path / "cache" / "render" / "blobs"
+    svgs = {p.relative_to(docs).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in docs.rglob("*.svg")}
+    gone = [blobs / sha for sha in svgs.values() if (blobs / sha).is_file()]
+    assert gone  # the records' articles keep their charts as blobs
+    for blob in gone:
+        blob.unlink()
+    again = build_site(tmp / "records", tmp_path / "site", cache_dir=tmp_path / "cache", options=BuildOptions(articles_dir=articles))
+    assert again.files_written == 0 and not any(blob.exists() for blob in gone)
+    # ...and one the tree no longer holds (edited there) is made again, to the same bytes
+    victim = docs / next(rel for rel, sha in svgs.items() if blobs / sha in gone)
+    victim.write_bytes(victim.read_bytes().replace(b"<svg", b"<svg data-edited", 1))
+    mended = build_site(tmp / "records", tmp_path / "site", cache_dir=tmp_path / "cache", options=BuildOptions(articles_dir=articles))
+    assert mended.files_written == 1 and tree(first.out_dir) == tree(mended.out_dir)
 
 
 class Refs(HTMLParser):
@@ -148,13 +165,6 @@ def test_a_strict_mkdocs_failure_becomes_a_build_error(tmp_path):
     write_tree(tmp_path / "work", files)
     with pytest.raises(BuildError, match="nowhere.md"):
         _mkdocs_build(tmp_path / "work" / "mkdocs.yml", 0)
-
-
-def test_write_tree_rewrites_only_changes_and_removes_stale_files(tmp_path):
-    assert write_tree(tmp_path, {"a.md": b"1", "d/b.md": b"2"}) == 2
-    assert write_tree(tmp_path, {"a.md": b"1", "d/b.md": b"2"}) == 0
-    assert write_tree(tmp_path, {"a.md": b"3"}) == 1
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["a.md"]
 
 
 def test_cli_build_reports_a_bad_store_in_one_line_per_problem(tmp_path, capsys):
