@@ -54,6 +54,8 @@ def test_expected_range_constants():
         expected_range(1)
 
 
+# at large n quad warns it may not reach the asked tolerance; it still lands within 1e-10
+@pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
 @given(st.integers(min_value=2, max_value=1_000_000))
 def test_expected_range_is_scipys_integral(n):
     from scipy import integrate
