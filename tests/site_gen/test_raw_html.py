@@ -32,6 +32,17 @@ def test_runs_between_headings_stay_separate_and_headings_stay_markdown():
     assert out.index("<p>one</p>") < out.index('<h2 id="two">Two</h2>') < out.index("<p>three</p>")
 
 
+def test_a_fence_in_a_block_opens_no_code_block_with_mkdocs_extension_order():
+    """MkDocs loads toc, tables and fenced_code before the project's extensions: the block is
+    stashed before fenced_code looks for fences (a line of backticks in generated HTML, from a
+    record's text, would otherwise swallow the block's end and what follows)."""
+    fenced = "<p>note:\n```\n</p>\n<p>end</p>"
+    text = raw_html.block(fenced) + "\n\nAfter\n\n```\ncode\n```\n"
+    out = markdown.markdown(text, extensions=["toc", "tables", "fenced_code", raw_html.makeExtension()])
+    assert fenced in out
+    assert out.count("<pre><code>") == 1 and "<pre><code>code\n</code></pre>" in out
+
+
 def test_an_unclosed_marker_is_left_to_markdown():
     out = convert(raw_html.START + "\n\n*emphasis*\n")
     assert "<em>emphasis</em>" in out
