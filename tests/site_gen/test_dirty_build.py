@@ -1,5 +1,5 @@
 """MkDocs' dirty mode in real builds (site_gen/dirty_build.py): after one more record is sealed
-the MkDocs step reuses the unchanged articles and the site is byte for byte a clean build's; a
+the MkDocs step reuses the unchanged pages and the site is byte for byte a clean build's; a
 site folder touched since the last build is rebuilt clean; a link into a reused article is still
 checked against that article's anchors; the search index is rebuilt only when a byte changed."""
 
@@ -20,24 +20,33 @@ from tests.variants import H200, encoded, graph_variant
 ARTICLES = ROOT / "docs" / "articles"
 
 
+def _mtimes(site):
+    return {p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
+
+
 def _build(records, tmp, name="site", cache="cache", articles=ARTICLES):
     return build_site(records, tmp / name, cache_dir=tmp / cache, options=BuildOptions(articles_dir=articles))
 
 
-def test_one_more_record_reuses_unchanged_articles_and_gives_a_clean_builds_bytes(tmp_path):
+def test_one_more_record_reuses_unchanged_pages_and_gives_a_clean_builds_bytes(tmp_path):
     records = shipped_copy(tmp_path)
     first = _build(records, tmp_path)
     assert not first.mkdocs_dirty and "no state" in first.mkdocs_mode
     built = tree_digest(first.out_dir)
+    written = _mtimes(first.out_dir)
     warm = _build(records, tmp_path)
-    assert warm.mkdocs_dirty and warm.mkdocs_mode == "2 unchanged articles reused"
+    assert warm.mkdocs_dirty and warm.mkdocs_mode.endswith(" unchanged pages reused")
+    # every page whose last build checked no link to another page is reused: the articles, and
+    # the generated site-wide pages too (their links are all inside raw HTML blocks)
+    kept = {rel for rel, mtime in _mtimes(warm.out_dir).items() if written.get(rel) == mtime}
+    assert {OFFLOAD_PAGE, "index.html", "comparisons/index.html", "series/index.html", "audit.html"} <= kept
     assert first.search_indexed and not warm.search_indexed  # every byte as before: Pagefind not rerun
     assert tree_digest(warm.out_dir) == built
     Store(records).seal_bytes(encoded(graph_variant(device=H200, eager_factor=0.6, graph_factor=0.7)), TGR,
                               "torch-graph-replay/h200.json")
     more = _build(records, tmp_path)
     # the graph-replay seed's article now links to its comparison; the LLM seed's is unchanged
-    assert more.mkdocs_dirty and more.mkdocs_mode == "1 unchanged articles reused"
+    assert more.mkdocs_dirty and 0 < int(more.mkdocs_mode.split()[0]) < int(warm.mkdocs_mode.split()[0])
     assert more.search_indexed
     clean = _build(records, tmp_path, name="clean", cache="cache-clean")
     assert not clean.mkdocs_dirty
@@ -66,8 +75,11 @@ def test_a_link_into_a_reused_article_is_still_checked_against_its_anchors(tmp_p
     link = "\n\nSee [how to audit the record](../articles/llm-cpu-offload/2026-09-27.md#{anchor}).\n"
     post.write_text(source + link.format(anchor="audit-this-page"), encoding="utf-8")
     _build(records, tmp_path, articles=articles)
+    article = tmp_path / "site" / "articles" / "llm-cpu-offload" / "2026-09-27.html"
+    before = article.stat().st_mtime_ns
     post.write_text(source + link.format(anchor="audit-this-page") + "\nEdited.\n", encoding="utf-8")
-    assert _build(records, tmp_path, articles=articles).mkdocs_mode == "2 unchanged articles reused"
+    assert _build(records, tmp_path, articles=articles).mkdocs_dirty
+    assert article.stat().st_mtime_ns == before  # reused, not rendered: its anchors came from the state
     post.write_text(source + link.format(anchor="no-such-anchor"), encoding="utf-8")
     # the article is unchanged, so a dirty build would not render it: its anchors come from the state
     with pytest.raises(BuildError, match="no-such-anchor"):
