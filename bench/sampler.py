@@ -1,7 +1,7 @@
 """Sampler CPU overhead: the collector's telemetry (host + process sampler, and the GPU sampler
 where NVML finds a GPU) tracking an idle child process, at 1, 10 and 100 Hz, with PSS read as in
 the default plan (pss_mode "boundaries": not in periodic samples) unless --pss-mode every_sample. The main thread sleeps, so this process's CPU time is the samplers' cost; it is printed
-as a percent of one core, beside the floor: the same timed wait at 10 Hz reading nothing. The last
+as a percent of one core, beside the floor: the same wait (a sleep to each deadline) at 10 Hz reading nothing. The last
 line is `hz=10 cpu_percent_of_core=P wait_floor_percent=F` (goal: P <= 0.2).
 
     .venv/bin/python bench/sampler.py [--seconds 30] [--pss-mode every_sample|boundaries]
@@ -42,14 +42,18 @@ def measure(hz: float, seconds: float, pss_every_sample: bool) -> tuple[float, i
 
 
 def measure_floor(hz: float, seconds: float) -> float:
-    """The waiting alone: the sampler's timed lock wait at `hz`, reading nothing (percent of a core)."""
-    running = threading.Lock()
-    running.acquire()
+    """The waiting alone: the sampler's wait (a sleep to each tick's deadline) at `hz`, reading
+    nothing (percent of a core)."""
 
     def wait() -> None:
+        period = 1.0 / hz
+        next_t = time.monotonic() + period
         end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            running.acquire(timeout=1.0 / hz)
+        while next_t < end:
+            delay = next_t - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            next_t += period
 
     thread = threading.Thread(target=wait)
     wall0, cpu0 = time.monotonic(), cpu_seconds()

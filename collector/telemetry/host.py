@@ -15,8 +15,15 @@ the 2-core build machine; an idle machine reads highest, each wake-up then finds
     /proc files opened per read, no psutil (first version)      0.08-0.12  0.35-0.54  3.3-4.8
     psutil in oneshot(), MemAvailable, files held open          0.09-0.12  0.38-0.54  3.6-5.1
     /proc/PID/{stat,statm,io} read here, timed lock wait        0.074      0.308      2.56
-    the same, parsed 16 ticks at a time (now)                   0.069      0.261      2.42
-    the wait alone at 10 Hz, reading nothing (the floor)                   0.114-0.126
+    the same, parsed 16 ticks at a time                         0.069      0.261      2.42
+    a sleep to each deadline, no frozen dataclass a tick (now)             0.223-0.232
+    the wait alone at 10 Hz, reading nothing (the floor)                   0.111-0.126
+
+(The last two rows' 10 Hz figures are 20 s runs back to back with the row above them, which read
+0.278-0.287 then: the machine's figures drift by a third over a day.) The five reads alone,
+inline in the leanest loop Python allows, cost 0.19-0.22 % here: the rest is the kernel
+generating meminfo and stat text on a cold wake-up (about 21 us each, 48 us for the first read
+of a tick), so 0.2 % is about where Python reading these files at 10 Hz ends on this machine.
 
 A tick costs about 135 us over the floor here: the five reads (meminfo, the cgroup file, stat,
 statm, io) are 20-25 us each on a wake-up to cold caches (5 us each in a loop), and the few
@@ -25,8 +32,7 @@ time (and before any sample is handed out), on warm caches: that took 50 us a ti
 
 Reading the tracked process's figures from its held-open /proc files takes 14 us a sample
 where psutil's memory_info, cpu_times and io_counters inside oneshot() took 55 (a test holds
-the figures equal to psutil's); the thread waits for each tick on a lock acquired with a
-timeout, one C-level wait, where Event.wait runs Python condition code on every wake-up.
+the figures equal to psutil's); the thread sleeps to each tick's deadline (see sampler.py).
 MemAvailable is read from /proc/meminfo (psutil's `virtual_memory().available` on Linux)
 without parsing the other fifty lines, and every file stays open and is re-read with pread.
 psutil still reads PSS (`memory_full_info`) and the CPU snapshots at phase boundaries.
@@ -65,6 +71,9 @@ class HostSample:
     process: ProcessSample | None  # None before a process is tracked or after it exited
 
 
+_pread = os.pread  # a tick runs on cold caches: one lookup fewer per read
+
+
 class ProcFile:
     """A /proc or cgroup file held open and re-read whole with pread at offset 0: the kernel
     regenerates its text on every such read. Opened on the first read, again after close(). A
@@ -79,9 +88,10 @@ class ProcFile:
         self._fd: int | None = None
 
     def read(self) -> bytes:
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-        return os.pread(self._fd, 16384, 0)
+        fd = self._fd
+        if fd is None:
+            fd = self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        return _pread(fd, 16384, 0)
 
     def close(self) -> None:
         if self._fd is not None:
@@ -208,7 +218,7 @@ class TrackedProcess:
             file.close()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass sets each field through object.__setattr__, every tick
 class ProcessCapture:
     """What one tick read of the tracked process, undecoded: the files' text (io None when not
     permitted), PSS when read, or the error that stopped the reading."""
@@ -285,9 +295,10 @@ class HostSampler(PeriodicSampler[HostSample]):
     def capture(self, t: float, pss: bool = False) -> tuple:
         """The files' text as the kernel gives it now; parsed later, by decode()."""
         cgroup = None
-        if self._cgroup_file is not None:
+        cgroup_file = self._cgroup_file
+        if cgroup_file is not None:
             try:
-                cgroup = self._cgroup_file.read()
+                cgroup = cgroup_file.read()
             except OSError:
                 pass
         return t, self._meminfo.read(), cgroup, self._capture_process(pss or self.pss_every_sample)

@@ -175,6 +175,23 @@ def test_a_sampler_stopped_and_started_again_samples_again():
         assert len(sampler.samples()) - before >= 5  # first + periodic + last
 
 
+def test_stop_returns_at_once_and_nothing_is_captured_after_its_last_sample():
+    """stop() does not wait for the sleeping thread: it sets its flag under the lock, takes the
+    last sample, and the thread ends at its next deadline without capturing."""
+    import threading
+
+    sampler = HostSampler(2, pss_every_sample=False)  # a 0.5 s period
+    sampler.start()
+    time.sleep(0.6)  # one periodic tick, then the thread sleeps again
+    started = time.monotonic()
+    sampler.stop()
+    assert time.monotonic() - started < 0.25  # not a wait for the thread's next deadline
+    last = sampler.samples()
+    time.sleep(0.7)  # past that deadline: the thread woke, saw the flag, captured nothing
+    assert sampler.samples() == last and last[-1].t == max(x.t for x in last)
+    assert not any(t.name == HostSampler.thread_name for t in threading.enumerate())
+
+
 def test_ticks_are_decoded_in_order_before_samples_are_handed_out():
     """The thread only copies the files' text; samples() (and sample_now) decode what is held,
     so nothing captured is missing or out of order, whatever the batch has reached."""
