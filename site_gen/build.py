@@ -131,6 +131,8 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
             # Last, once nothing else writes into the site: the list of every file it serves
             write_site_sums(out_dir, known)
         dirty_build.save_state(state_file, ident, out_dir, anchors_out, bundles)
+        # Evict: the render cache keeps what this build used, and nothing else (site_gen/eviction.py).
+        site.render_cache.sweep()
     except OSError as err:
         where = Path(err.filename) if isinstance(err.filename, str) else None
         hint = (f"; the cache {cache_dir} holds something the build did not write there: remove that folder, "

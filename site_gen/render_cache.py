@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 import threading
 from functools import cached_property
 from importlib import metadata, resources
@@ -18,10 +19,13 @@ from typing import Any, Callable, Protocol
 from benchledger.atomic import write_atomic
 from benchledger.records import cache_mac
 from benchledger.records.digest import named_bytes_sha256
+from site_gen.eviction import sweep
 from site_gen.page import Asset, Page, StoredAsset
 from site_gen.resources import resource_files
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+_VALUE_NAME = re.compile(r"[0-9a-f]{64}\.json")
+_BLOB_NAME = re.compile(r"[0-9a-f]{64}")
 # Libraries whose version changes rendered bytes.
 LIBRARIES = ("altair", "vl-convert-python", "pandas", "jinja2")
 
@@ -73,6 +77,9 @@ class RenderCache:
         self.holds = holds
         self.hits = 0
         self._lock = threading.Lock()
+        # what this build read or wrote, by file name: the rest goes in sweep()
+        self._used_values: set[str] = set()
+        self._used_blobs: set[str] = set()
 
     @cached_property
     def fingerprint(self) -> str:
@@ -98,6 +105,7 @@ class RenderCache:
         if self.dir is None:
             return make()
         path = self.dir / "values" / f"{key}.json"
+        self._used_values.add(path.name)
         data = cache_mac.unseal(path.read_bytes()) if path.is_file() else None
         if data is not None:  # an edited or foreign entry fails its MAC: a miss, rendered again
             with self._lock:
@@ -111,6 +119,7 @@ class RenderCache:
         if isinstance(data, StoredAsset):  # a blob already
             return data.sha256
         sha = hashlib.sha256(data).hexdigest()
+        self._used_blobs.add(sha)
         if self.dir is not None and not (self.dir / "blobs" / sha).is_file():
             write_atomic(self.dir / "blobs" / sha, data, durable=False)
         return sha
@@ -118,6 +127,7 @@ class RenderCache:
     def get_blob(self, sha: str) -> bytes | None:
         """The blob named `sha`, or None when missing or when its bytes do not hash to its name."""
         path = self.dir / "blobs" / sha if self.dir is not None else None
+        self._used_blobs.add(sha)
         if path is None or not path.is_file():
             return None
         data = path.read_bytes()
@@ -126,8 +136,17 @@ class RenderCache:
     def _asset(self, path: str, sha: str) -> Asset | None:
         """A cached page's asset: unread when the docs tree holds it, else its checked bytes."""
         if self.holds is not None and self.dir is not None and self.holds(path, sha):
+            self._used_blobs.add(sha)
             return StoredAsset(sha, self.dir / "blobs" / sha)
         return self.get_blob(sha)
+
+    def sweep(self) -> int:
+        """After a successful build: remove the values and blobs it did not use (see
+        site_gen/eviction.py); returns how many."""
+        if self.dir is None:
+            return 0
+        return (sweep(self.dir / "values", self._used_values, _VALUE_NAME)
+                + sweep(self.dir / "blobs", self._used_blobs, _BLOB_NAME))
 
     def page(self, view: Rendered, name: str, make: Callable[[], Page]) -> Page:
         """A cached Page of one record's view (its assets in the blob folder); re-rendered if a
