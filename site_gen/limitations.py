@@ -100,14 +100,21 @@ def _nearest(data: Any, parts: list, key: str) -> tuple[list, Any] | None:
 def _percentile_rule(name: str) -> Rule:
     default = DEFAULT_PERCENTILE_MINIMUMS[name]
 
+    timing, declaring = f"{name}_ms", f"{name}_minimum_requests"
+
     def find(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
         for parts, node in nodes:
             if not isinstance(node, dict):
                 continue
-            declared = _nearest(data, parts, f"{name}_minimum_requests")
-            if f"{name}_ms" in node and _number(node.get("repetitions")):
+            # the declared minimum is looked up (a walk up from the root) only for a node that
+            # could need it: for every node of a record it was most of finding its limitations
+            if timing in node and _number(node.get("repetitions")):
                 count = node["repetitions"]
-            elif _is_summary(node) and declared and (not parts or parts[-2:-1] != ["metrics"]):
+                declared = _nearest(data, parts, declaring)
+            elif _is_summary(node) and (not parts or parts[-2:-1] != ["metrics"]):
+                declared = _nearest(data, parts, declaring)
+                if not declared:
+                    continue
                 # A per-request summary (not a telemetry metric) under a declared minimum.
                 count = node["sample_count"]
             else:
