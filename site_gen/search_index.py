@@ -92,13 +92,13 @@ def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept
     for folder, pages in sorted(groups.items()):
         if kept.get(folder) != digests[folder] or not (site_dir / folder / "pagefind-entry.json").is_file():
             _index_bundle(site_dir, work_dir, folder, pages)
-    shards = sorted(folder[len(SHARDS_DIR) + 1:] for folder in groups if folder != BUNDLE_DIR)
+    present = sorted(folder[len(SHARDS_DIR) + 1:] for folder in groups if folder != BUNDLE_DIR)
     shards_dir = site_dir / SHARDS_DIR
     for entry in shards_dir.iterdir() if shards_dir.is_dir() else ():
-        if entry.is_dir() and entry.name not in shards:  # no page hashes to it any more
+        if entry.is_dir() and entry.name not in present:  # no page hashes to it any more
             shutil.rmtree(entry)
     shards_dir.mkdir(parents=True, exist_ok=True)
-    manifest = json.dumps(shards).encode()
+    manifest = json.dumps(present).encode()
     if not (site_dir / SHARDS_MANIFEST).is_file() or (site_dir / SHARDS_MANIFEST).read_bytes() != manifest:
         (site_dir / SHARDS_MANIFEST).write_bytes(manifest)
     return digests

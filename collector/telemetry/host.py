@@ -16,11 +16,11 @@ the 2-core build machine; an idle machine reads highest, each wake-up then finds
     psutil in oneshot(), MemAvailable, files held open          0.09-0.12  0.38-0.54  3.6-5.1
     /proc/PID/{stat,statm,io} read here, timed lock wait        0.074      0.308      2.56
     the same, parsed 16 ticks at a time                         0.069      0.261      2.42
-    a sleep to each deadline, no frozen dataclass a tick (now)             0.223-0.232
-    the wait alone at 10 Hz, reading nothing (the floor)                   0.111-0.126
+    a sleep to each deadline, no frozen dataclass a tick (now)   0.074      0.211      1.763
+    the wait alone at 10 Hz, reading nothing (the floor)                   0.086 (a sleep; a timed lock 0.111-0.126)
 
-(The last two rows' 10 Hz figures are 20 s runs back to back with the row above them, which read
-0.278-0.287 then: the machine's figures drift by a third over a day.) The five reads alone,
+(In 20 s runs back to back at 10 Hz, the row above "now" read 0.278-0.287 and "now" 0.223-0.232:
+the machine's figures drift by a third over a day.) The five reads alone,
 inline in the leanest loop Python allows, cost 0.19-0.22 % here: the rest is the kernel
 generating meminfo and stat text on a cold wake-up (about 21 us each, 48 us for the first read
 of a tick), so 0.2 % is about where Python reading these files at 10 Hz ends on this machine.
