@@ -41,6 +41,7 @@ psutil still reads PSS (`memory_full_info`) and the CPU snapshots at phase bound
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,6 +168,7 @@ def parse_mem_available(meminfo: bytes) -> int:
     return int(meminfo[i + 13 : meminfo.index(b"kB", i)]) * 1024
 
 
+_IO_LINE = re.compile(rb"^(\w+): (\d+)$", re.M)
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
@@ -186,7 +188,8 @@ def parse_stat(stat: bytes) -> ProcStat:
     time says whether the pid still belongs to the tracked process, at about half the cost of
     `Process.is_running()`, which builds a second Process and reads this file again. (Its rss
     field is not used: on Linux 6 it is the kernel's approximate per-CPU sum, pages off statm's.)"""
-    rest = stat[stat.rfind(b")") + 2 :].split()  # fields after "(comm)": rest[0] is field 3
+    # fields after "(comm)": rest[0] is field 3; split no further than field 22, the last one used
+    rest = stat[stat.rfind(b")") + 2 :].split(maxsplit=20)
     return ProcStat(int(rest[9]), (int(rest[11]) + int(rest[12])) / _CLOCK_TICKS, int(rest[19]))
 
 
@@ -199,7 +202,7 @@ def parse_statm_rss(statm: bytes) -> int:
 def parse_io(io: bytes) -> tuple[int, int, int]:
     """(rchar, read_bytes, write_bytes) from /proc/PID/io: psutil's `io_counters()` read_chars,
     read_bytes and write_bytes on Linux."""
-    fields = dict(line.split(b": ", 1) for line in io.splitlines() if b": " in line)
+    fields = dict(_IO_LINE.findall(io))  # one C-level scan: splitting line by line took 6 us a sample
     return int(fields[b"rchar"]), int(fields[b"read_bytes"]), int(fields[b"write_bytes"])
 
 
