@@ -16,7 +16,8 @@ the 2-core build machine; an idle machine reads highest, each wake-up then finds
     psutil in oneshot(), MemAvailable, files held open          0.09-0.12  0.38-0.54  3.6-5.1
     /proc/PID/{stat,statm,io} read here, timed lock wait        0.074      0.308      2.56
     the same, parsed 16 ticks at a time                         0.069      0.261      2.42
-    a sleep to each deadline, no frozen dataclass a tick (now)   0.074      0.211      1.763
+    a sleep to each deadline, no frozen dataclass a tick         0.074      0.211      1.763
+    io and stat parsed with less splitting (now)                0.079      0.212      1.662
     the wait alone at 10 Hz, reading nothing (the floor)                   0.086 (a sleep; a timed lock 0.111-0.126)
 
 (In 20 s runs back to back at 10 Hz, the row above "now" read 0.278-0.287 and "now" 0.223-0.232:
