@@ -21,7 +21,7 @@ from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
 from site_gen import dirty_build, escape, site_folder
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
-from site_gen.checksums import SUMS_NAME, parse_sums, site_sums, write_site_sums
+from site_gen.checksums import SUMS_NAME, site_hashes, sums_of, write_site_sums
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.docs_tree import MANIFEST_NAME as DOCS_MANIFEST_NAME, DocsTree
 from site_gen.page import Asset, Page, asset_sha256
@@ -122,14 +122,15 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         # Pagefind's index is a function of the site's HTML: when every file MkDocs left is the
         # last build's, byte for byte (the index itself included), indexing would write it again;
         # else only the bundles whose pages changed are indexed again (site_gen/search_index.py).
-        sums_now = site_sums(out_dir, known)
-        search_indexed = sums_before is None or sums_now != sums_before
+        hashes = site_hashes(out_dir, known)
+        search_indexed = sums_before is None or sums_of(hashes) != sums_before
         bundles = (state or {}).get("search", {}) if plan.dirty else {}
         if search_indexed:
-            html = {rel: sha for rel, sha in parse_sums(sums_now, SUMS_NAME)[0].items() if rel.endswith(".html")}
+            html = {rel: sha for rel, (_, _, sha) in hashes.items() if rel.endswith(".html")}
             bundles = index_site(out_dir, cache_dir / "pagefind", html, bundles)
             # Last, once nothing else writes into the site: the list of every file it serves
-            write_site_sums(out_dir, known)
+            # (only what Pagefind wrote is hashed again)
+            write_site_sums(out_dir, hashes)
         dirty_build.save_state(state_file, ident, out_dir, anchors_out, bundles)
         # Evict: the render cache keeps what this build used, and nothing else (site_gen/eviction.py).
         site.render_cache.sweep()

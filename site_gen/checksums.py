@@ -81,12 +81,12 @@ def site_files(root: Path) -> list[str]:
 Known = dict[str, tuple[int, int, str]]  # path -> (size, mtime_ns, sha256) of a file hashed before
 
 
-def site_sums(root: Path, known: Known | None = None) -> bytes:
-    """The site-wide SHA256SUMS of the folder `root` as it is now (only plain files are listed:
-    a build makes no links). A file whose size and mtime are those in `known` keeps the hash
-    listed there, unread: a rebuild rewrites a few pages of hundreds of MB of site."""
+def site_hashes(root: Path, known: Known | None = None) -> Known:
+    """(size, mtime_ns, sha256) of every plain file of the folder `root` as it is now, in the
+    list's order (a build makes no links). A file whose size and mtime are those in `known`
+    keeps the hash given there, unread: a rebuild rewrites a few pages of hundreds of MB of site."""
     known = known or {}
-    pairs = []
+    out: Known = {}
     for rel in site_files(root):
         path = root / rel
         st = path.lstat()
@@ -94,8 +94,18 @@ def site_sums(root: Path, known: Known | None = None) -> bytes:
             continue
         before = known.get(rel)
         same = before is not None and before[:2] == (st.st_size, st.st_mtime_ns)
-        pairs.append((before[2] if same else sha256_hex(path.read_bytes()), rel))
-    return format_sums(pairs)
+        out[rel] = (st.st_size, st.st_mtime_ns, before[2] if same else sha256_hex(path.read_bytes()))
+    return out
+
+
+def sums_of(hashes: Known) -> bytes:
+    """The SHA256SUMS text of `site_hashes`' answer."""
+    return format_sums((sha, rel) for rel, (_, _, sha) in hashes.items())
+
+
+def site_sums(root: Path, known: Known | None = None) -> bytes:
+    """The site-wide SHA256SUMS of the folder `root` as it is now (see `site_hashes`)."""
+    return sums_of(site_hashes(root, known))
 
 
 def write_site_sums(root: Path, known: Known | None = None) -> bytes:
