@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-
 from site_gen.changes.comparison import NO_RANGE, RANK_SUMMARY, Comparison
 from site_gen.changes.detection import Detection
 from site_gen.changes.distributions import bh_adjusted

@@ -62,8 +62,8 @@ def expected_range(n: int) -> float:
         raise ValueError("a range needs at least two values")
     # The integral of 1 - P(all below x) - P(all above x) by Simpson's rule on [-12, 12] at
     # 1/128 steps: beyond, the integrand is under 1e-25 for any n up to 1e6, and a test holds
-    # it to scipy's adaptive quad within 1e-10 (closer than quad's default tolerance; importing scipy.integrate took 0.26 s of
-    # every build, for this one integral).
+    # it to scipy's adaptive quad within 1e-10, closer than quad's default tolerance (importing
+    # scipy.integrate took 0.26 s of every build, for this one integral).
     x = np.linspace(-12.0, 12.0, 3073)
     y = 1 - norm_cdf(x) ** n - norm_sf(x) ** n
     value = (x[1] - x[0]) / 3 * (y[0] + y[-1] + 4 * y[1:-1:2].sum() + 2 * y[2:-1:2].sum())

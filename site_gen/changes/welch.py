@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+
 from site_gen.changes.distributions import t_ppf, t_sf
 
 
