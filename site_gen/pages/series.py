@@ -23,6 +23,7 @@ from site_gen.feed import FeedEntry
 from site_gen.history import Finding, SeriesReport, Track, series_setup
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
+from site_gen.quantity import format_value
 from site_gen.tables import frame, html_table
 from site_gen.templating import url
 
@@ -30,6 +31,11 @@ if TYPE_CHECKING:
     from site_gen.context import SiteContext
 
 INDEX = "series/index.md"
+# A page past this many charts is a wall no reader scrolls through, and a minute of drawing: one
+# synthetic series of 500 records with a token length per record had 2,550 tracks (17 MB of
+# HTML). Past it, the tracks with a detected change are charted first, then the others in page
+# order; the rest get one row each in a table (see `charted_tracks`).
+MAX_TRACK_CHARTS = 48
 
 
 def page_path(report: SeriesReport) -> str:
@@ -120,6 +126,37 @@ def _track_section(site: "SiteContext", report: SeriesReport, labels: list[str],
     return f'<h3 id="track-{index}">{escape.html(track.label)}</h3>\n{summary}{claims}{html}\n', assets
 
 
+def charted_tracks(report: SeriesReport) -> list[int]:
+    """The indices (into `report.tracks`) of the tracks drawn as charts, in page order: every
+    track when there are at most MAX_TRACK_CHARTS, else the tracks with a detected change
+    first and then the others in page order, up to that many."""
+    if len(report.tracks) <= MAX_TRACK_CHARTS:
+        return list(range(len(report.tracks)))
+    changed = {id(f.track) for f in report.findings if f.claim.verdict == CHANGED}
+    ranked = sorted(range(len(report.tracks)), key=lambda i: id(report.tracks[i]) not in changed)
+    return sorted(ranked[:MAX_TRACK_CHARTS])
+
+
+def _uncharted_table(report: SeriesReport, labels: list[str], indices: list[int]) -> str:
+    """One row per track not drawn: its anchor (`change` citations link to it), how many records
+    have it, the first and last of them with their values, and what was found."""
+    rows = []
+    for i in indices:
+        track = report.tracks[i]
+        findings = [f for f in report.findings if f.track is track]
+        unit = track.metric.unit
+        first, last = track.observations[0], track.observations[-1]
+        rows.append({
+            "track": f'<span id="track-{i}">{escape.html(track.label)}</span>',
+            "records": str(len(track.observations)),
+            "first": escape.html(f"{labels[track.positions[0]]}: {format_value(first.value, unit)}"),
+            "last": escape.html(f"{labels[track.positions[-1]]}: {format_value(last.value, unit)}"),
+            "found": "; ".join(claim_html(f) for f in findings) if any(f.claim.verdict == CHANGED for f in findings)
+                     else escape.html(no_change_text(track, report.rule)),
+        })
+    return html_table(frame(rows, ["track", "records", "first", "last", "found"]))
+
+
 def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     """The page of one series."""
     path = page_path(report)
@@ -156,14 +193,23 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     labels = _labels(report)  # once per page: every track and the records table use them
     parts.append((True, "<div class=\"bl-scroll bl-listing\">" + _records_table(site, report, labels, path) + "</div>"))
     parts.append((False, "## Metrics along the series"))
+    charted = charted_tracks(report)
+    uncharted = sorted(set(range(len(report.tracks))) - set(charted))
+    if uncharted:
+        parts.append((True, f'<p class="bl-capped">{len(report.tracks):,} metrics and points are tracked along this series: '
+                            f"the {len(charted)} charted below are those with a detected change first, then the first "
+                            f'others in page order; <a href="#uncharted">the other {len(uncharted):,}</a> have a row each '
+                            f"after them, with their first and last records and what was found.</p>"))
     assets: dict[str, bytes] = {}
     # the tracks' charts side by side (one long series' page was a minute of charts, one by one)
-    with ThreadPoolExecutor(min(RENDER_WORKERS, len(report.tracks) or 1)) as pool:
-        sections = list(pool.map(lambda item: _track_section(site, report, labels, item[1], item[0], path),
-                                 enumerate(report.tracks)))
+    with ThreadPoolExecutor(min(RENDER_WORKERS, len(charted) or 1)) as pool:
+        sections = list(pool.map(lambda i: _track_section(site, report, labels, report.tracks[i], i, path), charted))
     for html, more in sections:
         parts.append((True, html))
         assets.update(more)
+    if uncharted:
+        parts.append((False, "### Tracks not charted {#uncharted}"))
+        parts.append((True, "<div class=\"bl-scroll bl-listing\">" + _uncharted_table(report, labels, uncharted) + "</div>"))
     return Page(path, title, raw_html.join(parts), assets)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from benchledger.records.store import Store
 from site_gen.build import build_site
+from site_gen.pages import series as series_pages
 from site_gen.context import BuildOptions
 from tests.history import llm_history
 
@@ -147,3 +148,30 @@ def test_a_series_page_is_kept_in_the_render_cache_and_made_again_when_a_record_
     page = (site / SERIES).read_bytes()
     assert f"history/{joined['runtime']['release']}.json</a>".encode() in page
     assert page == (fresh / SERIES).read_bytes()
+
+
+def test_past_the_chart_limit_changed_tracks_are_charted_first_and_the_rest_get_a_row_each(tmp_path, monkeypatch):
+    """A series with more tracks than MAX_TRACK_CHARTS (2 here) charts the tracks with a detected
+    change, and lists every other track in one table, each row under its own `track-N` anchor
+    (a strict MkDocs build checks every link to one) with its first and last value and what was
+    found; with the limit above the track count the same page charts them all."""
+    monkeypatch.setattr(series_pages, "MAX_TRACK_CHARTS", 2)
+    (tmp_path / "capped").mkdir()
+    capped = history_site(tmp_path / "capped", llm_history(8, drop_from=6))
+    page = (capped / SERIES).read_text()
+    charted = [int(i) for i in re.findall(r'<h3 id="track-(\d+)">', page)]
+    assert len(charted) == 2 and page.count('<script type="application/json" id="spec-track-') == 2
+    for i in charted:  # the two decode tracks, whose drop was found
+        section = page.split(f'<h3 id="track-{i}">', 1)[1].split("<h3", 1)[0]
+        assert 'data-verdict="changed"' in section
+    rows = re.findall(r'<td><span id="track-(\d+)">([^<]*)</span></td>\s*<td>(\d+)</td>\s*<td>([^<]*)</td>\s*<td>([^<]*)</td>', page)
+    assert rows and not {int(r[0]) for r in rows} & set(charted)
+    assert "Tracks not charted" in page and f"the other {len(rows)}</a>" in page
+    for _, label, records, first, last in rows:
+        assert records == "8" and first.startswith("b11146: ") and last.startswith("b11153: "), (label, first, last)
+    monkeypatch.setattr(series_pages, "MAX_TRACK_CHARTS", 48)
+    (tmp_path / "full").mkdir()
+    full = history_site(tmp_path / "full", llm_history(8, drop_from=6))
+    page = (full / SERIES).read_text()
+    assert "Tracks not charted" not in page
+    assert sorted(int(i) for i in re.findall(r'<h3 id="track-(\d+)">', page)) == sorted(charted + [int(r[0]) for r in rows])
