@@ -15,7 +15,16 @@ posts, a project's own pages) carry no markers and go through `md_in_html` as be
 
 The marker lines cannot come from a record: record text reaches a page HTML-escaped, so its
 `<!--` is `&lt;!--`. The ids inside stashed blocks are given to MkDocs' anchor checks by
-`on_page_content` in site_gen/mkdocs_hooks.py (`ids()`), so strict link checks still see them."""
+`on_page_content` in site_gen/mkdocs_hooks.py (`ids()`), so strict link checks still see them.
+
+The blocks are kept in this extension's own stash, not Python-Markdown's: its postprocessor
+scans every block it puts back for placeholders nested inside (a regex over each block's
+text, a fifth of MkDocs' time on a generated site), and a marked block can hold none:
+normalize_whitespace has removed every STX and ETX, which every placeholder holds, before the
+block is cut out. The placeholders here are swapped back in one pass over the page's text, as
+Python-Markdown's own would be. The same extension's `normalize_whitespace` skips the copies
+and the regex Python-Markdown's would make of a text that holds none of what it normalises
+(another tenth); both give the same bytes as before, and every page goes through them."""
 
 from __future__ import annotations
 
@@ -24,8 +33,9 @@ import re
 from itertools import groupby
 from typing import Iterable
 
-from markdown import Extension, Markdown
-from markdown.preprocessors import Preprocessor
+from markdown import Extension, Markdown, util
+from markdown.postprocessors import Postprocessor
+from markdown.preprocessors import NormalizeWhitespace, Preprocessor
 
 START = "<!-- benchledger:html -->"
 END = "<!-- /benchledger:html -->"
@@ -34,8 +44,16 @@ END = "<!-- /benchledger:html -->"
 # open a code block), MkDocs' anchor scan (21) and html_block / md_in_html (20): they see only
 # placeholders. Below normalize_whitespace (30), which every preprocessor expects to have run.
 PRIORITY = 26
+# After raw_html (30) and amp_substitute (20) of Python-Markdown, which have nothing to do in
+# these blocks (they hold no STX), so they need not scan them either.
+POSTPROCESSOR_PRIORITY = 15
 
 _ID = re.compile(r'\sid="([^"]*)"')
+_PLACEHOLDER = util.STX + "benchledgerraw{}" + util.ETX
+_PLACEHOLDERS = re.compile(f"<p>{util.STX}benchledgerraw([0-9]+){util.ETX}</p>|{util.STX}benchledgerraw([0-9]+){util.ETX}")
+# What Python-Markdown's normalize_whitespace changes: control characters it removes, line
+# ends and tabs it rewrites, and (its regex) lines holding only spaces.
+_NORMALIZED = (util.STX, util.ETX, "\r", "\t", " \n")
 
 
 def block(fragment: str) -> str:
@@ -56,7 +74,7 @@ def join(parts: Iterable[tuple[bool, str]]) -> str:
 
 def ids(page_html: str) -> set[str]:
     """The id attributes (double-quoted, as benchledger writes them) of a rendered page."""
-    return {html.unescape(value) for value in _ID.findall(page_html)}
+    return {html.unescape(value) if "&" in value else value for value in set(_ID.findall(page_html))}
 
 
 class RawBlockPreprocessor(Preprocessor):
@@ -77,17 +95,60 @@ class RawBlockPreprocessor(Preprocessor):
                 out.append(line)
                 i += 1
                 continue
-            placeholder = self.md.htmlStash.store("\n".join(lines[i + 1 : end]))
-            out += ["", placeholder, ""]
+            out += ["", _PLACEHOLDER.format(len(self.stash)), ""]
+            self.stash.append("\n".join(lines[i + 1 : end]))
             i = end + 1
         return out
+
+    def __init__(self, md: Markdown, stash: list[str]):
+        super().__init__(md)
+        self.stash = stash
+
+
+class RawBlockPostprocessor(Postprocessor):
+    """Puts each stashed block back where its placeholder is, as Python-Markdown's raw_html
+    postprocessor does: a placeholder alone in a paragraph is replaced by the block when the
+    block starts with a block-level tag, else the paragraph keeps it."""
+
+    def __init__(self, md: Markdown, stash: list[str]):
+        super().__init__(md)
+        self.stash = stash
+
+    def run(self, text: str) -> str:
+        if not self.stash:
+            return text
+        is_block_level = self.md.postprocessors["raw_html"].isblocklevel
+
+        def substitute(match: re.Match[str]) -> str:
+            wrapped = match.group(1) is not None
+            block = self.stash[int(match.group(1) if wrapped else match.group(2))]
+            return f"<p>{block}</p>" if wrapped and not is_block_level(block) else block
+
+        return _PLACEHOLDERS.sub(substitute, text)
+
+
+class QuickNormalizeWhitespace(NormalizeWhitespace):
+    """Python-Markdown's normalize_whitespace, without its copies of a text it leaves as it is."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        source = "\n".join(lines)
+        if any(part in source for part in _NORMALIZED):
+            return super().run(lines)
+        return (source + "\n\n").split("\n")
 
 
 class RawHtmlExtension(Extension):
     """Python-Markdown extension: marked generated HTML blocks are stashed, not parsed."""
 
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
-        md.preprocessors.register(RawBlockPreprocessor(md), "benchledger_raw_html", PRIORITY)
+        self.stash: list[str] = []
+        md.registerExtension(self)  # reset() below, between documents
+        md.preprocessors.register(QuickNormalizeWhitespace(md), "normalize_whitespace", 30)
+        md.preprocessors.register(RawBlockPreprocessor(md, self.stash), "benchledger_raw_html", PRIORITY)
+        md.postprocessors.register(RawBlockPostprocessor(md, self.stash), "benchledger_raw_html", POSTPROCESSOR_PRIORITY)
+
+    def reset(self) -> None:
+        self.stash.clear()
 
 
 def makeExtension(**kwargs) -> RawHtmlExtension:  # noqa: N802 (Python-Markdown's entry point)
