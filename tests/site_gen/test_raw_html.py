@@ -4,8 +4,11 @@ strict MkDocs build still checks links to ids that only a raw block holds (throu
 
 from __future__ import annotations
 
+import html
+
 import markdown
 import pytest
+from hypothesis import given, strategies as st
 
 from site_gen import raw_html
 from site_gen.build import HOOKS_FILE, _mkdocs_build
@@ -58,6 +61,14 @@ def test_ids_are_read_unescaped():
     assert raw_html.ids('<span id="a&amp;b"></span><h2 id="x">') == {"a&b", "x"}
 
 
+@pytest.mark.parametrize("page", [
+    '<p data-id="no" title="set id="><span id="yes">',  # a value ending in " id=" starts one
+    'id="first"<b\tid="tab">', '<i id=""></i>\n<i\nid="nl"></i>', "", '<p class="grid">',
+])
+def test_ids_are_exactly_what_the_whitespace_id_pattern_finds(page):
+    assert raw_html.ids(page) == {html.unescape(v) for v in raw_html._ID.findall(page)}
+
+
 def _site(tmp_path, link: str, hooks: bool):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -93,3 +104,8 @@ def test_join_makes_one_block_per_run_of_html_parts_and_keeps_markdown_parts():
     assert text == f"# T\n\n{raw_html.START}\n<p>a</p>\n\n<p>b</p>\n{raw_html.END}\n\n## U\n\n"
     out = convert(text)
     assert out.index("<h1") < out.index("<p>a</p>") < out.index("<p>b</p>") < out.index("<h2")
+
+
+@given(st.lists(st.sampled_from([" ", "\n", "id=", '"', "x", "&amp;", "<p ", ">", "data-"]), max_size=40).map("".join))
+def test_ids_match_the_whitespace_id_pattern_on_any_text(page):
+    assert raw_html.ids(page) == {html.unescape(v) for v in raw_html._ID.findall(page)}
