@@ -13,7 +13,8 @@ import pandas as pd
 def frame(rows: Iterable[Mapping[str, str]], columns: list[str]) -> pd.DataFrame:
     """A DataFrame of rendered cells with the given column order (missing cells empty)."""
     # object cells: pandas 3 would otherwise infer (and build) a string array for every column
-    return pd.DataFrame([{c: row.get(c, "") for c in columns} for row in rows], columns=columns, dtype=object)
+    # rows as lists, not dicts: pandas' reading of a dict per row was most of making a table
+    return pd.DataFrame([[row.get(c, "") for c in columns] for row in rows], columns=columns, dtype=object)
 
 
 _ESCAPES = str.maketrans({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
