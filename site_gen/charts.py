@@ -149,14 +149,16 @@ def line_chart(
     alt_text: str,
 ) -> Chart:
     """Points joined by lines, one colour per series; log scales on request."""
+    text = escape.chart_text
+    x_title, y_title, series_title = text(x_title), text(y_title), text(series_title)
     rows = [
-        {"x": x, "y": y, "series": s.label, "origin": origin}
+        {"x": x, "y": y, "series": text(s.label), "origin": origin}
         for s in series
         for x, y, origin in s.points
         if x is not None and y is not None
     ]
     spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y), {"points": rows},
-                   {"series": [s.label for s in series]})
+                   {"series": [text(s.label) for s in series]})
     # built under the shown column names, from lists: a rename afterwards cost as much as the frame
     table = pd.DataFrame([[r["x"], r["y"], r["series"], r["origin"]] for r in rows],
                          columns=[x_title, y_title, series_title, "source (pointer)"])
@@ -293,17 +295,20 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
                  marks: Sequence[SeriesMark], *, x_title: str, y_title: str, alt_text: str) -> Chart:
     """A metric along a series: each record's value with its range, each segment's median as a
     horizontal rule, and each claim as a vertical rule at its first record after the change."""
-    rows = [{"label": p.label, "value": p.value, "low": p.low, "high": p.high, "origin": p.origin} for p in points]
-    order = [p.label for p in points]
+    text = escape.chart_text
+    x_title, y_title = text(x_title), text(y_title)
+    rows = [{"label": text(p.label), "value": p.value, "low": p.low, "high": p.high, "origin": p.origin} for p in points]
+    order = [row["label"] for row in rows]
     # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
     # measures each label's text: label every k-th record instead. Every point keeps its label in
     # the tooltip and the data table.
     step = -(-len(order) // MAX_AXIS_LABELS)
     datasets = {"points": rows}
     if segments:
-        datasets["segments"] = [{"first": a, "last": b, "median": m} for a, b, m in segments]
+        datasets["segments"] = [{"first": text(a), "last": text(b), "median": m} for a, b, m in segments]
     if marks:
-        datasets["claims"] = [{"at": m.at, "text": m.text, "kind": "change" if m.changed else "no change called"} for m in marks]
+        datasets["claims"] = [{"at": text(m.at), "text": m.text, "kind": "change" if m.changed else "no change called"}
+                              for m in marks]
     spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), step > 1), datasets,
                    {"order": order, "ticks": order[::step]})
     table = pd.DataFrame([[r["label"], r["value"], r["low"], r["high"], r["origin"]] for r in rows],

@@ -37,6 +37,7 @@ PAYLOADS = (
     f"` <script>{JS}</script> `",
     f"| a | b |\n|---|---|\n| <script>{JS}</script> |",
     f"\\<script>{JS}\\</script>",
+    f"\u2028<script>{JS}</script>\u2029",  # line separators end a Vega expression's string literal
 )
 
 

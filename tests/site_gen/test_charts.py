@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
 
-from site_gen.charts import Chart, ChartCache, Series, chart_html, line_chart
+import pytest
+import vl_convert
+
+from site_gen.charts import Chart, ChartCache, Series, SeriesMark, SeriesPoint, chart_html, line_chart, series_chart
 
 
 def chart(label: str = "a</script><b>") -> Chart:
@@ -121,3 +125,26 @@ def test_text_xml_cannot_hold_renders_instead_of_aborting_the_process(tmp_path):
     svg = ET.fromstring(done.stdout)  # well-formed XML
     texts = " ".join(t.text or "" for t in svg.iter() if t.tag.endswith("text"))
     assert "a\ufffdb\ufffd\ufffd" in texts and "x\ufffd" in texts
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029"])
+def test_a_line_separator_in_labels_and_titles_draws_both_charts(separator):
+    """Vega-Lite writes labels (as a sort order) and titles (as tooltip keys) into Vega
+    expressions without escaping U+2028 and U+2029, which end a line there: a record label
+    holding one failed the build. Each is shown as a space, in the data the labels sort too."""
+    line = line_chart("c", "T", [Series(f"a{separator}b", [(1, 2.0, "o")]), Series("c", [(1, 3.0, "o")])],
+                      x_title=f"x{separator}", y_title="y", series_title=f"s{separator}", alt_text="a")
+    series = series_chart("s", "T", [SeriesPoint(f"r{separator}1", 1.0, None, None, "o"), SeriesPoint("r2", 2.0, 1.5, 2.5, "o")],
+                          [(f"r{separator}1", "r2", 1.5)], [SeriesMark("r2", "t", True)],
+                          x_title=f"x{separator}", y_title="y", alt_text="a")
+    cache = ChartCache(None)
+    try:
+        for chart in (line, series):
+            vl_convert.vegalite_to_vega(chart.spec)  # the live chart compiles, as the browser's Vega-Lite does
+            svg = ET.fromstring(cache.svg(chart))
+            texts = [t.text or "" for t in svg.iter() if t.tag.endswith("text")]
+            assert not any(separator in t for t in texts)
+    finally:
+        cache.close()
+    assert [r["series"] for r in line.spec["datasets"]["points"]] == ["a b", "c"]
+    assert [r["label"] for r in series.spec["datasets"]["points"]] == ["r 1", "r2"]

@@ -175,3 +175,20 @@ def test_past_the_chart_limit_changed_tracks_are_charted_first_and_the_rest_get_
     page = (full / SERIES).read_text()
     assert "Tracks not charted" not in page
     assert sorted(int(i) for i in re.findall(r'<h3 id="track-(\d+)">', page)) == sorted(charted + [int(r[0]) for r in rows])
+
+
+def test_a_release_holding_a_line_separator_is_charted(tmp_path):
+    """A series' labels are record text (runtime releases here), which Vega-Lite writes into the
+    chart's sort expression; U+2028 ended the string literal there and failed the build."""
+    history = llm_history(3)
+    history[1]["runtime"]["release"] = "b11147\u2028rc"
+    (tmp_path / "records").mkdir()
+    store = Store(tmp_path / "records")
+    for i, data in enumerate(history):
+        store.seal_bytes(json.dumps(data, indent=1).encode(), "gsh-llm-core-article/1", f"history/{i}.json")
+    (tmp_path / "articles").mkdir()
+    site = build_site(tmp_path / "records", tmp_path / "site", cache_dir=tmp_path / "cache",
+                      options=BuildOptions(articles_dir=tmp_path / "articles")).out_dir
+    page = next(p for p in (site / "series").glob("*.html") if "b11147" in p.read_text() and p.name != "index.html")
+    svgs = [(page.parent / s).resolve().read_text() for s in re.findall(r'<img src="([^"]+\.svg)"', page.read_text())]
+    assert svgs and all("b11147 rc" in svg for svg in svgs)
