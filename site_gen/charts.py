@@ -18,6 +18,7 @@ import pandas as pd
 import vl_convert
 
 from benchledger.atomic import write_atomic
+from benchledger.errors import BuildError
 from benchledger.records import cache_mac
 from site_gen import escape
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
@@ -251,8 +252,14 @@ def _script_json(value: Any) -> str:
 
 
 def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, dict[str, bytes]]:
-    """The chart's HTML block for the page at `page_path` and the asset files it needs."""
-    svg = cache.svg(chart)
+    """The chart's HTML block for the page at `page_path` and the asset files it needs; a chart
+    vl-convert cannot draw is a BuildError naming the page, the chart and vl-convert's reason."""
+    try:
+        svg = cache.svg(chart)
+    except ValueError as err:
+        reason = next((line.strip() for line in str(err).splitlines()[1:] if line.strip()), str(err).strip())
+        raise BuildError(f"{page_path}: chart {chart.title!r} (#chart-{chart.id}) cannot be drawn: {reason}. "
+                         "Please report it with the record that made it") from None
     svg_path = f"{CHARTS_DIR}/{chart.spec_sha256[:20]}.svg"
     notes = "".join(f'<p class="bl-chart-note">{note}</p>' for note in chart.notes)
     html = (

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import vl_convert
 
+from benchledger.errors import BuildError
 from site_gen.charts import Chart, ChartCache, Series, SeriesMark, SeriesPoint, chart_html, line_chart, series_chart
 
 
@@ -148,3 +149,20 @@ def test_a_line_separator_in_labels_and_titles_draws_both_charts(separator):
         cache.close()
     assert [r["series"] for r in line.spec["datasets"]["points"]] == ["a b", "c"]
     assert [r["label"] for r in series.spec["datasets"]["points"]] == ["r 1", "r2"]
+
+
+def test_a_chart_vl_convert_cannot_draw_is_a_build_error_naming_page_and_chart(tmp_path):
+    bad = Chart("c-1", "Decode rate", "alt", {"mark": "no-such-mark"}, chart().table)
+    cache = ChartCache(tmp_path)
+    try:
+        with pytest.raises(BuildError) as err:
+            chart_html(bad, "articles/x.md", cache)
+    finally:
+        cache.close()
+    message = str(err.value)
+    assert message.startswith("articles/x.md: chart 'Decode rate' (#chart-c-1) cannot be drawn: ")
+    with pytest.raises(ValueError) as here:
+        vl_convert.vegalite_to_svg(bad.spec)
+    reason = str(here.value).splitlines()[1].strip()  # vl-convert's own words, without its stack
+    assert message.endswith(f"cannot be drawn: {reason}. Please report it with the record that made it")
+    assert "\n" not in message
