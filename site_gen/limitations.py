@@ -66,13 +66,16 @@ class Limitation:
 @dataclass(frozen=True)
 class Rule:
     """A rule of the generator: `find(data, nodes)` yields (scope pointer parts, wording fields);
-    `nodes` is every (pointer parts, value) of the record, walked once for all rules."""
+    `nodes` is every (pointer parts, value) of the record, walked once for all rules, or (for a
+    rule that only ever matches an object, `objects_only`) every such pair whose value is an
+    object: a fifth of them, and the rules were most of a record's limitations."""
 
     id: str
     condition: str  # when it applies, for the methodology page
     wording: str  # str.format template over the fields `find` yields
     find: Callable[[Any, list], Iterator[tuple[list, dict]]]  # (data, every (parts, node)) -> matches
     percentile: str | None = None
+    objects_only: bool = True
 
 
 def _number(value: Any) -> bool:
@@ -270,6 +273,7 @@ RULES: tuple[Rule, ...] = (
         "{count} hashes in this record name upstream files (models, binaries, plans) that are not "
         "published here: they are shown as claimed by the record and cannot be verified on this site.",
         _claimed_hashes,
+        objects_only=False,  # counts hashes held as strings and lists too
     ),
 )
 
@@ -292,9 +296,10 @@ def _record_own(nodes: list) -> Iterator[Limitation]:
 def find_limitations(data: Any) -> list[Limitation]:
     """Every limitation of a record: its own (list, meanings, flags) and the generator's rules."""
     nodes = list(walk(data))
+    objects = [(parts, node) for parts, node in nodes if isinstance(node, dict)]
     found = list(_record_own(nodes))
     for rule in RULES:
-        for parts, fields in rule.find(data, nodes):
+        for parts, fields in rule.find(data, objects if rule.objects_only else nodes):
             found.append(Limitation(rule.id, to_pointer(parts), rule.wording.format(**fields), "generator", rule.percentile))
     return found
 
