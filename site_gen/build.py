@@ -132,8 +132,10 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
             # (only what Pagefind wrote is hashed again)
             write_site_sums(out_dir, hashes)
         dirty_build.save_state(state_file, ident, out_dir, anchors_out, bundles)
-        # Evict: the render cache keeps what this build used, and nothing else (site_gen/eviction.py).
+        # Evict: the render and chart caches keep what this build used, and nothing else
+        # (site_gen/eviction.py).
         site.render_cache.sweep()
+        charts.sweep(rel[len("docs/"):] for rel in files if rel.startswith("docs/"))
     except OSError as err:
         where = Path(err.filename) if isinstance(err.filename, str) else None
         hint = (f"; the cache {cache_dir} holds something the build did not write there: remove that folder, "

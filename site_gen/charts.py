@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import pandas as pd
 import vl_convert
@@ -22,6 +24,7 @@ from benchledger.errors import BuildError
 from benchledger.records import cache_mac
 from site_gen import escape
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
+from site_gen.eviction import sweep
 from site_gen.quantity import format_value
 from site_gen.tables import html_table
 from site_gen.templating import url
@@ -168,6 +171,8 @@ def line_chart(
 
 # What an SVG is drawn from besides its spec: the fonts, and the static spec's own settings.
 _STATIC_SETUP = hashlib.sha256(f"{FONT_SETUP}; aria off".encode()).hexdigest()[:12]
+# The names this cache gives its entries (any vl-convert version): the only ones sweep() removes.
+_CACHE_NAME = re.compile(r"svg-[0-9A-Za-z.+_]+-[0-9a-f]{12}-[0-9a-f]{64}\.svg|vega-bundle-[0-9A-Za-z.+_]+\.js")
 
 
 class ChartCache:
@@ -211,6 +216,23 @@ class ChartCache:
             return svg
 
         return self._cached(f"svg-{vl_convert.__version__}-{_STATIC_SETUP}-{chart.spec_sha256}.svg", render)
+
+    def sweep(self, site_files: Iterable[str]) -> int:
+        """After a successful build whose docs hold `site_files` (docs-relative paths): remove the SVGs of charts no
+        page of it shows, those drawn by another vl-convert or setup, and other versions' Vega
+        bundles (see site_gen/eviction.py); returns how many. A page the render cache gave
+        this build names its charts all the same (assets/charts/<spec sha256 prefix>.svg), so
+        a page rendered again next time finds each of them here."""
+        if self.cache_dir is None or not self.cache_dir.is_dir():
+            return 0
+        shown = {name[len(CHARTS_DIR) + 1:-len(".svg")] for name in site_files
+                 if name.startswith(CHARTS_DIR + "/") and name.endswith(".svg")}
+        keep = {f"vega-bundle-{vl_convert.__version__}.js"}
+        current = f"svg-{vl_convert.__version__}-{_STATIC_SETUP}-"
+        with os.scandir(self.cache_dir) as entries:
+            keep.update(entry.name for entry in entries
+                        if entry.name.startswith(current) and entry.name[len(current):len(current) + 20] in shown)
+        return sweep(self.cache_dir, keep, _CACHE_NAME)
 
     def close(self) -> None:
         """End the worker processes (a later rendering starts them again)."""

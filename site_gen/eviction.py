@@ -4,8 +4,10 @@ per record sealed into a 1,000-article site: 1.4 GB of values and blobs after a 
 rebuilds). The next build with the same ledger, options and code needs exactly what this one
 used, so it still renders nothing; a build with other options renders what it needs again.
 
-The chart cache is not swept this way: a build that takes every page from the render cache
-asks it for no chart, yet the next page rendered again wants most of them back.
+The chart cache keeps the SVG of every chart the built site shows, whether its page was
+rendered or taken from the render cache (a build that takes every page from there asks for no
+chart, yet the next page rendered again wants its charts back): a page names each chart's file
+by the hash of its spec, as the cache names the entry.
 
 Only names the caches themselves give their entries are removed (`own`): anything else in
 their folders was not made by benchledger and stays."""
