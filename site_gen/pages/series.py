@@ -1,7 +1,8 @@
 """History pages: one per series (a record kind and identity key along an ordered field, the
 rest of the setup fixed), with every tracked metric charted along it (each record's value and
-range, segment medians, each claim marked) and its claims traceable on hover; and an index of
-every series and every detected change."""
+range, segment medians, each claim marked; up to MAX_TRACK_CHARTS charts, then a row per
+track) and its claims traceable on hover; and an index of every series and every detected
+change."""
 
 from __future__ import annotations
 
@@ -196,10 +197,10 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     charted = charted_tracks(report)
     uncharted = sorted(set(range(len(report.tracks))) - set(charted))
     if uncharted:
-        parts.append((True, f'<p class="bl-capped">{len(report.tracks):,} metrics and points are tracked along this series: '
-                            f"the {len(charted)} charted below are those with a detected change first, then the first "
+        parts.append((True, f'<p class="bl-capped">{len(report.tracks):,} tracks (a metric at one point) run along this '
+                            f"series. The {len(charted)} charted below are those with a detected change first, then the "
                             f'others in page order; <a href="#uncharted">the other {len(uncharted):,}</a> have a row each '
-                            f"after them, with their first and last records and what was found.</p>"))
+                            f"after the charts, with their first and last records and what was found.</p>"))
     assets: dict[str, bytes] = {}
     # the tracks' charts side by side (one long series' page was a minute of charts, one by one)
     with ThreadPoolExecutor(min(RENDER_WORKERS, len(charted) or 1)) as pool:
