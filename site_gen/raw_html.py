@@ -79,8 +79,9 @@ def ids(page_html: str) -> set[str]:
     for match in _ID_CANDIDATE.finditer(page_html):
         start = match.start()
         if start == 0 or not page_html[start - 1].isspace():
-            # "data-id=...": not an id, and it consumed text an id could start in; `_ID` itself
-            # (a tenth of MkDocs' time on a generated site) reads this rare page
+            # not an id ("data-id=..."), and its match may have swallowed where one starts: this
+            # rare page is read with `_ID` itself, which tries every position (that was a tenth
+            # of MkDocs' time on a generated site)
             values = _ID.findall(page_html)
             break
         values.append(match.group(1))
@@ -89,6 +90,10 @@ def ids(page_html: str) -> set[str]:
 
 class RawBlockPreprocessor(Preprocessor):
     """Replaces each START...END run of lines by a stash placeholder in a paragraph of its own."""
+
+    def __init__(self, md: Markdown, stash: list[str]):
+        super().__init__(md)
+        self.stash = stash
 
     def run(self, lines: list[str]) -> list[str]:
         out: list[str] = []
@@ -109,10 +114,6 @@ class RawBlockPreprocessor(Preprocessor):
             self.stash.append("\n".join(lines[i + 1 : end]))
             i = end + 1
         return out
-
-    def __init__(self, md: Markdown, stash: list[str]):
-        super().__init__(md)
-        self.stash = stash
 
 
 class RawBlockPostprocessor(Postprocessor):
