@@ -218,11 +218,11 @@ class ChartCache:
         return self._cached(f"svg-{vl_convert.__version__}-{_STATIC_SETUP}-{chart.spec_sha256}.svg", render)
 
     def sweep(self, site_files: Iterable[str]) -> int:
-        """After a successful build whose docs hold `site_files` (docs-relative paths): remove the SVGs of charts no
-        page of it shows, those drawn by another vl-convert or setup, and other versions' Vega
-        bundles (see site_gen/eviction.py); returns how many. A page the render cache gave
-        this build names its charts all the same (assets/charts/<spec sha256 prefix>.svg), so
-        a page rendered again next time finds each of them here."""
+        """After a successful build whose docs hold `site_files` (docs-relative paths): remove
+        the SVGs of charts no page of it shows, those drawn by another vl-convert or setup, and
+        other versions' Vega bundles (see site_gen/eviction.py); returns how many. A page the
+        render cache gave this build names its charts all the same (assets/charts/<spec sha256
+        prefix>.svg), so a page rendered again next time finds each of them here."""
         if self.cache_dir is None or not self.cache_dir.is_dir():
             return 0
         shown = {name[len(CHARTS_DIR) + 1:-len(".svg")] for name in site_files

@@ -109,4 +109,3 @@ def chart_text(value: str) -> str:
     does not escape U+2028 and U+2029 in: there each ended the literal, and a record label
     holding one failed the build (static SVG) and the live chart. Each becomes a space."""
     return value.translate(_LINE_SEPARATORS) if "\u2028" in value or "\u2029" in value else value
-
