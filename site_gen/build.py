@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -84,15 +85,19 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
                        env=make_jinja_env(options.templates_dir), log=log)
 
     try:  # e.g. an output or cache folder that cannot be written: the user's to fix, not a crash
-        # Render: every page of every kind, plus the site's static assets.
-        files: dict[str, Asset] = {VEGA_BUNDLE_PATH: charts.vega_bundle()}
+        # Render: every page of every kind, plus the site's static assets (the Vega bundle made
+        # by a chart worker meanwhile: the first page kinds draw no chart).
+        files: dict[str, Asset] = {}
+        try:
+            with ThreadPoolExecutor(1) as background:
+                bundle = background.submit(charts.vega_bundle)
+                pages = [page for kind in PAGE_KINDS for page in kind.pages(site)]
+                files[VEGA_BUNDLE_PATH] = bundle.result()
+        finally:
+            charts.close()  # every chart is drawn by now: the vl-convert worker processes end
         files.update({name: template_bytes(name, options.templates_dir) for name in STATIC_ASSETS})
         if options.logo is not None:
             files[logo_path(options)] = options.logo.read_bytes()
-        try:
-            pages = [page for kind in PAGE_KINDS for page in kind.pages(site)]
-        finally:
-            charts.close()  # every chart is drawn by now: the vl-convert worker processes end
         _collect(pages, files)
         files["mkdocs.yml"] = mkdocs_config(site.options, out_dir).encode()
 

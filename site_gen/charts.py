@@ -240,7 +240,7 @@ class ChartCache:
 
     def vega_bundle(self) -> bytes:
         """vl-convert's self-contained Vega + Vega-Lite + vega-embed script (no CDN)."""
-        return self._cached(f"vega-bundle-{vl_convert.__version__}.js", lambda: vl_convert.javascript_bundle().encode())
+        return self._cached(f"vega-bundle-{vl_convert.__version__}.js", lambda: self.workers.vega_bundle().encode())
 
 
 def _static_spec(spec: dict) -> dict:

@@ -84,3 +84,8 @@ def test_close_ends_every_worker():
     started = list(workers._all)
     workers.close()
     assert all(w.returncode is not None for w in started) and workers._all == []
+
+
+def test_the_vega_bundle_is_made_by_a_worker_as_vl_convert_makes_it_here(workers):
+    assert workers.vega_bundle() == vl_convert.javascript_bundle()
+    assert workers.svg(spec(1)) == vl_convert.vegalite_to_svg(spec(1))  # the same worker draws on
