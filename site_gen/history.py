@@ -150,6 +150,18 @@ class SeriesReport:
     def findings(self) -> tuple[Finding, ...]:
         return tuple(Finding(t, c, self.rule) for t, cs in zip(self.tracks, self.claims) for c in cs)
 
+    def findings_of(self, index: int) -> tuple[Finding, ...]:
+        """The findings of `tracks[index]` (the same objects as in `findings`), in page order."""
+        return self._findings_by_track[index]
+
+    @cached_property
+    def _findings_by_track(self) -> tuple[tuple[Finding, ...], ...]:
+        out, start = [], 0
+        for claims in self.claims:  # findings hold each track's claims in turn
+            out.append(self.findings[start:start + len(claims)])
+            start += len(claims)
+        return tuple(out)
+
     @cached_property
     def changes(self) -> tuple[Change, ...]:
         """The detected changes, in series order."""

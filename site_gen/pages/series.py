@@ -10,7 +10,7 @@ import dataclasses
 
 import statistics
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from benchledger.cases.base import Role
 from benchledger.cases.registry import KINDS
@@ -60,7 +60,7 @@ def _labels(report: SeriesReport) -> list[str]:
     return out
 
 
-def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: Track, findings: list[Finding], index: int,
+def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: Track, findings: Sequence[Finding], index: int,
            path: str) -> tuple[str, dict[str, bytes]]:
     kind = KINDS[report.series.schema]
     points = []
@@ -114,7 +114,7 @@ def _span(labels: list[str], track: Track, segment) -> str:
 
 def _track_section(site: "SiteContext", report: SeriesReport, labels: list[str], track: Track, index: int,
                    path: str) -> tuple[str, dict[str, bytes]]:
-    findings = [f for f in report.findings if f.track is track]
+    findings = report.findings_of(index)
     html, assets = _chart(site, report, labels, track, findings, index, path)
     items = []
     for f in findings:
@@ -133,8 +133,8 @@ def charted_tracks(report: SeriesReport) -> list[int]:
     first and then the others in page order, up to that many."""
     if len(report.tracks) <= MAX_TRACK_CHARTS:
         return list(range(len(report.tracks)))
-    changed = {id(f.track) for f in report.findings if f.claim.verdict == CHANGED}
-    ranked = sorted(range(len(report.tracks)), key=lambda i: id(report.tracks[i]) not in changed)
+    ranked = sorted(range(len(report.tracks)),
+                    key=lambda i: not any(f.claim.verdict == CHANGED for f in report.findings_of(i)))
     return sorted(ranked[:MAX_TRACK_CHARTS])
 
 
@@ -144,7 +144,7 @@ def _uncharted_table(report: SeriesReport, labels: list[str], indices: list[int]
     rows = []
     for i in indices:
         track = report.tracks[i]
-        findings = [f for f in report.findings if f.track is track]
+        findings = report.findings_of(i)
         unit = track.metric.unit
         first, last = track.observations[0], track.observations[-1]
         rows.append({
