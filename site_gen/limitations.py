@@ -317,9 +317,13 @@ def limitations_for(data: Any, pointer: str = "", found: list[Limitation] | None
     return [lim for lim in found if _is_ancestor_or_self(lim.scope, pointer)]
 
 
-def scoped_at(found: list[Limitation], pointer: str) -> list[Limitation]:
-    """The limitations scoped exactly at `pointer` (what a section shows beside itself)."""
-    return [lim for lim in found if lim.scope == pointer]
+def by_scope(found: list[Limitation]) -> dict[str, list[Limitation]]:
+    """The limitations scoped exactly at each pointer (what a section shows beside itself), each
+    list in order; all at once: an article asks for those at each of its few hundred numbers."""
+    out: dict[str, list[Limitation]] = {}
+    for lim in found:
+        out.setdefault(lim.scope, []).append(lim)
+    return out
 
 
 def withheld_percentile(found: list[Limitation], pointer: str, name: str) -> Limitation | None:

@@ -21,7 +21,10 @@ def parse_pointer(pointer: str) -> list[str]:
         return []
     if not pointer.startswith("/"):
         raise ValueError(f"JSON pointer {pointer!r} must start with '/'")
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+    tokens = pointer[1:].split("/")
+    if "~" not in pointer:  # nothing escaped (nearly every pointer): no two replaces per token
+        return tokens
+    return [t.replace("~1", "/").replace("~0", "~") for t in tokens]
 
 
 def to_jsonpath(parts: Iterable[str | int]) -> str:

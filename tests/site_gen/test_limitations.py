@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import json
 
-from site_gen.limitations import RULES, find_limitations, limitations_for, scoped_at, withheld_percentile
+from site_gen.limitations import RULES, by_scope, find_limitations, limitations_for, withheld_percentile
 
 from tests.site_gen.site_support import ROOT
 
@@ -78,7 +78,10 @@ def test_limitations_for_includes_ancestors_only():
     scopes = {lim.scope for lim in here}
     assert {"", "/cases/1", "/cases/1/groups/0/server_decode_tokens_per_second"} <= scopes
     assert not any(s.startswith("/cases/0") or s.startswith("/cases/2") for s in scopes)
-    assert all(lim.scope == "/cases/1" for lim in scoped_at(found, "/cases/1"))
+    scoped = by_scope(found)
+    assert scoped["/cases/1"] and all(lim.scope == "/cases/1" for lim in scoped["/cases/1"])
+    # each limitation once, under its scope, in the order found
+    assert scoped == {scope: [lim for lim in found if lim.scope == scope] for scope in dict.fromkeys(l.scope for l in found)}
 
 
 def test_anchors_are_stable_and_distinct():

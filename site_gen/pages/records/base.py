@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Sequence
 
 from benchledger.records.pointer import parse_pointer, resolve, to_pointer
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
-from site_gen.limitations import Limitation, scoped_at, withheld_percentile
+from site_gen.limitations import Limitation, by_scope, withheld_percentile
 from site_gen.quantity import traced
 from site_gen.tables import frame, html_table
 
@@ -82,8 +83,12 @@ class ArticleWriter:
         """The traced number at `pointer`, with markers for limitations scoped at it (or at
         `limited_at`, e.g. the energy block whose `available` flag is shown)."""
         value = resolve(self.view.data, pointer, default=None)
-        lims = scoped_at(self.view.limitations, limited_at if limited_at is not None else pointer)
+        lims = self._limitations_by_scope.get(limited_at if limited_at is not None else pointer, ())
         return traced(value, unit, self.view.sha256, pointer, limitations=lims, text=text)
+
+    @cached_property
+    def _limitations_by_scope(self) -> dict[str, list[Limitation]]:
+        return by_scope(self.view.limitations)
 
     def derived(self, value: float | None, unit: str, formula: str, inputs: dict[str, str]) -> str:
         """A number computed here from record values: shows its formula and input pointers."""
