@@ -36,20 +36,6 @@ def _fold(value: object) -> str:
     return " ".join(str(value).split())
 
 
-# What `_folded_escape` changes: a character html.escape replaces, or whitespace that folding
-# changes (any but a single space between two other characters; `\s` is str.split's whitespace)
-_FOLD_OR_ESCAPE = re.compile(r"""[&<>"']|\s\s|^\s|\s$|[^\S ]""")
-
-
-def _folded_escape(value: object) -> str:
-    """`html.escape(_fold(value), quote=True)`, at the cost of one regex search for the pointers,
-    numbers and words that need neither (an article asks for thousands)."""
-    text = str(value)
-    if _FOLD_OR_ESCAPE.search(text) is None:
-        return text
-    return _html.escape(_fold(text), quote=True)
-
-
 def text(value: object) -> str:
     """Record text as literal Markdown: HTML-escaped, Markdown syntax backslash-escaped,
     newlines folded into spaces (so a string cannot end a table row or open a block)."""
@@ -63,7 +49,7 @@ def html(value: object) -> str:
     """Record text as HTML text (an element's content): HTML-escaped, whitespace folded, and
     Markdown's inline syntax characters written as character references, so the same string is
     literal whether or not Markdown runs over it."""
-    return _MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _folded_escape(value))
+    return _MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(_fold(value), quote=True))
 
 
 def pre(value: object) -> str:
@@ -74,7 +60,7 @@ def pre(value: object) -> str:
 
 def attr(value: object) -> str:
     """Record text inside a double-quoted HTML attribute value (title=, data-*=)."""
-    return _folded_escape(value)
+    return _html.escape(_fold(value), quote=True)
 
 
 def anchor(value: object) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, strategies as st
 
 from benchledger.records.store import Store
 from site_gen import escape
@@ -75,12 +74,3 @@ def test_each_context_has_one_escaper_and_none_lets_syntax_through():
     # <title> via front matter: a YAML string holding the HTML-escaped text
     assert escape.page_title("</title><script>") == '"&lt;/title&gt;&lt;script&gt;"'
 
-
-@given(st.text(alphabet=st.sampled_from(list("ab &<>\"'\t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000é_*`")), max_size=12))
-def test_attr_and_html_give_the_folded_escape_of_any_text(value):
-    """Their quick path (no regex match: the text as it is) agrees with folding and escaping."""
-    import html as std_html
-
-    slow = std_html.escape(" ".join(value.split()), quote=True)
-    assert escape.attr(value) == slow
-    assert escape.html(value) == escape._MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", slow)
