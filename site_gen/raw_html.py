@@ -142,10 +142,10 @@ class QuickNormalizeWhitespace(NormalizeWhitespace):
     """Python-Markdown's normalize_whitespace, without its copies of a text it leaves as it is."""
 
     def run(self, lines: list[str]) -> list[str]:
-        source = "\n".join(lines)
+        source = "\n".join(lines) + "\n\n"  # as there: a last line of spaces then ends in "\n" too
         if any(part in source for part in _NORMALIZED):
             return super().run(lines)
-        return (source + "\n\n").split("\n")
+        return source.split("\n")
 
 
 class RawHtmlExtension(Extension):
