@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,6 +40,24 @@ FEASIBILITY_EVERY_S = 2.0
 SYSTEM_FAILURES = ("WorkerCrashedError", "NodeDiedError", "ObjectLostError", "OutOfMemoryError", "OwnerDiedError", "ObjectReconstructionFailedError")
 
 
+REACH_TIMEOUT_S = 5.0  # Ray itself tries an address it cannot reach for about a minute
+
+
+def unreachable(address: str, timeout_s: float = REACH_TIMEOUT_S) -> str | None:
+    """Why nothing answers at a `host:port` (or `ray://host:port`) address, in the system's
+    words ("Connection refused"); None when a TCP connection opens, or for "auto"."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return None
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+            return None
+    except socket.timeout:
+        return f"no answer within {timeout_s:g} s"
+    except OSError as err:
+        return err.strerror or str(err)
+
+
 def connect(address: str):
     """Connect to a running Ray cluster (never start one); returns the `ray` module."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage reporting from the driver
@@ -46,6 +65,10 @@ def connect(address: str):
         import ray
     except ImportError:
         raise CollectError("--ray needs Ray on this machine: pip install 'benchledger[ray]' (and on every node of the cluster)") from None
+    why = unreachable(address)
+    if why is not None:
+        raise CollectError(f"--ray {address}: cannot connect to a Ray cluster ({why}); start one with `ray start --head` "
+                           "(see README) or pass its address")
     try:
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)
     except (ConnectionError, RuntimeError, ValueError) as err:
