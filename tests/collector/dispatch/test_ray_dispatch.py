@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from datetime import datetime
 from pathlib import Path
 
@@ -51,9 +52,16 @@ def in_namespace(scenario: str, tmp_path: Path, cases: dict[str, dict], **dispat
     plan.write_text(plan_text(cases, **dispatch))
     (tmp_path / "records").mkdir()
     report = tmp_path / "report.json"
-    script = f"ip link set lo up && BENCHLEDGER_WORKER_RUNS={tmp_path / 'worker-runs'} exec {sys.executable} {SCENARIOS} {scenario} {plan} {tmp_path} {report}"
-    done = subprocess.run(["unshare", "--net", "--pid", "--fork", "--mount-proc", "sh", "-c", script],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    # Ray's session files in a folder of this test's own, not the machine's /tmp/ray (a short
+    # path: Ray's socket paths must fit in 107 bytes), removed once every Ray process has ended
+    ray_tmp = Path(tempfile.mkdtemp(prefix="bl-ray-", dir="/tmp"))
+    script = (f"ip link set lo up && RAY_TMPDIR={ray_tmp} BENCHLEDGER_WORKER_RUNS={tmp_path / 'worker-runs'} "
+              f"exec {sys.executable} {SCENARIOS} {scenario} {plan} {tmp_path} {report}")
+    try:
+        done = subprocess.run(["unshare", "--net", "--pid", "--fork", "--mount-proc", "sh", "-c", script],
+                              cwd=REPO, capture_output=True, text=True, timeout=300)
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
     assert done.returncode == 0 and report.is_file(), done.stdout[-3000:] + done.stderr[-6000:]
     return json.loads(report.read_text())
 
