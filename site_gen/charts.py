@@ -173,6 +173,15 @@ def line_chart(
 _STATIC_SETUP = hashlib.sha256(f"{FONT_SETUP}; aria off".encode()).hexdigest()[:12]
 # The names this cache gives its entries (any vl-convert version): the only ones sweep() removes.
 _CACHE_NAME = re.compile(r"svg-[0-9A-Za-z.+_]+-[0-9a-f]{12}-[0-9a-f]{64}\.svg|vega-bundle-[0-9A-Za-z.+_]+\.js")
+# This vl-convert's and setup's entries: the SVG of a spec is _SVG_KEY + its sha256 + ".svg"
+_SVG_KEY = f"svg-{vl_convert.__version__}-{_STATIC_SETUP}-"
+_BUNDLE_KEY = f"vega-bundle-{vl_convert.__version__}.js"
+SVG_NAME_HEX = 20  # a chart's file in the site is named by this many hex digits of its spec's sha256
+
+
+def svg_path(spec_sha256: str) -> str:
+    """The docs path of the static SVG of the chart whose spec hashes to `spec_sha256`."""
+    return f"{CHARTS_DIR}/{spec_sha256[:SVG_NAME_HEX]}.svg"
 
 
 class ChartCache:
@@ -215,7 +224,7 @@ class ChartCache:
                 self.rendered += 1
             return svg
 
-        return self._cached(f"svg-{vl_convert.__version__}-{_STATIC_SETUP}-{chart.spec_sha256}.svg", render)
+        return self._cached(f"{_SVG_KEY}{chart.spec_sha256}.svg", render)
 
     def sweep(self, site_files: Iterable[str]) -> int:
         """After a successful build whose docs hold `site_files` (docs-relative paths): remove
@@ -225,13 +234,11 @@ class ChartCache:
         prefix>.svg), so a page rendered again next time finds each of them here."""
         if self.cache_dir is None or not self.cache_dir.is_dir():
             return 0
-        shown = {name[len(CHARTS_DIR) + 1:-len(".svg")] for name in site_files
-                 if name.startswith(CHARTS_DIR + "/") and name.endswith(".svg")}
-        keep = {f"vega-bundle-{vl_convert.__version__}.js"}
-        current = f"svg-{vl_convert.__version__}-{_STATIC_SETUP}-"
+        shown = set(site_files)
+        keep = {_BUNDLE_KEY}
         with os.scandir(self.cache_dir) as entries:
-            keep.update(entry.name for entry in entries
-                        if entry.name.startswith(current) and entry.name[len(current):len(current) + 20] in shown)
+            keep.update(entry.name for entry in entries if entry.name.startswith(_SVG_KEY)
+                        and svg_path(entry.name[len(_SVG_KEY):]) in shown)
         return sweep(self.cache_dir, keep, _CACHE_NAME)
 
     def close(self) -> None:
@@ -240,7 +247,7 @@ class ChartCache:
 
     def vega_bundle(self) -> bytes:
         """vl-convert's self-contained Vega + Vega-Lite + vega-embed script (no CDN)."""
-        return self._cached(f"vega-bundle-{vl_convert.__version__}.js", lambda: self.workers.vega_bundle().encode())
+        return self._cached(_BUNDLE_KEY, lambda: self.workers.vega_bundle().encode())
 
 
 def _static_spec(spec: dict) -> dict:
@@ -282,13 +289,13 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
         reason = next((line.strip() for line in str(err).splitlines()[1:] if line.strip()), str(err).strip())
         raise BuildError(f"{page_path}: chart {chart.title!r} (#chart-{chart.id}) cannot be drawn: {reason}. "
                          "Please report it with the record that made it") from None
-    svg_path = f"{CHARTS_DIR}/{chart.spec_sha256[:20]}.svg"
+    svg_file = svg_path(chart.spec_sha256)
     notes = "".join(f'<p class="bl-chart-note">{note}</p>' for note in chart.notes)
     html = (
         f'<div class="bl-chart" id="chart-{chart.id}">\n'
         f'<p class="bl-chart-title">{escape.html(chart.title)}</p>\n'
         f'<div class="bl-chart-view" data-spec="spec-{chart.id}">'
-        f'<img src="{url(page_path, svg_path)}" alt="{escape.attr(chart.alt)}" loading="lazy"></div>\n'
+        f'<img src="{url(page_path, svg_file)}" alt="{escape.attr(chart.alt)}" loading="lazy"></div>\n'
         f'<script type="application/json" id="spec-{chart.id}">{_script_json(chart.spec)}</script>\n'
         f"{notes}"
         f'<details class="bl-chart-data"><summary>Data behind this chart</summary>\n'
@@ -296,7 +303,7 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
         f"</details>\n"
         f"</div>\n"
     )
-    return html, {svg_path: svg}
+    return html, {svg_file: svg}
 
 
 @dataclass(frozen=True)
