@@ -7,7 +7,7 @@ build).
 Part 1 makes a 10,000-line ledger (real canonical lines, chained) with checkpoints at half and
 full size, and times what the log adds to a build at that size: every inclusion and
 consistency document (site_gen.pages.transparency.log_files), writing them into the generated
-docs folder (the build's docs_tree.write_tree) and copying them into the site (as MkDocs copies static
+docs folder (the build's DocsTree.write) and copying them into the site (as MkDocs copies static
 files). Part 2 builds a real site of --articles synthetic articles cold, with and without a
 checkpoint, for the per-article build cost that a 10,000-article build is extrapolated from
 (builds scale about linearly: bench/build.py). Report the load average beside the figures."""
@@ -33,7 +33,7 @@ from benchledger.records.checkpoint import Checkpoint, sign_checkpoint  # noqa: 
 from benchledger.records.keys import SignerKey  # noqa: E402
 from benchledger.records.ledger import new_entry  # noqa: E402
 from benchledger.records.tlog import PublishedLog, StoredCheckpoint, ledger_tree  # noqa: E402
-from site_gen.docs_tree import write_tree  # noqa: E402
+from site_gen.docs_tree import DocsTree  # noqa: E402
 from site_gen.pages.transparency import log_files  # noqa: E402
 
 
@@ -78,7 +78,7 @@ def part1(n: int, work: Path, repeat: int) -> dict:
     for i in range(repeat):
         docs = work / f"docs{i}"
         start = time.perf_counter()
-        write_tree(docs, files)
+        DocsTree(docs).write(files)
         write_s.append(time.perf_counter() - start)
         start = time.perf_counter()
         shutil.copytree(docs, work / f"site{i}")

@@ -88,11 +88,6 @@ class DocsTree:
         return written
 
 
-def write_tree(root: Path, files: dict[str, Asset], changed: set[str] | None = None) -> int:
-    """`DocsTree(root).write(files, changed)`: a tree written without a manifest."""
-    return DocsTree(root).write(files, changed)
-
-
 def _load(manifest: Path) -> dict[str, list]:
     """The manifest's entries, or none (missing, unreadable, or failing its MAC: then every
     file is compared by its bytes, as without one)."""

@@ -121,10 +121,14 @@ def _track_section(site: "SiteContext", report: SeriesReport, labels: list[str],
         c = f.claim.comparison
         items.append(f"<li>{escape.html(_span(labels, track, c.before))} → {escape.html(_span(labels, track, c.after))}: "
                      f"{claim_html(f)}</li>")
-    changed = [f for f in findings if f.claim.verdict == CHANGED]
-    summary = "" if changed else f'<p class="bl-no-change">{escape.html(no_change_text(track, report.rule))}</p>\n'
+    summary = "" if _has_change(findings) else f'<p class="bl-no-change">{escape.html(no_change_text(track, report.rule))}</p>\n'
     claims = f'<ul class="bl-claims">\n{"".join(items)}\n</ul>\n' if items else ""
     return f'<h3 id="track-{index}">{escape.html(track.label)}</h3>\n{summary}{claims}{html}\n', assets
+
+
+def _has_change(findings: Sequence[Finding]) -> bool:
+    """Whether one of a track's findings is a detected change."""
+    return any(f.claim.verdict == CHANGED for f in findings)
 
 
 def charted_tracks(report: SeriesReport) -> list[int]:
@@ -134,7 +138,7 @@ def charted_tracks(report: SeriesReport) -> list[int]:
     if len(report.tracks) <= MAX_TRACK_CHARTS:
         return list(range(len(report.tracks)))
     ranked = sorted(range(len(report.tracks)),
-                    key=lambda i: not any(f.claim.verdict == CHANGED for f in report.findings_of(i)))
+                    key=lambda i: not _has_change(report.findings_of(i)))
     return sorted(ranked[:MAX_TRACK_CHARTS])
 
 
@@ -152,7 +156,7 @@ def _uncharted_table(report: SeriesReport, labels: list[str], indices: list[int]
             "records": str(len(track.observations)),
             "first": escape.html(f"{labels[track.positions[0]]}: {format_value(first.value, unit)}"),
             "last": escape.html(f"{labels[track.positions[-1]]}: {format_value(last.value, unit)}"),
-            "found": "; ".join(claim_html(f) for f in findings) if any(f.claim.verdict == CHANGED for f in findings)
+            "found": "; ".join(claim_html(f) for f in findings) if _has_change(findings)
                      else escape.html(no_change_text(track, report.rule)),
         })
     return html_table(frame(rows, ["track", "records", "first", "last", "found"]))

@@ -17,7 +17,7 @@ import pytest
 
 from benchledger.errors import BuildError, LedgerError
 from site_gen.build import _mkdocs_build, build_site, mkdocs_config
-from site_gen.docs_tree import write_tree
+from site_gen.docs_tree import DocsTree
 from site_gen.context import BuildOptions
 
 from tests.site_gen.site_support import ROOT, build
@@ -162,7 +162,7 @@ def test_a_strict_mkdocs_failure_becomes_a_build_error(tmp_path):
         "mkdocs.yml": mkdocs_config(BuildOptions(), tmp_path / "site").encode(),
         "docs/index.md": b"# Home\n\n[broken](nowhere.md)\n",
     }
-    write_tree(tmp_path / "work", files)
+    DocsTree(tmp_path / "work").write(files)
     with pytest.raises(BuildError, match="nowhere.md"):
         _mkdocs_build(tmp_path / "work" / "mkdocs.yml", 0)
 

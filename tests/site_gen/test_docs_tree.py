@@ -9,7 +9,7 @@ import hashlib
 import pytest
 
 from benchledger.errors import BuildError
-from site_gen.docs_tree import DocsTree, write_tree
+from site_gen.docs_tree import DocsTree
 from site_gen.page import StoredAsset
 
 
@@ -57,8 +57,8 @@ def test_a_held_asset_is_not_read_and_one_not_held_is_read_and_checked(tmp_path)
     assert not (tmp_path / "tree" / "docs" / "c.svg").exists()  # nothing unchecked was written
 
 
-def test_write_tree_rewrites_only_changes_and_removes_stale_files(tmp_path):
-    assert write_tree(tmp_path, {"a.md": b"1", "d/b.md": b"2"}) == 2
-    assert write_tree(tmp_path, {"a.md": b"1", "d/b.md": b"2"}) == 0
-    assert write_tree(tmp_path, {"a.md": b"3"}) == 1
+def test_a_tree_without_a_manifest_rewrites_only_changes_and_removes_stale_files(tmp_path):
+    assert DocsTree(tmp_path).write({"a.md": b"1", "d/b.md": b"2"}) == 2
+    assert DocsTree(tmp_path).write({"a.md": b"1", "d/b.md": b"2"}) == 0
+    assert DocsTree(tmp_path).write({"a.md": b"3"}) == 1
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["a.md"]
