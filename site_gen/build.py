@@ -86,13 +86,17 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
 
     try:  # e.g. an output or cache folder that cannot be written: the user's to fix, not a crash
         # Render: every page of every kind, plus the site's static assets (the Vega bundle made
-        # by a chart worker meanwhile: the first page kinds draw no chart).
+        # by a chart worker meanwhile: the first page kinds draw no chart). Charts are drawn by
+        # the workers while the pages render; the pages are finished (their SVGs waited for) once
+        # every page is rendered, and only then stored in the render cache.
         files: dict[str, Asset] = {}
         try:
             with ThreadPoolExecutor(1) as background:
                 bundle = background.submit(charts.vega_bundle)
                 pages = [page for kind in PAGE_KINDS for page in kind.pages(site)]
                 files[VEGA_BUNDLE_PATH] = bundle.result()
+            pages = [page.finished() for page in pages]
+            site.render_cache.store_finished()
         finally:
             charts.close()  # every chart is drawn by now: the vl-convert worker processes end
         files.update({name: template_bytes(name, options.templates_dir) for name in STATIC_ASSETS})

@@ -11,10 +11,11 @@ import json
 import os
 import re
 import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import pandas as pd
 import vl_convert
@@ -25,6 +26,7 @@ from benchledger.records import cache_mac
 from site_gen import escape
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.eviction import sweep
+from site_gen.page import PendingAsset
 from site_gen.quantity import format_value
 from site_gen.tables import html_table
 from site_gen.templating import url
@@ -186,45 +188,68 @@ def svg_path(spec_sha256: str) -> str:
 
 class ChartCache:
     """SVG renderings keyed by spec hash, on disk under `cache_dir` (or in memory only), drawn
-    by vl-convert worker processes (site_gen/chart_workers.py), which `close()` ends."""
+    by vl-convert worker processes (site_gen/chart_workers.py), which `close()` ends.
+
+    `svg_soon` hands a chart to the workers and returns at once: the pages go on rendering (the
+    GIL-bound Python of a cold build) while the workers draw (their own processes), and a
+    page's SVG is waited for only when the site's files are collected."""
 
     def __init__(self, cache_dir: Path | None = None, workers: ChartWorkers | None = None):
         self.cache_dir = cache_dir
         self.workers = workers or ChartWorkers()
         self.rendered = 0  # renderings done by this cache (a warm build does none)
-        self._memory: dict[str, bytes] = {}
         self._lock = threading.Lock()  # pages render in threads
-        self._producing: dict[str, threading.Lock] = {}  # one per key: a chart is drawn once
-
-    def _cached(self, key: str, produce) -> bytes:
-        with self._lock:
-            if key in self._memory:
-                return self._memory[key]
-            producing = self._producing.setdefault(key, threading.Lock())
-        # a second page asking for the same chart meanwhile waits for the first one's drawing
-        with producing:
-            if key in self._memory:
-                return self._memory[key]
-            path = self.cache_dir / key if self.cache_dir else None
-            # an entry whose MAC fails (edited, e.g. a beacon added to the Vega bundle) is a miss
-            data = cache_mac.unseal(path.read_bytes()) if path is not None and path.is_file() else None
-            if data is None:
-                data = produce()
-                if path is not None:
-                    write_atomic(path, cache_mac.seal(data), durable=False)
-            self._memory[key] = data
-        return data
+        self._soon: dict[str, Future] = {}  # by cache key: a chart asked for twice is drawn once
 
     def svg(self, chart: Chart) -> bytes:
         """The static SVG of `chart`, rendered once per distinct spec (and vl-convert version)."""
+        return self.svg_soon(chart).result()
 
-        def render() -> bytes:
-            svg = self.workers.svg(_static_spec(chart.spec)).encode()
+    def svg_soon(self, chart: Chart) -> Future:
+        """The static SVG of `chart` (bytes), drawn meanwhile by a worker; the future's error
+        is vl-convert's ValueError when it cannot be drawn."""
+        return self._soon_made(f"{_SVG_KEY}{chart.spec_sha256}.svg", lambda: self.workers.submit(_static_spec(chart.spec)))
+
+    def vega_bundle(self) -> bytes:
+        """vl-convert's self-contained Vega + Vega-Lite + vega-embed script (no CDN)."""
+        return self._soon_made(_BUNDLE_KEY, self.workers.submit_bundle).result()
+
+    def _soon_made(self, key: str, ask: Callable[[], Future]) -> Future:
+        """The future bytes of cache entry `key`: in memory, on disk, or made by the workers
+        (`ask`) once, however many pages ask."""
+        with self._lock:
+            future = self._soon.get(key)
+            if future is not None:
+                return future
+            future = self._soon[key] = Future()
+            data = self._read(key)
+            if data is not None:
+                future.set_result(data)
+                return future
+        ask().add_done_callback(lambda made: self._made(key, made, future))
+        return future
+
+    def _made(self, key: str, made: Future, future: Future) -> None:
+        """Keep what a worker made (on disk too) and complete the entry's future with it."""
+        try:
+            data = made.result().encode()
+            self._write(key, data)
+        except BaseException as err:  # vl-convert's ValueError, a dead worker's BuildError, an OSError
+            future.set_exception(err)
+            return
+        if key != _BUNDLE_KEY:
             with self._lock:
                 self.rendered += 1
-            return svg
+        future.set_result(data)
 
-        return self._cached(f"{_SVG_KEY}{chart.spec_sha256}.svg", render)
+    def _read(self, key: str) -> bytes | None:
+        path = self.cache_dir / key if self.cache_dir else None
+        # an entry whose MAC fails (edited, e.g. a beacon added to the Vega bundle) is a miss
+        return cache_mac.unseal(path.read_bytes()) if path is not None and path.is_file() else None
+
+    def _write(self, key: str, data: bytes) -> None:
+        if self.cache_dir is not None:
+            write_atomic(self.cache_dir / key, cache_mac.seal(data), durable=False)
 
     def sweep(self, site_files: Iterable[str]) -> int:
         """After a successful build whose docs hold `site_files` (docs-relative paths): remove
@@ -242,12 +267,12 @@ class ChartCache:
         return sweep(self.cache_dir, keep, _CACHE_NAME)
 
     def close(self) -> None:
-        """End the worker processes (a later rendering starts them again)."""
+        """Stop drawing (charts not begun yet are dropped) and end the worker processes (a later
+        rendering starts them again)."""
         self.workers.close()
+        with self._lock:  # what did not get made is asked for again next time
+            self._soon = {key: f for key, f in self._soon.items() if f.done() and f.exception() is None}
 
-    def vega_bundle(self) -> bytes:
-        """vl-convert's self-contained Vega + Vega-Lite + vega-embed script (no CDN)."""
-        return self._cached(_BUNDLE_KEY, lambda: self.workers.vega_bundle().encode())
 
 
 def _static_spec(spec: dict) -> dict:
@@ -280,15 +305,17 @@ def _script_json(value: Any) -> str:
     )
 
 
-def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, dict[str, bytes]]:
-    """The chart's HTML block for the page at `page_path` and the asset files it needs; a chart
-    vl-convert cannot draw is a BuildError naming the page, the chart and vl-convert's reason."""
-    try:
-        svg = cache.svg(chart)
-    except ValueError as err:
+def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, dict[str, PendingAsset]]:
+    """The chart's HTML block for the page at `page_path` and the asset files it needs, their
+    bytes still being drawn (`Page.finished` waits for them); a chart vl-convert cannot draw is
+    then a BuildError naming the page, the chart and vl-convert's reason."""
+
+    def failed(err: ValueError) -> BuildError:
         reason = next((line.strip() for line in str(err).splitlines()[1:] if line.strip()), str(err).strip())
-        raise BuildError(f"{page_path}: chart {chart.title!r} (#chart-{chart.id}) cannot be drawn: {reason}. "
-                         "Please report it with the record that made it") from None
+        return BuildError(f"{page_path}: chart {chart.title!r} (#chart-{chart.id}) cannot be drawn: {reason}. "
+                          "Please report it with the record that made it")
+
+    svg = PendingAsset(cache.svg_soon(chart), failed)
     svg_file = svg_path(chart.spec_sha256)
     notes = "".join(f'<p class="bl-chart-note">{note}</p>' for note in chart.notes)
     html = (

@@ -4,10 +4,12 @@ site context, which holds the cache)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
+from typing import Callable, Union
 
 from benchledger.errors import BuildError
 
@@ -33,6 +35,22 @@ class StoredAsset:
         return data
 
 
+@dataclass(frozen=True)
+class PendingAsset:
+    """An asset still being made while the pages go on rendering (a chart a vl-convert worker
+    process is drawing, site_gen/charts.py): `result()` waits for its bytes. A failure of the
+    making (ValueError) becomes the BuildError `failed` words for the page that shows it."""
+
+    future: Future
+    failed: Callable[[ValueError], BuildError]
+
+    def result(self) -> bytes:
+        try:
+            return self.future.result()
+        except ValueError as err:
+            raise self.failed(err) from None
+
+
 Asset = Union[bytes, StoredAsset]
 
 
@@ -48,4 +66,17 @@ class Page:
     path: str  # posix, e.g. "articles/llm-cpu-offload-2026-09-27.md"
     title: str
     markdown: str
-    assets: dict[str, Asset] = field(default_factory=dict)  # extra files, path -> bytes (or a cached blob)
+    # extra files, path -> bytes (or a cached blob, or bytes still being made: see `finished`)
+    assets: dict[str, Asset | PendingAsset] = field(default_factory=dict)
+
+    @property
+    def pending(self) -> bool:
+        """Whether an asset is still being made."""
+        return any(isinstance(asset, PendingAsset) for asset in self.assets.values())
+
+    def finished(self) -> "Page":
+        """The page with every asset made (waiting for those still being made)."""
+        if not self.pending:
+            return self
+        return dataclasses.replace(self, assets={path: asset.result() if isinstance(asset, PendingAsset) else asset
+                                                 for path, asset in self.assets.items()})

@@ -80,6 +80,7 @@ class RenderCache:
         # what this build read or wrote, by file name: the rest goes in sweep()
         self._used_values: set[str] = set()
         self._used_blobs: set[str] = set()
+        self._unstored: list[tuple[str, Page]] = []  # (key, page) of pages whose assets were being made
 
     @cached_property
     def fingerprint(self) -> str:
@@ -102,18 +103,29 @@ class RenderCache:
         return self._memo(self._key(inputs, name), make)
 
     def _memo(self, key: str, make: Callable[[], Any]) -> Any:
+        value = self._lookup(key)
+        if value is None:
+            value = make()
+            self._store(key, value)
+        return value
+
+    def _lookup(self, key: str) -> Any | None:
+        """The cached value of `key` (None: a miss, or no folder)."""
         if self.dir is None:
-            return make()
+            return None
         path = self.dir / "values" / f"{key}.json"
         self._used_values.add(path.name)
         data = cache_mac.unseal(path.read_bytes()) if path.is_file() else None
-        if data is not None:  # an edited or foreign entry fails its MAC: a miss, rendered again
-            with self._lock:
-                self.hits += 1
-            return json.loads(data)
-        value = make()
-        write_atomic(path, cache_mac.seal(json.dumps(value, sort_keys=True).encode()), durable=False)
-        return value
+        if data is None:  # an edited or foreign entry fails its MAC: a miss, rendered again
+            return None
+        with self._lock:
+            self.hits += 1
+        return json.loads(data)
+
+    def _store(self, key: str, value: Any) -> None:
+        if self.dir is not None:
+            write_atomic(self.dir / "values" / f"{key}.json", cache_mac.seal(json.dumps(value, sort_keys=True).encode()),
+                         durable=False)
 
     def put_blob(self, data: Asset) -> str:
         if isinstance(data, StoredAsset):  # a blob already
@@ -158,26 +170,32 @@ class RenderCache:
         return self._page(self._key(inputs, name), make)
 
     def _page(self, key: str, make: Callable[[], Page]) -> Page:
-        made: list[Page] = []
+        value = self._lookup(key)
+        if value is not None:
+            markdown = self.get_blob(value["markdown"])
+            assets = {p: self._asset(p, sha) for p, sha in value["assets"].items()}
+            if markdown is not None and all(b is not None for b in assets.values()):
+                return Page(value["path"], value["title"], markdown.decode(), assets)
+        page = make()
+        if self.dir is None:
+            pass
+        elif page.pending:  # stored once its charts are drawn: store_finished()
+            with self._lock:
+                self._unstored.append((key, page))
+        else:
+            self._store_page(key, page)
+        return page
 
-        def blobs(page: Page) -> dict:
-            # The Markdown is a blob too, not a JSON string: an article's is a few hundred KB of
-            # HTML, and decoding its escaped quotes was most of reading a warm build's pages.
-            return {"markdown": self.put_blob(page.markdown.encode()),
-                    "assets": {p: self.put_blob(b) for p, b in sorted(page.assets.items())}}
+    def store_finished(self) -> None:
+        """Store the pages rendered while their assets were still being made; they are made by
+        now (the build collected its files), so nothing waits here."""
+        with self._lock:
+            unstored, self._unstored = self._unstored, []
+        for key, page in unstored:
+            self._store_page(key, page.finished())
 
-        def encode() -> dict:
-            page = make()
-            made.append(page)
-            return {"path": page.path, "title": page.title, **blobs(page)}
-
-        value = self._memo(key, encode)
-        if made:
-            return made[0]
-        markdown = self.get_blob(value["markdown"])
-        assets = {p: self._asset(p, sha) for p, sha in value["assets"].items()}
-        if markdown is None or any(b is None for b in assets.values()):
-            page = make()
-            blobs(page)
-            return page
-        return Page(value["path"], value["title"], markdown.decode(), assets)
+    def _store_page(self, key: str, page: Page) -> None:
+        # The Markdown is a blob too, not a JSON string: an article's is a few hundred KB of
+        # HTML, and decoding its escaped quotes was most of reading a warm build's pages.
+        self._store(key, {"path": page.path, "title": page.title, "markdown": self.put_blob(page.markdown.encode()),
+                          "assets": {p: self.put_blob(b) for p, b in sorted(page.assets.items())}})

@@ -1,5 +1,9 @@
 """The page kinds of the site, in build order. Add a kind by writing its module under
-site_gen/pages/ and listing an instance here."""
+site_gen/pages/ and listing an instance here.
+
+The kinds that draw charts come first: vl-convert workers draw a page's charts while the later
+pages render (site_gen/charts.py), so the chart-free kinds at the end run beside the drawing
+instead of before it begins."""
 
 from __future__ import annotations
 
@@ -17,11 +21,11 @@ from site_gen.pages.transparency import TransparencyPage
 from site_gen.pages.search import SearchPage
 
 PAGE_KINDS: tuple[PageKind, ...] = (
-    HomePage(),
     RecordArticles(),
     AuthoredArticles(),
     ComparisonPages(),
     SeriesPages(),
+    HomePage(),
     ExplorerPages(),
     MethodologyPage(),
     AuditPage(),

@@ -43,7 +43,7 @@ def test_many_threads_each_get_their_own_chart(workers):
 def test_workers_load_no_system_font_and_draw_the_same_bytes_each_time(workers):
     first = workers.svg(spec(3))
     (worker,) = workers._all
-    env = Path(f"/proc/{worker.pid}/environ").read_bytes().split(b"\0")
+    env = Path(f"/proc/{worker.process.pid}/environ").read_bytes().split(b"\0")
     conf = next(v for v in env if v.startswith(b"FONTCONFIG_FILE=")).split(b"=", 1)[1].decode()
     (folder,) = re.findall(r"<dir>(.*)</dir>", Path(conf).read_text())
     assert list(Path(folder).iterdir()) == []  # fontdb finds no font file: only vl-convert's own
@@ -63,17 +63,38 @@ def test_an_invalid_spec_is_vl_convert_s_error_and_the_pool_goes_on(workers):
     assert workers.svg(spec(1)) == vl_convert.vegalite_to_svg(spec(1))
 
 
-def test_a_worker_that_dies_is_reported_and_replaced():
+def slow_spec() -> dict:
+    """A chart that takes a worker seconds to draw: time enough to kill it meanwhile."""
+    return {"data": {"values": [{"x": i, "y": i % 97} for i in range(40000)]}, "mark": "point",
+            "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}}}
+
+
+def test_a_worker_that_dies_while_drawing_is_reported_and_replaced():
     workers = ChartWorkers(1)
     try:
         workers.svg(spec(1))
         (only,) = workers._all
-        os.kill(only.pid, signal.SIGKILL)
-        only.wait()
-        with pytest.raises(BuildError, match="chart worker process .vl-convert. ended with exit status -9"):
-            workers.svg(spec(2))
+        drawing, waiting = workers.submit(slow_spec()), workers.submit(spec(2))
+        os.kill(only.process.pid, signal.SIGKILL)
+        for future in (drawing, waiting):  # both were sent to it: both are lost, and said so
+            with pytest.raises(BuildError, match="chart worker process .vl-convert. ended with exit status -9"):
+                future.result(timeout=60)
         assert workers.svg(spec(2)) == vl_convert.vegalite_to_svg(spec(2))
         assert workers._all[0] is not only
+    finally:
+        workers.close()
+
+
+def test_requests_past_the_pipeline_wait_for_a_worker_and_a_dead_idle_one_is_no_loss():
+    workers = ChartWorkers(1)
+    try:
+        futures = [workers.submit(spec(n)) for n in range(3 * ChartWorkers.IN_FLIGHT)]
+        assert [f.result(timeout=60) for f in futures] == [vl_convert.vegalite_to_svg(spec(n)) for n in range(len(futures))]
+        (only,) = workers._all
+        os.kill(only.process.pid, signal.SIGKILL)
+        for thread in only.threads:  # the pool has seen it end
+            thread.join(timeout=30)
+        assert workers.svg(spec(5)) == vl_convert.vegalite_to_svg(spec(5))  # drawn by its replacement
     finally:
         workers.close()
 
@@ -83,7 +104,7 @@ def test_close_ends_every_worker():
     workers.svg(spec(1))
     started = list(workers._all)
     workers.close()
-    assert all(w.returncode is not None for w in started) and workers._all == []
+    assert all(w.process.returncode is not None for w in started) and workers._all == []
 
 
 def test_the_vega_bundle_is_made_by_a_worker_as_vl_convert_makes_it_here(workers):

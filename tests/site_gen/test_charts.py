@@ -12,6 +12,7 @@ import vl_convert
 
 from benchledger.errors import BuildError
 from site_gen.charts import Chart, ChartCache, Series, SeriesMark, SeriesPoint, chart_html, line_chart, series_chart
+from site_gen.page import Page
 
 
 def chart(label: str = "a</script><b>") -> Chart:
@@ -59,7 +60,7 @@ def test_pages_asking_for_one_chart_at_once_get_it_drawn_once(tmp_path):
 def test_chart_html_has_fallback_alt_data_table_and_safe_spec(tmp_path):
     html, assets = chart_html(chart(), "articles/x/y.md", ChartCache(tmp_path))
     (path, svg), = assets.items()
-    assert path.startswith("assets/charts/") and svg.startswith(b"<svg")
+    assert path.startswith("assets/charts/") and svg.result().startswith(b"<svg")
     assert f'src="../../{path}"' in html and 'alt="alt text"' in html
     assert "Data behind this chart" in html and "&lt;/script&gt;" in html
     embedded = re.search(r'<script type="application/json" id="spec-c">(.*?)</script>', html, re.S).group(1)
@@ -155,8 +156,10 @@ def test_a_chart_vl_convert_cannot_draw_is_a_build_error_naming_page_and_chart(t
     bad = Chart("c-1", "Decode rate", "alt", {"mark": "no-such-mark"}, chart().table)
     cache = ChartCache(tmp_path)
     try:
+        html, assets = chart_html(bad, "articles/x.md", cache)  # drawn meanwhile: no error yet
+        page = Page("articles/x.md", "x", html, assets)
         with pytest.raises(BuildError) as err:
-            chart_html(bad, "articles/x.md", cache)
+            page.finished()
     finally:
         cache.close()
     message = str(err.value)
