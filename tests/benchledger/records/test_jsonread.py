@@ -156,3 +156,50 @@ def test_the_overflow_prefilter_never_misses_a_number_that_overflows(mantissa, e
 
 def test_a_surrogate_pair_and_an_escaped_backslash_before_ud800_are_text():
     assert read_json_bytes(b'{"a": "\\ud83d\\ude00", "b": "\\\\ud800"}', "rec.json") == {"a": "\U0001f600", "b": "\\ud800"}
+
+
+# JSON text built piece by piece, so objects can repeat keys and strings can hold colons, escaped
+# colons and escapes of every kind: where orjson's quick parse decides, it must decide as the
+# strict reader does.
+_string_bits = st.sampled_from(["a", ":", "\\u003a", "\\u003A", '\\"', "\\\\", "\\u00e9", "é", " ", "\\n", "x:y"])
+_json_strings = st.lists(_string_bits, max_size=4).map(lambda bits: '"' + "".join(bits) + '"')
+_numbers = st.one_of(st.integers(-(2**70), 2**70).map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                     st.sampled_from(["-0", "-0.0", "1E5", "1e-400", "9" * 19, "-" + "9" * 19, "0.1e1"]))
+_json_texts = st.recursive(
+    st.one_of(_json_strings, _numbers, st.sampled_from(["true", "false", "null"])),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
+        st.lists(st.tuples(st.one_of(_json_strings, st.sampled_from(['"k"', '"k:"'])), children), max_size=4).map(
+            lambda members: "{" + ", ".join(f"{k}: {v}" for k, v in members) + "}")),
+    max_leaves=20,
+)
+
+
+def _typed(value) -> str:
+    """The value as JSON text that tells an int from a float and keeps key order."""
+    return json.dumps(value)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_json_texts)
+def test_the_quick_orjson_parse_decides_only_what_the_strict_reader_would(text):
+    from benchledger.records.jsonread import _UNSURE, _quick_parse, read_json_text
+
+    quick = _quick_parse(text.encode("utf-8"))
+    try:
+        strict = read_json_text(text, "rec.json")
+    except InputError:
+        assert quick is _UNSURE  # a document the strict reader refuses is never let through
+    else:
+        assert quick is _UNSURE or _typed(quick) == _typed(strict)
+
+
+def test_the_quick_parse_reads_the_shipped_records_and_leaves_duplicates_to_the_strict_reader():
+    from benchledger.records.jsonread import _UNSURE, _quick_parse
+
+    for name in ("llm-cpu-offload/2026-09-27.json", "torch-graph-replay/2026-10-28.json"):
+        raw = (RECORDS / name).read_bytes()
+        assert _typed(_quick_parse(raw)) == _typed(json.loads(raw))
+    for raw in (b'{"a": 1, "a": 2}', b'{"a": {"b:": 1}, "a": 2}', b'{"\\u003a": 1, "x": {"y": 1, "y": 2}}',
+                b'[9223372036854775808]', b'[-9223372036854775809]'):
+        assert _quick_parse(raw) is _UNSURE
