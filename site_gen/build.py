@@ -9,12 +9,13 @@ import json
 import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Iterator
 
+from benchledger.atomic import write_atomic
 from benchledger.errors import BuildError
 from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from benchledger.records.store import Store
@@ -25,7 +26,7 @@ from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
 from site_gen.checksums import SUMS_NAME, site_hashes, sums_of, write_site_sums
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.docs_tree import MANIFEST_NAME as DOCS_MANIFEST_NAME, DocsTree
-from site_gen.page import Asset, Page, asset_sha256
+from site_gen.page import Asset, Page, PendingAsset, asset_sha256
 from site_gen.pages.registry import NAV, PAGE_KINDS
 from site_gen.render_cache import RenderCache
 from site_gen.search_index import index_site
@@ -85,49 +86,50 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
                        env=make_jinja_env(options.templates_dir), log=log)
 
     try:  # e.g. an output or cache folder that cannot be written: the user's to fix, not a crash
-        # Render: every page of every kind, plus the site's static assets (the Vega bundle made
-        # by a chart worker meanwhile: the first page kinds draw no chart). Charts are drawn by
-        # the workers while the pages render; the pages are finished (their SVGs waited for) once
-        # every page is rendered, and only then stored in the render cache.
-        files: dict[str, Asset] = {}
-        try:
+        with closing(charts):  # the vl-convert worker processes end with the build
+            # Render: every page of every kind, plus the site's static assets (the Vega bundle
+            # made by a chart worker meanwhile: the first page kinds draw no chart). The workers
+            # draw the charts while the pages render, and go on drawing through MkDocs' build.
+            files: dict[str, Asset] = {}
             with ThreadPoolExecutor(1) as background:
                 bundle = background.submit(charts.vega_bundle)
                 pages = [page for kind in PAGE_KINDS for page in kind.pages(site)]
                 files[VEGA_BUNDLE_PATH] = bundle.result()
-            pages = [page.finished() for page in pages]
-            site.render_cache.store_finished()
-        finally:
-            charts.close()  # every chart is drawn by now: the vl-convert worker processes end
-        files.update({name: template_bytes(name, options.templates_dir) for name in STATIC_ASSETS})
-        if options.logo is not None:
-            files[logo_path(options)] = options.logo.read_bytes()
-        _collect(pages, files)
-        files["mkdocs.yml"] = mkdocs_config(site.options, out_dir).encode()
+            files.update({name: template_bytes(name, options.templates_dir) for name in STATIC_ASSETS})
+            if options.logo is not None:
+                files[logo_path(options)] = options.logo.read_bytes()
+            drawing = _collect(pages, files)
+            files["mkdocs.yml"] = mkdocs_config(site.options, out_dir).encode()
 
-        # Write: only changed files, stale ones removed, then MkDocs builds the site (strict),
-        # dirty where that provably gives a clean build's bytes (site_gen/dirty_build.py).
-        changed: set[str] = set()
-        written = docs.write(files, changed)
-        site_folder.mark(out_dir)
-        ident = dirty_build.identity(out_dir, files["mkdocs.yml"], site.render_cache.fingerprint)
-        state_file = cache_dir / dirty_build.STATE_NAME
-        docs_changed = {rel[len("docs/"):] for rel in changed if rel.startswith("docs/")}
-        state = dirty_build.load_state(state_file)
-        plan = dirty_build.plan(state, ident, out_dir,
-                                {rel[len("docs/"):] for rel in files if rel.startswith("docs/") and rel.endswith(".md")},
-                                docs_changed)
-        state_file.unlink(missing_ok=True)  # from here on the site folder is being rewritten
-        anchors_in, anchors_out = cache_dir / "mkdocs-anchors-in.json", cache_dir / "mkdocs-anchors-out.json"
-        # a dirty build starts from the last build's site, whose list of files is still true (the
-        # plan checked that nothing touched the folder since)
-        sums_before = (out_dir / SUMS_NAME).read_bytes() if plan.dirty and (out_dir / SUMS_NAME).is_file() else None
-        # the hashes of files no one has written since the last build (the plan checked the folder)
-        known = dirty_build.known_sums(state, sums_before) if sums_before is not None else {}
-        if plan.dirty:
-            dirty_build.prepare(plan, out_dir, anchors_in)
-        _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site), dirty=plan.dirty,
-                      anchors_in=anchors_in if plan.dirty else None, anchors_out=anchors_out)
+            # Write: only changed files, stale ones removed, then MkDocs builds the site (strict),
+            # dirty where that provably gives a clean build's bytes (site_gen/dirty_build.py).
+            changed: set[str] = set()
+            written = docs.write(files, changed, later=drawing)
+            site_folder.mark(out_dir)
+            ident = dirty_build.identity(out_dir, files["mkdocs.yml"], site.render_cache.fingerprint)
+            state_file = cache_dir / dirty_build.STATE_NAME
+            docs_changed = {rel[len("docs/"):] for rel in changed if rel.startswith("docs/")}
+            state = dirty_build.load_state(state_file)
+            plan = dirty_build.plan(state, ident, out_dir,
+                                    {rel[len("docs/"):] for rel in files if rel.startswith("docs/") and rel.endswith(".md")},
+                                    docs_changed)
+            state_file.unlink(missing_ok=True)  # from here on the site folder is being rewritten
+            anchors_in, anchors_out = cache_dir / "mkdocs-anchors-in.json", cache_dir / "mkdocs-anchors-out.json"
+            # a dirty build starts from the last build's site, whose list of files is still true
+            # (the plan checked that nothing touched the folder since)
+            sums_before = (out_dir / SUMS_NAME).read_bytes() if plan.dirty and (out_dir / SUMS_NAME).is_file() else None
+            # the hashes of files no one has written since the last build (the plan checked the folder)
+            known = dirty_build.known_sums(state, sums_before) if sums_before is not None else {}
+            if plan.dirty:
+                dirty_build.prepare(plan, out_dir, anchors_in)
+            _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site), dirty=plan.dirty,
+                          anchors_in=anchors_in if plan.dirty else None, anchors_out=anchors_out)
+            # The charts still being drawn, into the docs tree and the site (MkDocs copied the
+            # docs tree's SVG of each, if it held one: named by its spec's hash, it held these
+            # bytes unless vl-convert changed); the pages that show them go into the render cache.
+            written += _place_drawn(drawing, docs, out_dir)
+            site.render_cache.store_finished()
+
         # Pagefind's index is a function of the site's HTML: when every file MkDocs left is the
         # last build's, byte for byte (the index itself included), indexing would write it again;
         # else only the bundles whose pages changed are indexed again (site_gen/search_index.py).
@@ -144,7 +146,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         # Evict: the render and chart caches keep what this build used, and nothing else
         # (site_gen/eviction.py).
         site.render_cache.sweep()
-        charts.sweep(rel[len("docs/"):] for rel in files if rel.startswith("docs/"))
+        charts.sweep(rel[len("docs/"):] for rel in [*files, *drawing] if rel.startswith("docs/"))
     except OSError as err:
         where = Path(err.filename) if isinstance(err.filename, str) else None
         hint = (f"; the cache {cache_dir} holds something the build did not write there: remove that folder, "
@@ -154,20 +156,38 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
                        site.render_cache.hits, tuple(site.notes), plan.dirty, plan.reason, search_indexed)
 
 
-def _collect(pages: list[Page], files: dict[str, Asset]) -> None:
+def _collect(pages: list[Page], files: dict[str, Asset]) -> dict[str, PendingAsset]:
     """Pages and their assets into `files` (docs-relative paths under docs/); a path produced
-    twice with different bytes is a bug in a page kind, reported rather than overwritten."""
+    twice with different bytes is a bug in a page kind, reported rather than overwritten.
+    Returns the assets still being made (charts), by their docs/ path, kept out of `files`: a
+    chart's file is named by its spec's hash, so two pages showing it show the same bytes."""
+    drawing: dict[str, PendingAsset] = {}
     for page in pages:
         # the title MkDocs puts in <title> and the header comes from front matter, escaped here,
         # never from the page's first heading (which MkDocs would unescape into <title>)
         markdown = f"---\ntitle: {escape.page_title(page.title)}\n---\n\n{page.markdown}"
         for path, data in [(page.path, markdown.encode())] + sorted(page.assets.items()):
+            if isinstance(data, PendingAsset):
+                drawing[f"docs/{path}"] = data
+                continue
             if path in files and files[path] != data and asset_sha256(files[path]) != asset_sha256(data):
                 raise BuildError(f"two pages produce {path} with different content")
             files[path] = data
     for key in list(files):
         if key != "mkdocs.yml":
             files[f"docs/{key}"] = files.pop(key)
+    return drawing
+
+
+def _place_drawn(drawing: dict[str, PendingAsset], docs: DocsTree, out_dir: Path) -> int:
+    """Wait for the assets still being made and write each into the docs tree and, at the same
+    path, into the built site (where its bytes changed); returns how many the docs tree took."""
+    made = {rel: asset.result() for rel, asset in drawing.items()}
+    for rel, data in made.items():
+        target = out_dir / rel[len("docs/"):]
+        if not (target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data):
+            write_atomic(target, data, durable=False)
+    return len(docs.add(made))
 
 
 def mkdocs_config(options: BuildOptions, out_dir: Path) -> str:

@@ -17,6 +17,7 @@ import os
 import shutil
 import stat
 from pathlib import Path
+from typing import Iterable
 
 from benchledger.atomic import write_atomic
 from benchledger.records import cache_mac
@@ -46,34 +47,16 @@ class DocsTree:
             return False
         return stat.S_ISREG(st.st_mode) and [st.st_size, st.st_mtime_ns] == entry[:2]
 
-    def write(self, files: dict[str, Asset], changed: set[str] | None = None) -> int:
+    def write(self, files: dict[str, Asset], changed: set[str] | None = None, later: Iterable[str] = ()) -> int:
         """Make the tree hold exactly `files`: write a file only when its bytes changed, and
-        delete files no page produces any more. Returns files written; `changed`, when given,
-        gets the root-relative path of every file written or deleted."""
+        delete files no page produces any more. The root-relative paths in `later` are left as
+        they are, for `add` to write once their bytes are made. Returns files written;
+        `changed`, when given, gets the root-relative path of every file written or deleted."""
         root = self.root
         _own_tree(root)
-        written = 0
-        known: dict[str, list] = {}
-        for rel, data in sorted(files.items()):
-            path = root / rel
-            if isinstance(data, StoredAsset):
-                if self.holds(rel, data.sha256):
-                    known[rel] = self._known[rel]
-                    continue
-                sha, data = data.sha256, data.read()
-            else:
-                sha = hashlib.sha256(data).hexdigest() if not rel.endswith(".md") else None
-            if not (path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data):
-                if path.is_dir():  # a folder where a generated file goes: the tree is the build's own
-                    shutil.rmtree(path)
-                write_atomic(path, data, durable=False)
-                written += 1
-                if changed is not None:
-                    changed.add(rel)
-            if sha is not None:
-                st = path.stat()
-                known[rel] = [st.st_size, st.st_mtime_ns, sha]
-        wanted = {root / rel for rel in files}
+        known = {rel: self._known[rel] for rel in later if rel in self._known}
+        written = sum(self._put(rel, data, known, changed) for rel, data in sorted(files.items()))
+        wanted = {root / rel for rel in [*files, *later]}
         if root.exists():
             for path in sorted(root.rglob("*"), reverse=True):
                 if path.is_file() and path not in wanted:
@@ -83,9 +66,41 @@ class DocsTree:
                 elif path.is_dir() and not any(path.iterdir()):
                     path.rmdir()
         self._known = known
-        if self.manifest is not None:
-            write_atomic(self.manifest, cache_mac.seal(json.dumps(known, sort_keys=True).encode()), durable=False)
+        self._save()
         return written
+
+    def add(self, files: dict[str, bytes]) -> list[str]:
+        """Write `files` (those `write` left for later) where their bytes changed; returns the
+        root-relative paths written."""
+        written = [rel for rel, data in sorted(files.items()) if self._put(rel, data, self._known, None)]
+        self._save()
+        return written
+
+    def _put(self, rel: str, data: Asset, known: dict[str, list], changed: set[str] | None) -> bool:
+        """Make the file at `rel` hold `data` (its manifest entry into `known`); True if written."""
+        path = self.root / rel
+        if isinstance(data, StoredAsset):
+            if self.holds(rel, data.sha256):
+                known[rel] = self._known[rel]
+                return False
+            sha, data = data.sha256, data.read()
+        else:
+            sha = hashlib.sha256(data).hexdigest() if not rel.endswith(".md") else None
+        written = not (path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data)
+        if written:
+            if path.is_dir():  # a folder where a generated file goes: the tree is the build's own
+                shutil.rmtree(path)
+            write_atomic(path, data, durable=False)
+            if changed is not None:
+                changed.add(rel)
+        if sha is not None:
+            st = path.stat()
+            known[rel] = [st.st_size, st.st_mtime_ns, sha]
+        return written
+
+    def _save(self) -> None:
+        if self.manifest is not None:
+            write_atomic(self.manifest, cache_mac.seal(json.dumps(self._known, sort_keys=True).encode()), durable=False)
 
 
 def _load(manifest: Path) -> dict[str, list]:

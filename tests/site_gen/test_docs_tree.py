@@ -62,3 +62,19 @@ def test_a_tree_without_a_manifest_rewrites_only_changes_and_removes_stale_files
     assert DocsTree(tmp_path).write({"a.md": b"1", "d/b.md": b"2"}) == 0
     assert DocsTree(tmp_path).write({"a.md": b"3"}) == 1
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["a.md"]
+
+
+def test_files_left_for_later_stay_as_they_are_until_added(tmp_path):
+    manifest = tmp_path / "manifest.json"
+    old, new = b"<svg>old</svg>", b"<svg>new</svg>"
+    DocsTree(tmp_path / "tree", manifest).write({"docs/a.md": b"# A\n", "docs/c.svg": old, "docs/gone.svg": old})
+    tree = DocsTree(tmp_path / "tree", manifest)
+    changed: set[str] = set()
+    # a chart still being drawn: its file keeps the last build's bytes meanwhile, others go
+    assert tree.write({"docs/a.md": b"# A\n"}, changed, later=["docs/c.svg", "docs/d.svg"]) == 0
+    assert (tmp_path / "tree/docs/c.svg").read_bytes() == old and changed == {"docs/gone.svg"}
+    assert tree.holds("docs/c.svg", hashlib.sha256(old).hexdigest())
+    assert tree.add({"docs/c.svg": new, "docs/d.svg": old}) == ["docs/c.svg", "docs/d.svg"]
+    assert tree.add({"docs/c.svg": new}) == []  # the same bytes again: nothing written
+    again = DocsTree(tmp_path / "tree", manifest)  # the manifest took the added files in
+    assert again.holds("docs/c.svg", hashlib.sha256(new).hexdigest()) and again.holds("docs/d.svg", hashlib.sha256(old).hexdigest())
