@@ -12,9 +12,10 @@ if TYPE_CHECKING:
     from site_gen.context import SiteContext
 
 
-# Threads a page kind may render with. A chart not in the cache is drawn by a vl-convert worker
-# process (site_gen/chart_workers.py) while the thread waits outside the GIL: two threads per
-# worker keep every worker busy while the others do the pages' Python work; more would only wait.
+# Threads a page kind may render with. Charts are drawn meanwhile by vl-convert worker processes
+# (site_gen/chart_workers.py) and waited for only once every page is rendered; the threads
+# overlap the render cache's reads and writes with the pages' Python work (one thread was
+# slower at 1,000 articles, more gained nothing).
 RENDER_WORKERS = 2 * default_count()
 
 
