@@ -90,11 +90,13 @@ def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]]) -> list[L
 
 def _refuse_sealed(store: "Store", index, sha256: str, as_path: str, shown: str) -> None:
     """SealError when these bytes or this path are in the ledger already."""
-    if sha256 in index.hashes:
-        position, path = index.hashes[sha256]
+    sealed = index.sealed_as(sha256)
+    if sealed is not None:
+        position, path = sealed
         raise SealError(f"{shown}: these exact bytes are already sealed as {path} (ledger line {position + 1}); a record is sealed once")
-    if as_path in index.paths:
-        raise SealError(f"{shown}: {store.shown(as_path)} is already sealed (ledger line {index.paths[as_path] + 1}); sealed files are never overwritten")
+    position = index.position_of(as_path)
+    if position is not None:
+        raise SealError(f"{shown}: {store.shown(as_path)} is already sealed (ledger line {position + 1}); sealed files are never overwritten")
 
 
 def _seal_valid(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: str) -> LedgerEntry:

@@ -46,7 +46,17 @@ def test_one_store_and_fresh_stores_build_the_same_intact_chain(root):
     assert Store(root, cache_of(root)).verify().ok
     index = LedgerIndex.load(root / "ledger.jsonl", root.parent / "cache")
     assert index.head_sha256 == read.head_sha256 and index.count == 8
-    assert index.paths["b/2.json"] == 7 and index.hashes[read.entries[3].sha256] == (3, "a/1.json")
+    # answered by searching the ledger's bytes (a fresh index's first two questions) and by
+    # the tables an index asked more often builds: the same answers
+    questions = [("position_of", "b/2.json", 7), ("sealed_as", read.entries[3].sha256, (3, "a/1.json")),
+                 ("position_of", "b/9.json", None), ("sealed_as", "0" * 64, None),
+                 ("sealed_as", read.entries[3].prev_sha256, None)]  # a hash only as a chain link is no record's
+    asked_often = LedgerIndex.load(root / "ledger.jsonl", root.parent / "cache")
+    for _ in range(3):
+        for method, arg, answer in questions:
+            assert getattr(LedgerIndex.load(root / "ledger.jsonl", root.parent / "cache"), method)(arg) == answer
+            assert getattr(asked_often, method)(arg) == answer
+    assert asked_often._hashes is not None
 
 
 def test_duplicates_are_refused_with_their_ledger_line_from_the_head_file_path(root):
