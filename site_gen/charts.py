@@ -274,7 +274,6 @@ class ChartCache:
             self._soon = {key: f for key, f in self._soon.items() if f.done() and f.exception() is None}
 
 
-
 def _static_spec(spec: dict) -> dict:
     """The spec the static SVG is drawn from: XML-safe text, and no ARIA. The SVG is shown as an
     <img>, whose alt text is what assistive technology reads (ARIA inside an image file is not
@@ -307,7 +306,7 @@ def _script_json(value: Any) -> str:
 
 def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, dict[str, PendingAsset]]:
     """The chart's HTML block for the page at `page_path` and the asset files it needs, their
-    bytes still being drawn (`Page.finished` waits for them); a chart vl-convert cannot draw is
+    bytes still being drawn (`PendingAsset.result` waits for them); a chart vl-convert cannot draw is
     then a BuildError naming the page, the chart and vl-convert's reason."""
 
     def failed(err: ValueError) -> BuildError:

@@ -26,6 +26,7 @@ from site_gen.resources import resource_files
 PACKAGE_DIR = Path(__file__).resolve().parent
 _VALUE_NAME = re.compile(r"[0-9a-f]{64}\.json")
 _BLOB_NAME = re.compile(r"[0-9a-f]{64}")
+_MISS = object()  # what `_lookup` gives for a value not cached (a cached one may be null)
 # Libraries whose version changes rendered bytes.
 LIBRARIES = ("altair", "vl-convert-python", "pandas", "jinja2")
 
@@ -104,20 +105,20 @@ class RenderCache:
 
     def _memo(self, key: str, make: Callable[[], Any]) -> Any:
         value = self._lookup(key)
-        if value is None:
+        if value is _MISS:
             value = make()
             self._store(key, value)
         return value
 
-    def _lookup(self, key: str) -> Any | None:
-        """The cached value of `key` (None: a miss, or no folder)."""
+    def _lookup(self, key: str) -> Any:
+        """The cached value of `key` (_MISS: a miss, or no folder)."""
         if self.dir is None:
-            return None
+            return _MISS
         path = self.dir / "values" / f"{key}.json"
         self._used_values.add(path.name)
         data = cache_mac.unseal(path.read_bytes()) if path.is_file() else None
         if data is None:  # an edited or foreign entry fails its MAC: a miss, rendered again
-            return None
+            return _MISS
         with self._lock:
             self.hits += 1
         return json.loads(data)
@@ -171,7 +172,7 @@ class RenderCache:
 
     def _page(self, key: str, make: Callable[[], Page]) -> Page:
         value = self._lookup(key)
-        if value is not None:
+        if value is not _MISS:
             markdown = self.get_blob(value["markdown"])
             assets = {p: self._asset(p, sha) for p, sha in value["assets"].items()}
             if markdown is not None and all(b is not None for b in assets.values()):
