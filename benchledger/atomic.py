@@ -22,6 +22,17 @@ def temp_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}-{next(_serial)}.tmp")
 
 
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Make the file at `path` hold `data` (atomically, not durably), unless it holds those bytes
+    already: a rebuild leaves unchanged files, their mtimes and the stats caches trust, alone.
+    Returns whether it wrote."""
+    path = Path(path)
+    if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+        return False
+    write_atomic(path, data, durable=False)
+    return True
+
+
 def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace `path` with `data` atomically, creating missing parent folders. With `durable`
     the bytes and the new name are on disk when this returns."""

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterator
 
-from benchledger.atomic import write_atomic
+from benchledger.atomic import write_if_changed
 from benchledger.errors import BuildError
 from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from benchledger.records.store import Store
@@ -184,9 +184,7 @@ def _place_drawn(drawing: dict[str, PendingAsset], docs: DocsTree, out_dir: Path
     path, into the built site (where its bytes changed); returns how many the docs tree took."""
     made = {rel: asset.result() for rel, asset in drawing.items()}
     for rel, data in made.items():
-        target = out_dir / rel[len("docs/"):]
-        if not (target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data):
-            write_atomic(target, data, durable=False)
+        write_if_changed(out_dir / rel[len("docs/"):], data)
     return len(docs.add(made))
 
 

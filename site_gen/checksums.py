@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 from typing import Iterable
 
+from benchledger.atomic import write_if_changed
 from benchledger.errors import Problem
 from benchledger.records.digest import is_sha256, sha256_hex
 from site_gen.site_folder import MARKER
@@ -111,9 +112,7 @@ def site_sums(root: Path, known: Known | None = None) -> bytes:
 def write_site_sums(root: Path, known: Known | None = None) -> bytes:
     """Write `root`/SHA256SUMS for the site as built; returns its bytes."""
     data = site_sums(root, known)
-    target = root / SUMS_NAME
-    if not target.is_file() or target.read_bytes() != data:
-        target.write_bytes(data)
+    write_if_changed(root / SUMS_NAME, data)
     return data
 
 

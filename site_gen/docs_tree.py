@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 from typing import Iterable
 
-from benchledger.atomic import write_atomic
+from benchledger.atomic import write_atomic, write_if_changed
 from benchledger.records import cache_mac
 from site_gen.page import Asset, StoredAsset
 
@@ -86,13 +86,11 @@ class DocsTree:
             sha, data = data.sha256, data.read()
         else:
             sha = hashlib.sha256(data).hexdigest() if not rel.endswith(".md") else None
-        written = not (path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data)
-        if written:
-            if path.is_dir():  # a folder where a generated file goes: the tree is the build's own
-                shutil.rmtree(path)
-            write_atomic(path, data, durable=False)
-            if changed is not None:
-                changed.add(rel)
+        if path.is_dir():  # a folder where a generated file goes: the tree is the build's own
+            shutil.rmtree(path)
+        written = write_if_changed(path, data)
+        if written and changed is not None:
+            changed.add(rel)
         if sha is not None:
             st = path.stat()
             known[rel] = [st.st_size, st.st_mtime_ns, sha]

@@ -31,6 +31,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from benchledger.atomic import write_if_changed
 from benchledger.errors import BuildError
 
 BUNDLE_DIR = "pagefind"  # in the site: the search page loads pagefind/pagefind-ui.js from here
@@ -99,8 +100,7 @@ def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept
             shutil.rmtree(entry)
     shards_dir.mkdir(parents=True, exist_ok=True)
     manifest = json.dumps(present).encode()
-    if not (site_dir / SHARDS_MANIFEST).is_file() or (site_dir / SHARDS_MANIFEST).read_bytes() != manifest:
-        (site_dir / SHARDS_MANIFEST).write_bytes(manifest)
+    write_if_changed(site_dir / SHARDS_MANIFEST, manifest)
     return digests
 
 

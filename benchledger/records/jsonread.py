@@ -64,7 +64,6 @@ def _may_overflow(text: str) -> bool:
 
 
 _UNSURE = object()  # what `_quick_parse` returns when the strict reader must decide
-_DIGITS = bytes(ord("0") if chr(c).isdigit() and c < 128 else ord(" ") for c in range(256))
 _LONG_DIGITS = b"0" * 19  # 19 digits can pass 2**63, past which orjson reads an integer as a float
 
 
@@ -82,7 +81,7 @@ def _quick_parse(raw: bytes) -> Any:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:  # the strict reader says what is wrong, in its own words
         return _UNSURE
-    if b"\\u003a" in raw or b"\\u003A" in raw or _LONG_DIGITS in raw.translate(_DIGITS):
+    if b"\\u003a" in raw or b"\\u003A" in raw or _LONG_DIGITS in raw.translate(_CLASSES):
         return _UNSURE
     try:
         again = orjson.dumps(data)
