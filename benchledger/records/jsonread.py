@@ -64,7 +64,11 @@ def _may_overflow(text: str) -> bool:
 
 
 _UNSURE = object()  # what `_quick_parse` returns when the strict reader must decide
-_LONG_DIGITS = b"0" * 19  # 19 digits can pass 2**63, past which orjson reads an integer as a float
+# orjson reads an integer past 64 bits (below -2**63 or from 2**64 on) as a float, and writes a
+# float of that size (from 9.2e18, short of 1.8e308) as "<mantissa>e+<18 to 308>", ending the
+# number where a comma, bracket or brace (or the text) ends: its re-encoding then holds this.
+# A string can hold such text too ("1e+20,"): that only costs the strict reader.
+_WIDE_FLOAT = re.compile(rb"e\+(?:1[89]|[2-9][0-9]|[12][0-9][0-9]|30[0-8])(?:[,\]}]|\Z)")
 
 
 def _quick_parse(raw: bytes) -> Any:
@@ -76,18 +80,23 @@ def _quick_parse(raw: bytes) -> Any:
     (and their strings' colons) are missing from the re-encoding. So equal counts of all colons,
     in the bytes and in the re-encoding, prove there was none, provided every colon of a string
     in the bytes is written as one (an escaped one, `\\u003a`, would decode to an uncounted
-    colon: then the strict reader decides)."""
+    colon: then the strict reader decides; bytes without a backslash have no escape at all).
+    An integer orjson could not hold shows in the re-encoding as a wide float (`_WIDE_FLOAT`).
+    The re-encoding is searched rather than the bytes: it is smaller, and its numbers have one
+    spelling."""
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:  # the strict reader says what is wrong, in its own words
         return _UNSURE
-    if b"\\u003a" in raw or b"\\u003A" in raw or _LONG_DIGITS in raw.translate(_CLASSES):
+    if b"\\" in raw and (b"\\u003a" in raw or b"\\u003A" in raw):
         return _UNSURE
     try:
         again = orjson.dumps(data)
     except orjson.JSONEncodeError:  # e.g. nested deeper than orjson writes
         return _UNSURE
-    return data if raw.count(b":") == again.count(b":") else _UNSURE
+    if raw.count(b":") != again.count(b":") or _WIDE_FLOAT.search(again):
+        return _UNSURE
+    return data
 
 
 class _DuplicateKeys(dict):

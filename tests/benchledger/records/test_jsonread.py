@@ -164,7 +164,9 @@ def test_a_surrogate_pair_and_an_escaped_backslash_before_ud800_are_text():
 _string_bits = st.sampled_from(["a", ":", "\\u003a", "\\u003A", '\\"', "\\\\", "\\u00e9", "é", " ", "\\n", "x:y"])
 _json_strings = st.lists(_string_bits, max_size=4).map(lambda bits: '"' + "".join(bits) + '"')
 _numbers = st.one_of(st.integers(-(2**70), 2**70).map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr),
-                     st.sampled_from(["-0", "-0.0", "1E5", "1e-400", "9" * 19, "-" + "9" * 19, "0.1e1"]))
+                     st.sampled_from(["-0", "-0.0", "1E5", "1e-400", "9" * 19, "-" + "9" * 19, "0.1e1"]),
+                     # the edges of what orjson holds as an integer, and far past them
+                     st.sampled_from([2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**300, -(10**300)]).map(str))
 _json_texts = st.recursive(
     st.one_of(_json_strings, _numbers, st.sampled_from(["true", "false", "null"])),
     lambda children: st.one_of(
@@ -201,5 +203,6 @@ def test_the_quick_parse_reads_the_shipped_records_and_leaves_duplicates_to_the_
         raw = (RECORDS / name).read_bytes()
         assert _typed(_quick_parse(raw)) == _typed(json.loads(raw))
     for raw in (b'{"a": 1, "a": 2}', b'{"a": {"b:": 1}, "a": 2}', b'{"\\u003a": 1, "x": {"y": 1, "y": 2}}',
-                b'[9223372036854775808]', b'[-9223372036854775809]'):
+                b'[18446744073709551616]', b'[-9223372036854775809]', b'{"a": 1e+20, "b": 1}'):
         assert _quick_parse(raw) is _UNSURE
+    assert _quick_parse(b'[18446744073709551615, -9223372036854775808]') == [2**64 - 1, -(2**63)]  # orjson holds these
