@@ -9,6 +9,7 @@ A file that must never replace another (a signed checkpoint) is linked into plac
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 import threading
@@ -37,17 +38,28 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace `path` with `data` atomically, creating missing parent folders. With `durable`
     the bytes and the new name are on disk when this returns."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)
+    # O_EXCL: never write through a name someone else made; mode 0o666 less the umask, as a
+    # plain open() would give (the file may be published). Plain os calls, and the folder made
+    # only when missing: a seal rewrites its head file through here every time.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
     try:
-        # O_EXCL: never write through a name someone else made; mode 0o666 less the umask, as
-        # a plain open() would give (the file may be published).
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
+        fd = os.open(tmp, flags, 0o666)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, flags, 0o666)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                if not written:  # a short write is retried; none at all means a full disk
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.fspath(path))
+                view = view[written:]
             if durable:
-                out.flush()
-                os.fsync(out.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

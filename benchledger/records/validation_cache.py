@@ -85,9 +85,16 @@ class ValidationCache:
             if key in self._keys:
                 return
             self._keys.add(key)
+        line = f"{key} {cache_mac.mac(key.encode())}\n".encode("ascii")
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            with open(self.folder / _FILE, "a", encoding="ascii") as out:
-                out.write(f"{key} {cache_mac.mac(key.encode())}\n")
+            try:
+                fd = os.open(self.folder / _FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            except FileNotFoundError:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.folder / _FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            try:
+                os.write(fd, line)  # one write of one short line: O_APPEND keeps lines whole
+            finally:
+                os.close(fd)
         except OSError:
             pass
