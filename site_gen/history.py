@@ -174,30 +174,32 @@ class SeriesReport:
 
 def tracks_of(series: Series, metrics: Iterable[Metric], rule: Rule) -> list[Track]:
     """One track per (point, metric) that at least two cases of the series have."""
-    points: dict[Key, None] = {}
-    for case in series.cases:
+    metrics = list(metrics)
+    # (point key, metric) -> the positions, measures and observations along the series, filled
+    # from the points each case has (the first of a key, as a scan would find): a series of
+    # hundreds of cases has most keys in a few of them only, and a lookup per (key, metric, case)
+    # made 8 million lookups for 36 thousand observations at a thousand records
+    found: dict[tuple[Key, int], tuple[list[int], list[Measure], list[Observation]]] = {}
+    keys: dict[Key, None] = {}  # first-seen order: the tracks' order
+    for i, case in enumerate(series.cases):
+        seen: set[Key] = set()
         for p in case.points:
-            points.setdefault(p.key, None)
-    # each case's points by key (the first of a key, as a scan would find): one lookup per
-    # (point, metric, case) instead of a scan, which made this quadratic in the series' length
-    by_key = []
-    for case in series.cases:
-        found: dict[Key, object] = {}
-        for p in case.points:
-            found.setdefault(p.key, p)
-        by_key.append(found)
-    out = []
-    for key in points:
-        for metric in metrics:
-            positions, measures, observations = [], [], []
-            for i, case in enumerate(series.cases):
-                point = by_key[i].get(key)
-                measure = point.measures.get(metric.name) if point else None
+            if p.key in seen:
+                continue
+            seen.add(p.key)
+            keys.setdefault(p.key, None)
+            for j, metric in enumerate(metrics):
+                measure = p.measures.get(metric.name)
                 obs = observation(measure) if measure is not None else None
                 if obs is not None:
+                    positions, measures, observations = found.setdefault((p.key, j), ([], [], []))
                     positions.append(i)
                     measures.append(measure)
                     observations.append(obs)
+    out = []
+    for key in keys:
+        for j, metric in enumerate(metrics):
+            positions, measures, observations = found.get((key, j), ((), (), ()))
             if len(observations) >= 2:
                 out.append(Track(series, key, metric, tuple(positions), tuple(measures), tuple(observations),
                                  detect(observations, rule)))
