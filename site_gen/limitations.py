@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Callable, Iterator
 
-from benchledger.records.pointer import to_pointer, walk
+from benchledger.records.pointer import to_pointer
 
 # MLPerf LoadGen's early-stopping minimums: fewer samples than this and the percentile estimate
 # is not trustworthy enough to print.
@@ -65,17 +66,15 @@ class Limitation:
 
 @dataclass(frozen=True)
 class Rule:
-    """A rule of the generator: `find(data, nodes)` yields (scope pointer parts, wording fields);
-    `nodes` is every (pointer parts, value) of the record, walked once for all rules, or (for a
-    rule that only ever matches an object, `objects_only`) every such pair whose value is an
-    object: a fifth of them, and the rules were most of a record's limitations."""
+    """A rule of the generator: `find(data, objects)` yields (scope pointer parts, wording
+    fields); `objects` is every (pointer parts, object) of the record in document order, walked
+    once for all rules (a value that is not an object is reached through its object's items)."""
 
     id: str
     condition: str  # when it applies, for the methodology page
     wording: str  # str.format template over the fields `find` yields
-    find: Callable[[Any, list], Iterator[tuple[list, dict]]]  # (data, every (parts, node)) -> matches
+    find: Callable[[Any, list], Iterator[tuple[list, dict]]]  # (data, every (parts, object)) -> matches
     percentile: str | None = None
-    objects_only: bool = True
 
 
 def _number(value: Any) -> bool:
@@ -105,8 +104,8 @@ def _percentile_rule(name: str) -> Rule:
 
     timing, declaring = f"{name}_ms", f"{name}_minimum_requests"
 
-    def find(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
-        for parts, node in nodes:
+    def find(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
+        for parts, node in objects:
             if not isinstance(node, dict):
                 continue
             # the declared minimum is looked up (a walk up from the root) only for a node that
@@ -142,21 +141,21 @@ def _percentile_rule(name: str) -> Rule:
     )
 
 
-def _energy_unavailable(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
-    for parts, node in nodes:
+def _energy_unavailable(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in objects:
         if parts and "energy" in str(parts[-1]) and isinstance(node, dict) and node.get("available") is False:
             yield parts, {"reason": node.get("reason") or "no reason given"}
 
 
-def _thermal(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
-    for parts, node in nodes:
+def _thermal(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in objects:
         if isinstance(node, dict) and _number(node.get("thermal_slowdown_observed_samples")):
             if node["thermal_slowdown_observed_samples"] > 0:
                 yield parts, {"samples": node["thermal_slowdown_observed_samples"]}
 
 
-def _sampling_gaps(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
-    for parts, node in nodes:
+def _sampling_gaps(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in objects:
         if not isinstance(node, dict):
             continue
         gaps = [(k, v) for k, v in node.items() if k.startswith("maximum_") and k.endswith("_gap_seconds") and _number(v)]
@@ -170,8 +169,8 @@ def _sampling_gaps(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
                 yield parts + [key], {"what": what, "gap": f"{value:.2f}", "interval": f"{interval:g}"}
 
 
-def _gpu_idle(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
-    for parts, node in nodes:
+def _gpu_idle(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in objects:
         if isinstance(node, dict) and isinstance(node.get("resources_by_phase"), dict):
             responses = node["resources_by_phase"].get("responses") or {}
             util = ((responses.get("metrics") or {}).get("gpu_utilization_percent") or {}).get("mean")
@@ -179,8 +178,8 @@ def _gpu_idle(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
                 yield parts, {"util": f"{util:.0f}"}
 
 
-def _gpu_metrics_unavailable(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
-    for parts, node in nodes:
+def _gpu_metrics_unavailable(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in objects:
         if parts[-2:] == ["gpu", "unavailable_metrics"] and isinstance(node, dict):
             owner = parts[:-3] if parts[-3:-2] == ["telemetry"] else parts[:-2]  # the case
             for metric, reason in sorted(node.items()):
@@ -188,28 +187,28 @@ def _gpu_metrics_unavailable(data: Any, nodes: list) -> Iterator[tuple[list, dic
 
 
 def _setting_rule(key: str, value: Any) -> Callable[[Any, list], Iterator[tuple[list, dict]]]:
-    def find(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
-        for parts, node in nodes:
+    def find(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
+        for parts, node in objects:
             if parts and parts[-1] == "settings" and isinstance(node, dict) and node.get(key) == value:
                 yield parts[:-1], {}
 
     return find
 
 
-def _synthetic_prompts(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
-    for parts, node in nodes:
+def _synthetic_prompts(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
+    for parts, node in objects:
         if parts and parts[-1] == "settings" and isinstance(node, dict) and "synthetic_prompt_sha256" in node:
             yield parts[:-1], {}
 
 
-def _claimed_hashes(data: Any, nodes: list) -> Iterator[tuple[list, dict]]:
+def _claimed_hashes(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
     count = 0
-    for parts, node in nodes:
-        key = parts[-1] if parts else None
-        if isinstance(key, str) and key.endswith("sha256"):
-            count += len(node) if isinstance(node, list) else 1 if isinstance(node, str) else 0
-        elif key == "original_artifact_hashes" and isinstance(node, dict):
-            count += len(node)
+    for _, parent in objects:  # every keyed value is an item of an object
+        for key, node in parent.items():
+            if key.endswith("sha256"):
+                count += len(node) if isinstance(node, list) else 1 if isinstance(node, str) else 0
+            elif key == "original_artifact_hashes" and isinstance(node, dict):
+                count += len(node)
     if count:
         yield [], {"count": count}
 
@@ -273,33 +272,58 @@ RULES: tuple[Rule, ...] = (
         "{count} hashes in this record name upstream files (models, binaries, plans) that are not "
         "published here: they are shown as claimed by the record and cannot be verified on this site.",
         _claimed_hashes,
-        objects_only=False,  # counts hashes held as strings and lists too
     ),
 )
 
 
-def _record_own(nodes: list) -> Iterator[Limitation]:
-    for parts, node in nodes:
-        key = parts[-1] if parts else None
-        if key == "limitations" and isinstance(node, list):
-            for index, item in enumerate(node):
-                yield Limitation("record-limitation", to_pointer(parts[:-1]), str(item), "record")
-        elif key == "meaning" and isinstance(node, str):
-            yield Limitation("record-meaning", to_pointer(parts[:-1]), node, "record")
-        elif isinstance(key, str) and key in FLAG_WORDINGS and node is FLAG_WORDINGS[key][0]:
-            text = f"{key}: {str(node).lower()}. {FLAG_WORDINGS[key][1]}"
-            yield Limitation("record-flag", to_pointer(parts[:-1]), text, "record")
-        elif key == "status" and isinstance(node, str) and node != "completed":
-            yield Limitation("record-flag", to_pointer(parts[:-1]), f"status: {node}. Not a completed run.", "record")
+def _record_own(parent: list, key: str, node: Any) -> Iterator[Limitation]:
+    """What the record says of itself in one keyed value (`key` one of `_OWN_KEYS`), scoped at
+    the object holding it."""
+    if key == "limitations" and isinstance(node, list):
+        for item in node:
+            yield Limitation("record-limitation", to_pointer(parent), str(item), "record")
+    elif key == "meaning" and isinstance(node, str):
+        yield Limitation("record-meaning", to_pointer(parent), node, "record")
+    elif key in FLAG_WORDINGS and node is FLAG_WORDINGS[key][0]:
+        text = f"{key}: {str(node).lower()}. {FLAG_WORDINGS[key][1]}"
+        yield Limitation("record-flag", to_pointer(parent), text, "record")
+    elif key == "status" and isinstance(node, str) and node != "completed":
+        yield Limitation("record-flag", to_pointer(parent), f"status: {node}. Not a completed run.", "record")
+
+
+_OWN_KEYS = frozenset({"limitations", "meaning", "status", *FLAG_WORDINGS})
+
+
+def _walk(data: Any) -> tuple[list[tuple[list, dict]], list[Limitation]]:
+    """One walk of the record in document order: every (parts, object), and the record's own
+    limitations in the order their values come. Only an object or an array gets a parts list
+    (a value is pushed with its parent's): a list per value was most of the finding."""
+    objects: list[tuple[list, dict]] = []
+    own: list[Limitation] = []
+    stack: list[tuple[list | None, Any, Any]] = [(None, None, data)]  # (parent's parts, key, value)
+    while stack:
+        parent, key, node = stack.pop()
+        if parent is None:
+            parts: list = []
+        else:
+            if key.__class__ is str and key in _OWN_KEYS:
+                own.extend(_record_own(parent, key, node))
+            if not isinstance(node, (dict, list)):
+                continue
+            parts = parent + [key]
+        if isinstance(node, dict):
+            objects.append((parts, node))
+            stack.extend(zip(repeat(parts), reversed(node.keys()), reversed(node.values())))
+        elif isinstance(node, list):
+            stack.extend(zip(repeat(parts), range(len(node) - 1, -1, -1), reversed(node)))
+    return objects, own
 
 
 def find_limitations(data: Any) -> list[Limitation]:
     """Every limitation of a record: its own (list, meanings, flags) and the generator's rules."""
-    nodes = list(walk(data))
-    objects = [(parts, node) for parts, node in nodes if isinstance(node, dict)]
-    found = list(_record_own(nodes))
+    objects, found = _walk(data)
     for rule in RULES:
-        for parts, fields in rule.find(data, objects if rule.objects_only else nodes):
+        for parts, fields in rule.find(data, objects):
             found.append(Limitation(rule.id, to_pointer(parts), rule.wording.format(**fields), "generator", rule.percentile))
     return found
 
