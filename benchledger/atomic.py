@@ -39,15 +39,9 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     the bytes and the new name are on disk when this returns."""
     path = Path(path)
     tmp = temp_path(path)
-    # O_EXCL: never write through a name someone else made; mode 0o666 less the umask, as a
-    # plain open() would give (the file may be published). Plain os calls, and the folder made
-    # only when missing: a seal rewrites its head file through here every time.
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
-    try:
-        fd = os.open(tmp, flags, 0o666)
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, flags, 0o666)
+    # O_EXCL: never write through a name someone else made. Plain os calls: a seal rewrites its
+    # head file through here every time.
+    fd = open_making_folders(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
         try:
             view = memoryview(data)
@@ -66,6 +60,17 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
         raise
     if durable:
         fsync_dir(path.parent)
+
+
+def open_making_folders(path: Path, flags: int) -> int:
+    """`os.open(path, flags)` (close-on-exec; a new file gets mode 0o666 less the umask, as a
+    plain open() gives: it may be published), creating the missing parent folders when the
+    first try finds none: a folder is looked at only when it is missing."""
+    try:
+        return os.open(path, flags | os.O_CLOEXEC, 0o666)
+    except FileNotFoundError:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, flags | os.O_CLOEXEC, 0o666)
 
 
 def write_new(path: Path, data: bytes) -> None:

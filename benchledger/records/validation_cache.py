@@ -14,6 +14,7 @@ import os
 from functools import cache
 from pathlib import Path
 
+from benchledger.atomic import open_making_folders
 from benchledger.records import cache_mac, checks, jsonread, ledger, schema
 from benchledger.records.digest import named_bytes_sha256
 
@@ -87,11 +88,7 @@ class ValidationCache:
             self._keys.add(key)
         line = f"{key} {cache_mac.mac(key.encode())}\n".encode("ascii")
         try:
-            try:
-                fd = os.open(self.folder / _FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
-            except FileNotFoundError:
-                self.folder.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.folder / _FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            fd = open_making_folders(self.folder / _FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             try:
                 os.write(fd, line)  # one write of one short line: O_APPEND keeps lines whole
             finally:
