@@ -87,9 +87,9 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
 
     try:  # e.g. an output or cache folder that cannot be written: the user's to fix, not a crash
         with closing(charts):  # the vl-convert worker processes end with the build
-            # Render: every page of every kind, plus the site's static assets (the Vega bundle
-            # made by a chart worker meanwhile: the first page kinds draw no chart). The workers
-            # draw the charts while the pages render, and go on drawing through MkDocs' build.
+            # Render: every page of every kind, plus the site's static assets (the Vega bundle is
+            # made by a chart worker meanwhile). The workers draw the charts while the pages
+            # render, and go on drawing through MkDocs' build.
             files: dict[str, Asset] = {}
             with ThreadPoolExecutor(1) as background:
                 bundle = background.submit(charts.vega_bundle)

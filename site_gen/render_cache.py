@@ -178,12 +178,10 @@ class RenderCache:
             if markdown is not None and all(b is not None for b in assets.values()):
                 return Page(value["path"], value["title"], markdown.decode(), assets)
         page = make()
-        if self.dir is None:
-            pass
-        elif page.pending:  # stored once its charts are drawn: store_finished()
+        if self.dir is not None and page.pending:  # stored once its charts are drawn: store_finished()
             with self._lock:
                 self._unstored.append((key, page))
-        else:
+        elif self.dir is not None:
             self._store_page(key, page)
         return page
 

@@ -9,9 +9,9 @@ size and last line (`current`): unchanged, it appends to what it knows; changed 
 sealer, an edit), it loads again. So sealing costs the same for the ten-thousandth record as for
 the first. Whether a hash or path is sealed already is first answered by a search of the
 ledger's bytes (a fresh `benchledger seal` asks twice: 0.4 ms each at 10,000 lines, where
-picking all 10,000 out took 30 ms); an index asked more often builds its tables once. The head file is a cache: missing, stale or unreadable, the chain is walked again;
-`verify` never trusts it. Only a successful append writes it, so a refused seal changes
-nothing on disk."""
+picking all 10,000 out took 30 ms); an index asked more often builds its tables once. The head
+file is a cache: missing, stale or unreadable, the chain is walked again; `verify` never
+trusts it. Only a successful append writes it, so a refused seal changes nothing on disk."""
 
 from __future__ import annotations
 
