@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 import vl_convert
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchledger.errors import BuildError
-from site_gen.chart_workers import ChartWorkers
+from site_gen.chart_workers import ChartWorkers, ShapeCompiler
 
 
 def spec(n: int) -> dict:
@@ -61,6 +63,55 @@ def test_an_invalid_spec_is_vl_convert_s_error_and_the_pool_goes_on(workers):
         vl_convert.vegalite_to_svg({"mark": "no-such-mark"})
     assert str(err.value) == str(here.value)
     assert workers.svg(spec(1)) == vl_convert.vegalite_to_svg(spec(1))
+
+
+def named(rows: list[dict], title: str = "y") -> dict:
+    """A chart reading the named dataset "points", as the site's charts do."""
+    return {"data": {"name": "points"}, "datasets": {"points": rows}, "mark": {"type": "line", "point": True},
+            "encoding": {"x": {"field": "x", "type": "quantitative", "scale": {"type": "log"}},
+                         "y": {"field": "y", "type": "quantitative", "title": title},
+                         "color": {"field": "series", "type": "nominal", "sort": ["b", "a"]}}}
+
+
+def test_charts_of_one_shape_are_drawn_from_its_vega_with_vega_lite_s_bytes():
+    compiler = ShapeCompiler()
+    for n in range(1, 4):
+        rows = [{"x": 2 ** i, "y": i * n + 0.5, "series": "ab"[i % 2]} for i in range(1, 6)]
+        assert compiler.svg(named(rows)) == vl_convert.vegalite_to_svg(named(rows))
+    assert compiler.svg(named(rows, "other")) == vl_convert.vegalite_to_svg(named(rows, "other"))
+    # two shapes (the title differs), each compiled without rows and used for its charts
+    assert [template is not None for template in compiler._shapes.values()] == [True, True]
+
+
+label = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=8)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"x": st.floats(1e-3, 1e9), "y": st.floats(-1e12, 1e12),
+                                       "series": st.sampled_from(["a", "b"]) | label}), max_size=12), label)
+def test_a_chart_drawn_from_its_shape_is_the_chart_vega_lite_draws(rows, title):
+    compiler = ShapeCompiler()
+    compiler.svg(named([{"x": 1, "y": 1, "series": "a"}], title))  # the shape learnt from another chart
+    assert compiler.svg(named(rows, title)) == vl_convert.vegalite_to_svg(named(rows, title))
+
+
+def test_a_shape_whose_vega_differs_with_its_rows_is_drawn_from_vega_lite():
+    # JavaScript holds no integer past 2**53: the chart's own Vega carries another number than
+    # its rows, so the shape's Vega with the rows put in is not that Vega
+    rows = [{"x": 2 ** 60 + 1, "y": 1, "series": "a"}]
+    compiler = ShapeCompiler()
+    assert compiler.svg(named(rows)) == vl_convert.vegalite_to_svg(named(rows))
+    assert list(compiler._shapes.values()) == [None]
+    assert compiler.svg(named(rows)) == vl_convert.vegalite_to_svg(named(rows))
+
+
+def test_an_invalid_spec_with_rows_is_vl_convert_s_own_error():
+    bad = {**named([{"x": 1, "y": 1, "series": "a"}]), "mark": "no-such-mark"}
+    with pytest.raises(ValueError) as mine:
+        ShapeCompiler().svg(bad)
+    with pytest.raises(ValueError) as theirs:
+        vl_convert.vegalite_to_svg(bad)
+    assert str(mine.value) == str(theirs.value)
 
 
 def slow_spec() -> dict:
