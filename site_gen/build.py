@@ -50,7 +50,7 @@ class BuildResult:
     notes: tuple[str, ...] = ()  # what the user should know, though nothing failed
     mkdocs_dirty: bool = False  # MkDocs reused unchanged articles (site_gen/dirty_build.py)
     mkdocs_mode: str = ""  # why the MkDocs step was dirty or clean
-    search_indexed: bool = True  # False: the site's bytes were the last build's, index and all
+    search_indexed: bool = True  # False: no search bundle was indexed (their pages were the last build's)
 
 
 def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path | str | None = None,
@@ -124,25 +124,27 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
                 dirty_build.prepare(plan, out_dir, anchors_in)
             _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site), dirty=plan.dirty,
                           anchors_in=anchors_in if plan.dirty else None, anchors_out=anchors_out)
-            # The charts still being drawn, into the docs tree and the site (MkDocs copied the
-            # docs tree's SVG of each, if it held one: named by its spec's hash, it held these
-            # bytes unless vl-convert changed); the pages that show them go into the render cache.
-            written += _place_drawn(drawing, docs, out_dir)
-            site.render_cache.store_finished()
+            # Index: Pagefind's bundles are a function of the site's HTML pages, final now; only
+            # those whose pages changed are indexed again (site_gen/search_index.py). Pagefind
+            # reads no chart (an SVG file), so it runs, in its own processes, while the charts
+            # still being drawn go into the docs tree and the site (MkDocs copied the docs
+            # tree's SVG of each, if it held one: named by its spec's hash, it held these bytes
+            # unless vl-convert changed) and the pages that show them into the render cache.
+            pages_known = site_hashes(out_dir, known, ".html")
+            html = {rel: sha for rel, (_, _, sha) in pages_known.items()}
+            with ThreadPoolExecutor(1) as indexer:
+                indexing = indexer.submit(index_site, out_dir, cache_dir / "pagefind", html,
+                                          (state or {}).get("search", {}) if plan.dirty else {})
+                site.render_cache.store_finished()  # each page as its charts are drawn
+                written += _place_drawn(drawing, docs, out_dir)
+                search = indexing.result()
 
-        # Pagefind's index is a function of the site's HTML: when every file MkDocs left is the
-        # last build's, byte for byte (the index itself included), indexing would write it again;
-        # else only the bundles whose pages changed are indexed again (site_gen/search_index.py).
-        hashes = site_hashes(out_dir, known)
-        search_indexed = sums_before is None or sums_of(hashes) != sums_before
-        bundles = (state or {}).get("search", {}) if plan.dirty else {}
-        if search_indexed:
-            html = {rel: sha for rel, (_, _, sha) in hashes.items() if rel.endswith(".html")}
-            bundles = index_site(out_dir, cache_dir / "pagefind", html, bundles)
-            # Last, once nothing else writes into the site: the list of every file it serves
-            # (only what Pagefind wrote is hashed again)
+        # Last, once nothing else writes into the site: the list of every file it serves (only
+        # what this build wrote is hashed again), unless every byte is the last build's.
+        hashes = site_hashes(out_dir, {**known, **pages_known})
+        if sums_before is None or sums_of(hashes) != sums_before:
             write_site_sums(out_dir, hashes)
-        dirty_build.save_state(state_file, ident, out_dir, anchors_out, bundles)
+        dirty_build.save_state(state_file, ident, out_dir, anchors_out, search.digests)
         # Evict: the render and chart caches keep what this build used, and nothing else
         # (site_gen/eviction.py).
         site.render_cache.sweep()
@@ -153,7 +155,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
                 "or build with --no-cache") if where is not None and where.is_relative_to(cache_dir) else ""
         raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site){hint}") from None
     return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,
-                       site.render_cache.hits, tuple(site.notes), plan.dirty, plan.reason, search_indexed)
+                       site.render_cache.hits, tuple(site.notes), plan.dirty, plan.reason, bool(search.indexed))
 
 
 def _collect(pages: list[Page], files: dict[str, Asset]) -> dict[str, PendingAsset]:

@@ -82,13 +82,16 @@ def site_files(root: Path) -> list[str]:
 Known = dict[str, tuple[int, int, str]]  # path -> (size, mtime_ns, sha256) of a file hashed before
 
 
-def site_hashes(root: Path, known: Known | None = None) -> Known:
-    """(size, mtime_ns, sha256) of every plain file of the folder `root` as it is now, in the
-    list's order (a build makes no links). A file whose size and mtime are those in `known`
-    keeps the hash given there, unread: a rebuild rewrites a few pages of hundreds of MB of site."""
+def site_hashes(root: Path, known: Known | None = None, suffix: str = "") -> Known:
+    """(size, mtime_ns, sha256) of every plain file of the folder `root` as it is now (whose
+    name ends with `suffix`), in the list's order (a build makes no links). A file whose size
+    and mtime are those in `known` keeps the hash given there, unread: a rebuild rewrites a few
+    pages of hundreds of MB of site."""
     known = known or {}
     out: Known = {}
     for rel in site_files(root):
+        if not rel.endswith(suffix):
+            continue
         path = root / rel
         st = path.lstat()
         if not stat.S_ISREG(st.st_mode):

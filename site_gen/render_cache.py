@@ -186,8 +186,9 @@ class RenderCache:
         return page
 
     def store_finished(self) -> None:
-        """Store the pages rendered while their assets were still being made; they are made by
-        now (the build collected its files), so nothing waits here."""
+        """Store the pages rendered while their assets were still being made, in the order they
+        were rendered, each once its assets are made (waiting for them): the pages are stored
+        while the charts of later ones are still being drawn."""
         with self._lock:
             unstored, self._unstored = self._unstored, []
         for key, page in unstored:

@@ -29,6 +29,7 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchledger.atomic import write_if_changed
@@ -76,12 +77,22 @@ def bundle_of(page: str, shards: int) -> str:
     return f"{SHARDS_DIR}/{int(hashlib.sha256(page.encode()).hexdigest()[:8], 16) % shards}"
 
 
-def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept: dict[str, str] | None = None) -> dict[str, str]:
+@dataclass(frozen=True)
+class Indexed:
+    """What `index_site` left: each bundle's folder -> digest of its pages, and the bundles it
+    indexed (again) rather than kept."""
+
+    digests: dict[str, str]
+    indexed: tuple[str, ...]
+
+
+def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept: dict[str, str] | None = None) -> Indexed:
     """(Re)build the search bundles of `site_dir` from its HTML pages (`html_sha256`: every
-    one's site path -> sha256). `kept`: what `index_site` returned for the last build, when the
-    site folder is as that build left it; a bundle whose pages are still byte for byte the
-    same is kept. Returns each bundle's folder -> digest of its pages. `work_dir` (the cache)
-    holds each bundle's pages while Pagefind reads them. Raises BuildError on failure."""
+    one's site path -> sha256). `kept`: the digests `index_site` gave for the last build, when
+    the site folder is as that build left it; a bundle whose pages are still byte for byte the
+    same is kept. `work_dir` (the cache) holds each bundle's pages while Pagefind reads them.
+    Reads and writes nothing but the HTML pages and the bundles' folders. Raises BuildError on
+    failure."""
     shards = shard_count(sum(page.startswith(SHARDED_PREFIX) for page in html_sha256))
     groups: dict[str, list[str]] = {}
     for page in sorted(html_sha256):
@@ -90,9 +101,10 @@ def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept
     digests = {folder: hashlib.sha256("".join(f"{html_sha256[p]}  {p}\n" for p in pages).encode()).hexdigest()
                for folder, pages in groups.items()}
     kept = kept or {}
-    for folder, pages in sorted(groups.items()):
-        if kept.get(folder) != digests[folder] or not (site_dir / folder / "pagefind-entry.json").is_file():
-            _index_bundle(site_dir, work_dir, folder, pages)
+    indexed = tuple(folder for folder in sorted(groups) if kept.get(folder) != digests[folder]
+                    or not (site_dir / folder / "pagefind-entry.json").is_file())
+    for folder in indexed:
+        _index_bundle(site_dir, work_dir, folder, groups[folder])
     present = sorted(folder[len(SHARDS_DIR) + 1:] for folder in groups if folder != BUNDLE_DIR)
     shards_dir = site_dir / SHARDS_DIR
     for entry in shards_dir.iterdir() if shards_dir.is_dir() else ():
@@ -101,7 +113,7 @@ def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept
     shards_dir.mkdir(parents=True, exist_ok=True)
     manifest = json.dumps(present).encode()
     write_if_changed(site_dir / SHARDS_MANIFEST, manifest)
-    return digests
+    return Indexed(digests, indexed)
 
 
 def _index_bundle(site_dir: Path, work_dir: Path, folder: str, pages: list[str]) -> None:

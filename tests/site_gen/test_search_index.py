@@ -60,8 +60,8 @@ def test_a_page_has_one_bundle_whatever_else_the_site_holds(name, shards):
 
 def test_a_small_site_is_one_bundle(tmp_path):
     site = tmp_path / "site"
-    digests = index_site(site, tmp_path / "work", _site(site, PAGES))
-    assert list(digests) == [BUNDLE_DIR]
+    made = index_site(site, tmp_path / "work", _site(site, PAGES))
+    assert list(made.digests) == [BUNDLE_DIR] and made.indexed == (BUNDLE_DIR,)
     assert (site / BUNDLE_DIR / "pagefind-entry.json").is_file() and (site / BUNDLE_DIR / "pagefind-ui.js").is_file()
     assert json.loads((site / SHARDS_MANIFEST).read_bytes()) == []
 
@@ -70,7 +70,7 @@ def test_a_rebuild_indexes_again_only_the_bundles_whose_pages_changed(tmp_path, 
     monkeypatch.setattr(search_index, "PAGES_PER_SHARD", 2)  # 8 articles: 4 shards
     site = tmp_path / "site"
     sums = _site(site, PAGES)
-    first = index_site(site, tmp_path / "work", sums)
+    first = index_site(site, tmp_path / "work", sums).digests
     shards = sorted(f for f in first if f != BUNDLE_DIR)
     assert json.loads((site / SHARDS_MANIFEST).read_bytes()) == [f.rsplit("/", 1)[1] for f in shards]
     for folder in shards:  # a merged bundle: its index, no second copy of the UI
@@ -80,9 +80,12 @@ def test_a_rebuild_indexes_again_only_the_bundles_whose_pages_changed(tmp_path, 
 
     changed = "articles/kind/record-03.html"
     sums = {**sums, **_site(site, {changed: _page("Record 3", "uniqueword3 measured again, now on two gpus")})}
-    second = index_site(site, tmp_path / "work", sums, first)
+    again = index_site(site, tmp_path / "work", sums, first)
+    second = again.digests
     touched = bundle_of(changed, len(shards))
     assert {f for f in first if first[f] != second[f]} == {touched}
+    assert again.indexed == (touched,)
+    assert index_site(site, tmp_path / "work", sums, second).indexed == ()
     for folder in first:  # only the changed page's shard was indexed again
         assert ((site / folder / "pagefind-entry.json").stat().st_mtime_ns == stamps[folder]) == (folder != touched), folder
 
@@ -96,12 +99,12 @@ def test_a_bundle_gone_from_the_site_is_made_again(tmp_path, monkeypatch):
     monkeypatch.setattr(search_index, "PAGES_PER_SHARD", 2)
     site = tmp_path / "site"
     sums = _site(site, PAGES)
-    digests = index_site(site, tmp_path / "work", sums)
+    digests = index_site(site, tmp_path / "work", sums).digests
     victim = next(f for f in digests if f != BUNDLE_DIR)
     expected = _files(site / victim)
     for path in sorted((site / victim).rglob("*"), reverse=True):
         path.unlink() if path.is_file() else path.rmdir()
-    index_site(site, tmp_path / "work", sums, digests)
+    assert index_site(site, tmp_path / "work", sums, digests).indexed == (victim,)
     assert _files(site / victim) == expected
 
 
