@@ -1,14 +1,17 @@
 """Sealing throughput: N synthetic records (bench/verify.py's, generated before the clock starts)
-sealed one by one into a fresh store, each through `Store.seal_bytes` as `benchledger seal` and
-`collect` do: strict parse, schema, consistency checks, atomic write, fsync, ledger append.
+sealed one by one into a fresh store, each through `Store.seal_bytes` as `benchledger seal FILE`
+and `collect` do: strict parse, schema, consistency checks, atomic write, fsync, ledger append.
 
     .venv/bin/python bench/seal.py [--records 10000] [--fresh 200] [--workdir DIR]
 
 It prints the time per record over the first and the last tenth (constant per record means the
 two agree), then the cost of a seal by a fresh `Store` (as a new `benchledger seal` process sees
-the store: nothing remembered) at the final ledger size, and ends with
-`records=N seal_s=S per_record_ms=MS json_loads_s=S seal_over_json_loads=R` (json.loads
-alone over the same bytes: the floor of any strict parse in Python)."""
+the store: nothing remembered) at the final ledger size, then the same N records written to
+files and sealed by `Store.seal_files` as `benchledger seal FILE... --schema ID` does (one run
+per schema: every file read and validated first, in a pool of processes, then each sealed in
+turn), and ends with `records=N seal_s=S per_record_ms=MS batch_seal_s=S batch_per_record_ms=MS
+json_loads_s=S seal_over_json_loads=R` (json.loads alone over the same bytes: the floor of any
+strict parse in Python, in one process)."""
 
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.verify import GSH, SEEDS, TGR, synthetic_article, synthetic_graph_record  # noqa: E402
+from benchledger.cpus import usable_cpus  # noqa: E402
 from benchledger.records.store import Store  # noqa: E402
 from benchledger.records.validation_cache import ValidationCache  # noqa: E402
 
@@ -77,6 +81,23 @@ def main() -> int:
                 fresh.append(time.perf_counter() - start)
             print(f"# fresh Store per seal at {args.records} records: {sum(fresh) / len(fresh) * 1000:.2f} ms/record "
                   f"({len(fresh)} seals)")
+        # `benchledger seal FILE... --schema ID`: the files of each schema in one run
+        inputs = workdir / "inputs"
+        by_schema: dict[str, list[Path]] = {}
+        for number, (raw, schema_id, _) in enumerate(jobs):
+            source = inputs / f"{number:05d}.json"
+            source.parent.mkdir(exist_ok=True)
+            source.write_bytes(raw)
+            by_schema.setdefault(schema_id, []).append(source)
+        batch_folder = workdir / "batch-records"
+        batch_folder.mkdir()
+        batch_store = Store(batch_folder, ValidationCache(workdir / "batch-cache"))
+        start = time.perf_counter()
+        for schema_id, sources in by_schema.items():
+            batch_store.seal_files(sources, schema_id)
+        batch = time.perf_counter() - start
+        print(f"# seal_files: {batch:.2f} s for {args.records} records in {len(by_schema)} runs "
+              f"({batch / args.records * 1000:.3f} ms/record; {usable_cpus()} CPUs)")
         # the floor of any strict parse in Python: the C json parser alone over the same bytes
         start = time.perf_counter()
         for raw, _, _ in jobs:
@@ -85,6 +106,7 @@ def main() -> int:
         mib = sum(len(raw) for raw, _, _ in jobs) / 2**20
         print(f"# {mib:.0f} MiB of records; json.loads alone over them: {parse_s:.2f} s; load average {os.getloadavg()[0]:.2f}")
         print(f"records={args.records} seal_s={total:.2f} per_record_ms={total / args.records * 1000:.3f} "
+              f"batch_seal_s={batch:.2f} batch_per_record_ms={batch / args.records * 1000:.3f} "
               f"json_loads_s={parse_s:.2f} seal_over_json_loads={total / parse_s:.2f}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchledger.cpus import usable_cpus
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.records import checks, schema, tlog
 from benchledger.records.jsonread import read_json_bytes
@@ -29,6 +30,7 @@ OK, ALTERED, MISSING, UNSEALED, NOT_JSON, INVALID, INCONSISTENT, LEDGER, STALE_T
 PENDING = "pending"  # bytes match the ledger; validation not done yet (internal)
 # Below this many records to validate, a process pool costs more than it saves.
 PARALLEL_MIN_RECORDS = 200
+MAX_POOL_WORKERS = 8
 
 
 @dataclass(frozen=True)
@@ -75,12 +77,18 @@ class VerifyReport:
         return not self.problems
 
 
+def pool_workers(jobs: int) -> int:
+    """How many processes validate `jobs` records: one per CPU this process may use (up to
+    MAX_POOL_WORKERS), or 1, this one alone, below PARALLEL_MIN_RECORDS."""
+    return min(usable_cpus(), MAX_POOL_WORKERS) if jobs >= PARALLEL_MIN_RECORDS else 1
+
+
 def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
     """Check everything; never raises for what the store contains (only for a missing store)."""
     read = store.read()
     jobs = list(zip(read.entries, read.entry_lines))
-    workers = min(os.cpu_count() or 1, 8)
-    if keep_data or workers < 2 or len(jobs) < PARALLEL_MIN_RECORDS:
+    workers = pool_workers(len(jobs))
+    if keep_data or workers < 2:
         results = [check_one(store, entry, line, keep_data) for entry, line in jobs]
     else:  # each worker reads, hashes and validates its records: the bytes never cross processes
         with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(store.root, store.cache.folder)) as pool:

@@ -105,7 +105,15 @@ def _variants(records, tmp_path, epochs):
     return names
 
 
-def test_seal_many_files_in_one_run_in_order(records, cli, tmp_path):
+@pytest.fixture(params=["one process", "a process pool"])
+def validating(request, monkeypatch):
+    """Many files are validated in a pool of processes (from PARALLEL_MIN_RECORDS on, here 2)."""
+    if request.param == "a process pool":
+        monkeypatch.setattr("benchledger.records.verification.PARALLEL_MIN_RECORDS", 2)
+    return request.param
+
+
+def test_seal_many_files_in_one_run_in_order(records, cli, tmp_path, validating):
     names = _variants(records, tmp_path, [1800000001, 1800000002, 1800000003])
     result = cli("seal", *names, "--schema", TGR)
     assert result.code == 0 and result.err == []
@@ -114,7 +122,7 @@ def test_seal_many_files_in_one_run_in_order(records, cli, tmp_path):
     assert cli("verify").code == 0
 
 
-def test_seal_many_reports_every_problem_and_seals_none(records, cli, tmp_path):
+def test_seal_many_reports_every_problem_and_seals_none(records, cli, tmp_path, validating):
     names = _variants(records, tmp_path, [1800000001, 1800000002])
     (tmp_path / "bad.json").write_bytes(b'{"a": }')
     (tmp_path / "twin.json").write_bytes((tmp_path / names[0]).read_bytes())
@@ -127,6 +135,13 @@ def test_seal_many_reports_every_problem_and_seals_none(records, cli, tmp_path):
     assert "twin.json: has the same bytes as run-1800000001.json; a record is sealed once" in result.err[1]
     assert "these exact bytes are already sealed as torch-graph-replay/2026-10-28.json (ledger line 2)" in result.err[2]
     assert result.err[-1].endswith("3 problem(s) in 5 record(s); nothing was sealed")
+    assert tree_digest(records) == before
+    inconsistent = json.loads((tmp_path / names[1]).read_text())
+    inconsistent["measurements"][0]["mean_speedup"] = 9.0
+    (tmp_path / "inconsistent.json").write_text(json.dumps(inconsistent))
+    result = cli("seal", names[0], "inconsistent.json", "--schema", TGR)
+    assert result.code == 1 and len(result.err) == 1  # one problem: its own line
+    assert "inconsistent.json: $.measurements[0].mean_speedup: expected " in result.err[0]
     assert tree_digest(records) == before
 
 
