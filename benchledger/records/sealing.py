@@ -65,9 +65,8 @@ def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]]) -> list[L
     seen_hashes: dict[str, str] = {}
     seen_paths: dict[str, str] = {}
     index = None
-    hashes = []
-    for (raw, schema_id, as_path, shown), (result, sha256) in zip(jobs, _validated_all(jobs)):
-        hashes.append(sha256)
+    validated = _validated_all(jobs)
+    for (raw, schema_id, as_path, shown), (result, sha256) in zip(jobs, validated):
         try:
             reason = store_path_problem(as_path)
             if reason:
@@ -89,7 +88,7 @@ def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]]) -> list[L
     if problems:
         raise ProblemsError(problems, f"{len(problems)} problem(s) in {len(jobs)} record(s); nothing was sealed")
     return [_seal_valid(store, raw, schema_id, as_path, shown, sha256)
-            for (raw, schema_id, as_path, shown), sha256 in zip(jobs, hashes)]
+            for (raw, schema_id, as_path, shown), (_, sha256) in zip(jobs, validated)]
 
 
 def _refuse_sealed(store: "Store", index, sha256: str, as_path: str, shown: str) -> None:
