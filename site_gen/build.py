@@ -23,7 +23,7 @@ from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
 from site_gen import dirty_build, escape, site_folder
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
-from site_gen.checksums import SUMS_NAME, site_hashes, sums_of, write_site_sums
+from site_gen.checksums import SUMS_NAME, site_hashes, sums_of
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.docs_tree import MANIFEST_NAME as DOCS_MANIFEST_NAME, DocsTree
 from site_gen.page import Asset, Page, PendingAsset, asset_sha256
@@ -141,9 +141,9 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
 
         # Last, once nothing else writes into the site: the list of every file it serves (only
         # what this build wrote is hashed again), unless every byte is the last build's.
-        hashes = site_hashes(out_dir, {**known, **pages_known})
-        if sums_before is None or sums_of(hashes) != sums_before:
-            write_site_sums(out_dir, hashes)
+        sums = sums_of(site_hashes(out_dir, {**known, **pages_known}))
+        if sums != sums_before:
+            write_if_changed(out_dir / SUMS_NAME, sums)
         dirty_build.save_state(state_file, ident, out_dir, anchors_out, search.digests)
         # Evict: the render and chart caches keep what this build used, and nothing else
         # (site_gen/eviction.py).

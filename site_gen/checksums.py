@@ -16,7 +16,6 @@ import stat
 from pathlib import Path
 from typing import Iterable
 
-from benchledger.atomic import write_if_changed
 from benchledger.errors import Problem
 from benchledger.records.digest import is_sha256, sha256_hex
 from site_gen.site_folder import MARKER
@@ -110,13 +109,6 @@ def sums_of(hashes: Known) -> bytes:
 def site_sums(root: Path, known: Known | None = None) -> bytes:
     """The site-wide SHA256SUMS of the folder `root` as it is now (see `site_hashes`)."""
     return sums_of(site_hashes(root, known))
-
-
-def write_site_sums(root: Path, known: Known | None = None) -> bytes:
-    """Write `root`/SHA256SUMS for the site as built; returns its bytes."""
-    data = site_sums(root, known)
-    write_if_changed(root / SUMS_NAME, data)
-    return data
 
 
 def check_site_files(root: Path, checked_elsewhere: frozenset[str] = frozenset()) -> list[Problem]:
