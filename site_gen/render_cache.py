@@ -178,11 +178,12 @@ class RenderCache:
             if markdown is not None and all(b is not None for b in assets.values()):
                 return Page(value["path"], value["title"], markdown.decode(), assets)
         page = make()
-        if self.dir is not None and page.pending:  # stored once its charts are drawn: store_finished()
-            with self._lock:
-                self._unstored.append((key, page))
-        elif self.dir is not None:
-            self._store_page(key, page)
+        if self.dir is not None:
+            if page.pending:  # stored once its charts are drawn: store_finished()
+                with self._lock:
+                    self._unstored.append((key, page))
+            else:
+                self._store_page(key, page)
         return page
 
     def store_finished(self) -> None:

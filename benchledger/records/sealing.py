@@ -52,8 +52,9 @@ def seal_bytes(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: 
     reason = store_path_problem(as_path)
     if reason:
         raise SealError(f"{shown}: target path {as_path!r} {reason}")
-    _validate(raw, schema_id, shown)
-    return _seal_valid(store, raw, schema_id, as_path, shown)
+    result, sha256 = _validated((raw, schema_id, shown))
+    _raise_if_invalid(schema_id, shown, result)
+    return _seal_valid(store, raw, schema_id, as_path, shown, sha256)
 
 
 def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]]) -> list[LedgerEntry]:
@@ -102,10 +103,8 @@ def _refuse_sealed(store: "Store", index, sha256: str, as_path: str, shown: str)
         raise SealError(f"{shown}: {store.shown(as_path)} is already sealed (ledger line {position + 1}); sealed files are never overwritten")
 
 
-def _seal_valid(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: str,
-                sha256: str | None = None) -> LedgerEntry:
-    """Seal bytes already validated for `schema_id` (see `seal_bytes`; `sha256`: theirs, if known)."""
-    sha256 = sha256 or hashlib.sha256(raw).hexdigest()
+def _seal_valid(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: str, sha256: str) -> LedgerEntry:
+    """Seal bytes already validated for `schema_id`, whose SHA-256 is `sha256` (see `seal_bytes`)."""
     with _locked(store.root):
         remove_stale_temp(store)
         index = store.ledger_index()
@@ -125,21 +124,8 @@ def _seal_valid(store: "Store", raw: bytes, schema_id: str, as_path: str, shown:
     return entry
 
 
-def _validate(raw: bytes, schema_id: str, shown: str) -> None:
-    _raise_if_invalid(schema_id, shown, _validation((raw, schema_id, shown)))
-
-
-def _validation(job: tuple[bytes, str, str]) -> tuple[str, list[Problem]] | None:
-    """(status, problems) of `validate_record` for (raw, schema id, shown); None for a schema id
-    this version does not ship. Without the parsed record: a pool worker sends back only this."""
-    if job[1] not in schema.schema_ids():
-        return None
-    status, problems, _ = validate_record(job)
-    return status, problems
-
-
 def _validated_all(jobs: list[tuple[bytes, str, str, str]]) -> list[tuple[tuple[str, list[Problem]] | None, str]]:
-    """(`_validation`, sha256) of every job, in order: in a pool of processes when there are
+    """`_validated` of every job, in order: in a pool of processes when there are
     enough jobs to pay for it (`pool_workers`). Validation is all of a seal's work but the
     writing (parsing, schema, checks: 1.3 of 1.8 ms for a 125 KB record), and each record's is
     its own."""
@@ -155,7 +141,15 @@ def _validated_all(jobs: list[tuple[bytes, str, str, str]]) -> list[tuple[tuple[
 
 
 def _validated(job: tuple[bytes, str, str]) -> tuple[tuple[str, list[Problem]] | None, str]:
-    return _validation(job), hashlib.sha256(job[0]).hexdigest()
+    """((status, problems) of `validate_record`, or None for a schema id this version does not
+    ship; the bytes' sha256) for (raw, schema id, shown). Without the parsed record: a pool
+    worker sends back only this."""
+    raw, schema_id, _ = job
+    sha256 = hashlib.sha256(raw).hexdigest()
+    if schema_id not in schema.schema_ids():
+        return None, sha256
+    status, problems, _ = validate_record(job)
+    return (status, problems), sha256
 
 
 _worker_jobs: list[tuple[bytes, str, str]] = []  # a validating worker's jobs (`_start_validating`)
@@ -171,7 +165,7 @@ def _validate_job(number: int) -> tuple[tuple[str, list[Problem]] | None, str]:
 
 
 def _raise_if_invalid(schema_id: str, shown: str, result: tuple[str, list[Problem]] | None) -> None:
-    """Raise what `_validation`'s `result` for `shown` says is wrong with it, if anything."""
+    """Raise what `_validated`'s `result` for `shown` says is wrong with it, if anything."""
     if result is None:
         raise InputError(schema_id, "", schema.unknown_schema_message())
     status, problems = result
