@@ -1,5 +1,6 @@
 """Verify throughput: N synthetic records shaped like the seeds are sealed into a fresh store and
-verified; hashing alone (`sha256sum` over the same files) is the floor.
+verified; hashing alone (the faster of Python's hashlib and `sha256sum` over the same files) is the
+floor.
 
     .venv/bin/python bench/verify.py [--sizes 100 1000 10000] [--workdir DIR]
 
@@ -7,8 +8,11 @@ For each N it prints the seal time (setup, not the figure), records/s for a cold
 + consistency checks of every record), a warm verify (what `benchledger verify` does after `seal`
 filled the cache: re-hash every file, walk the chain, trust only cached passes of the exact
 bytes, schema and code), read+hashlib in Python and `sha256sum` on the same files; it ends with one line
-`records=N cold_s=S warm_s=S sha256_s=S cold_ratio=R warm_ratio=R` for the largest N (ratios to
-`sha256sum`: the goal is cold_ratio <= 4)."""
+`records=N cold_s=S warm_s=S sha256_s=S cold_ratio=R warm_ratio=R sha256sum_s=S cold_ratio_sha256sum=R`
+for the largest N. `sha256_s` is the faster of the two hashings: on the development machine
+that is hashlib (OpenSSL, about 1 GB/s) by four to five times over Debian's `sha256sum`, and the
+ratios to it are the ones the goal (cold_ratio <= 4) means; the ratio to `sha256sum` is printed
+beside them because earlier runs reported only that one."""
 
 from __future__ import annotations
 
@@ -136,7 +140,7 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="benchledger-bench-", dir=args.workdir))
     rng = random.Random(args.seed)
     print(f"{'records':>8} {'MiB':>7} {'seal_s':>8} {'cold_s':>8} {'cold/s':>8} {'warm_s':>8} {'warm/s':>8} "
-          f"{'hashlib_s':>9} {'sha256sum_s':>11} {'sha/s':>8} {'ratio':>6}")
+          f"{'hashlib_s':>9} {'sha256sum_s':>11} {'sha/s':>8} {'cold/sha':>8}")
     try:
         for count in args.sizes:
             folder = workdir / f"n{count}" / "records"
@@ -145,12 +149,13 @@ def main() -> int:
             cold_s = timed_verify(folder, ValidationCache(None))
             warm_s = timed_verify(folder, ValidationCache(folder.parent / "cache"))
             hashlib_s = timed_hashlib(folder)
-            sha_s = timed_sha256sum(folder)
+            sha256sum_s = timed_sha256sum(folder)
+            sha_s = min(hashlib_s, sha256sum_s)  # the floor: the fastest SHA-256 of these bytes measured here
             print(f"{count:>8} {mib:>7.1f} {seal_s:>8.2f} {cold_s:>8.2f} {count / cold_s:>8.0f} {warm_s:>8.2f} {count / warm_s:>8.0f} "
-                  f"{hashlib_s:>9.2f} {sha_s:>11.2f} {count / sha_s:>8.0f} {warm_s / sha_s:>6.2f}", flush=True)
+                  f"{hashlib_s:>9.2f} {sha256sum_s:>11.2f} {count / sha_s:>8.0f} {cold_s / sha_s:>8.2f}", flush=True)
             shutil.rmtree(folder.parent)
         print(f"records={count} cold_s={cold_s:.2f} warm_s={warm_s:.2f} sha256_s={sha_s:.2f} cold_ratio={cold_s / sha_s:.2f} "
-              f"warm_ratio={warm_s / sha_s:.2f}")
+              f"warm_ratio={warm_s / sha_s:.2f} sha256sum_s={sha256sum_s:.2f} cold_ratio_sha256sum={cold_s / sha256sum_s:.2f}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0
