@@ -10,14 +10,15 @@ the store: nothing remembered) at the final ledger size, then the same N records
 files and sealed by `Store.seal_files` as `benchledger seal FILE... --schema ID` does (one run
 per schema: every file read and validated first, in a pool of processes, then each sealed in
 turn), and ends with `records=N seal_s=S per_record_ms=MS batch_seal_s=S batch_per_record_ms=MS
-json_loads_s=S seal_over_json_loads=R` (json.loads alone over the same bytes: the floor of any
-strict parse in Python, in one process).
+json_loads_s=S seal_over_json_loads=R growth=R reused_growth=R` (json.loads alone over the same
+bytes: the floor of any strict parse in Python, in one process; the growths are last tenth over
+first, see below).
 
 A control comes first (`plain_writes`): the same bytes written to fresh files with open/write
 alone, then removed, timed per tenth as the seals are. On the development machine (a VM) such
-writes into tmpfs cost 0.05 ms each for the first few hundred MB and 0.28-0.29 ms from there on,
-without benchledger; writing them again right after they were removed was sometimes fast
-throughout and sometimes not. So the control says how much of a rise from the seals' first
+writes into tmpfs cost 0.05 ms each for the first few hundred MB and 0.28-0.30 ms from there on
+(or from the start, when the machine had taken its memory back), without benchledger; writing
+them again right after they were removed was sometimes fast throughout and sometimes not. So the control says how much of a rise from the seals' first
 tenth to their last is the machine handing out fresh memory rather than the ledger growing
 (measured apart, a seal's validation stayed at 1.53-1.59 ms while its write of the file rose
 with the control). The same seals are then timed again into a second store whose files are
