@@ -142,6 +142,13 @@ def _finite_float(text: str) -> float:
 
 def read_json_bytes(raw: bytes, file: str | Path, max_bytes: int = MAX_RECORD_BYTES) -> Any:
     """Parse `raw` as one strict JSON document; raise InputError naming `file` and the reason."""
+    return parse_json_bytes(raw, file, max_bytes)[0]
+
+
+def parse_json_bytes(raw: bytes, file: str | Path, max_bytes: int = MAX_RECORD_BYTES) -> tuple[Any, bool]:
+    """`read_json_bytes`, and whether orjson's parse gave the value: then every integer in it fits
+    in 64 bits (orjson holds no wider one) and every float is finite, which lets the schema leave
+    out bounds no such number can cross (`schema.validate`'s `integers_fit_64_bits`)."""
     file = str(file)
     if len(raw) > max_bytes:
         raise InputError(file, "", f"file is {len(raw)} bytes, over the {max_bytes}-byte limit for a record")
@@ -149,13 +156,13 @@ def read_json_bytes(raw: bytes, file: str | Path, max_bytes: int = MAX_RECORD_BY
         raise InputError(file, "", "starts with a UTF-8 byte-order mark; records are plain UTF-8")
     data = _quick_parse(raw)
     if data is not _UNSURE:
-        return data
+        return data, True
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
         raise InputError(file, "", f"not UTF-8: invalid byte 0x{raw[err.start]:02x} at offset {err.start}", line) from None
-    return read_json_text(text, file)
+    return read_json_text(text, file), False
 
 
 

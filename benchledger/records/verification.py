@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from benchledger.cpus import usable_cpus
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.records import checks, schema, tlog
-from benchledger.records.jsonread import read_json_bytes
+from benchledger.records.jsonread import parse_json_bytes
 from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, LedgerEntry, is_seal_temp
 from benchledger.records.validation_cache import ValidationCache
 
@@ -176,10 +176,10 @@ def validate_record(job: tuple[bytes, str, str]) -> tuple[str, list[Problem], An
     """(status, problems, parsed) for exact record bytes: strict JSON, schema, consistency."""
     raw, schema_id, shown = job
     try:
-        parsed = read_json_bytes(raw, shown)
+        parsed, integers_fit_64_bits = parse_json_bytes(raw, shown)
     except InputError as err:
         return NOT_JSON, err.problems, None
-    problems = schema.validate(parsed, schema_id, shown)
+    problems = schema.validate(parsed, schema_id, shown, integers_fit_64_bits)
     if problems:
         return INVALID, problems, None
     problems = checks.check_record(parsed, schema_id, shown)

@@ -206,3 +206,39 @@ def test_the_quick_parse_reads_the_shipped_records_and_leaves_duplicates_to_the_
                 b'[18446744073709551616]', b'[-9223372036854775809]', b'{"a": 1e+20, "b": 1}'):
         assert _quick_parse(raw) is _UNSURE
     assert _quick_parse(b'[18446744073709551615, -9223372036854775808]') == [2**64 - 1, -(2**63)]  # orjson holds these
+
+
+def _numbers_in(value):
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _numbers_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _numbers_in(item)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield value
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_json_texts)
+def test_a_value_orjson_gave_holds_only_64_bit_integers_and_finite_floats(text):
+    """What `parse_json_bytes` flags as orjson's lets the schema leave out the `number` bounds:
+    the flag must never be set on a value holding a wider integer (the strict reader's, for
+    `10**300`) or a non-finite float; and the value is the strict reader's either way."""
+    from benchledger.records.jsonread import parse_json_bytes, read_json_text
+
+    try:
+        strict = read_json_text(text, "rec.json")
+    except InputError:
+        return
+    value, from_orjson = parse_json_bytes(text.encode("utf-8"), "rec.json")
+    assert _typed(value) == _typed(strict)
+    if from_orjson:
+        assert all(math.isfinite(n) if isinstance(n, float) else -(2**63) <= n < 2**64 for n in _numbers_in(value))
+
+
+def test_a_wide_integer_is_read_by_the_strict_reader_and_not_flagged():
+    from benchledger.records.jsonread import parse_json_bytes
+
+    assert parse_json_bytes(b'{"a": 1, "b": 2.5}', "rec.json") == ({"a": 1, "b": 2.5}, True)
+    assert parse_json_bytes(f'{{"a": {10**400}}}'.encode(), "rec.json") == ({"a": 10**400}, False)

@@ -187,3 +187,26 @@ def test_the_fast_validator_bounds_numbers_exactly_as_the_detailed_one(value, ki
     plain = jsonschema.Draft202012Validator(with_number_bounds(copy.deepcopy(document)))
     fast = jsonschema_rs.Draft202012Validator(with_number_bounds(copy.deepcopy(document), fast=True))
     assert fast.is_valid({"v": value}) == plain.is_valid({"v": value})
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(st.sampled_from([v for v in _EDGES if isinstance(v, float) or -(2**63) <= v < 2**64]),
+                       st.integers(-(2**63), 2**64 - 1), st.floats(allow_nan=False, allow_infinity=False)),
+       kind=st.sampled_from(["number", "integer", ["number", "null"]]),
+       stated=st.sampled_from([{}, {"minimum": 0}, {"maximum": 10}, {"exclusiveMaximum": 2**70}]))
+def test_without_number_bounds_the_validator_decides_64_bit_integers_and_finite_floats_as_with_them(value, kind, stated):
+    """`validate(..., integers_fit_64_bits=True)` uses a validator without the `number` bounds:
+    on what orjson can give (64-bit integers, finite floats) it must decide as the bounded one."""
+    document = {"type": "object", "properties": {"v": {"type": kind, **stated}}}
+    plain = jsonschema.Draft202012Validator(with_number_bounds(copy.deepcopy(document)))
+    unbounded = jsonschema_rs.Draft202012Validator(with_number_bounds(copy.deepcopy(document), number_bounds=False))
+    assert unbounded.is_valid({"v": value}) == plain.is_valid({"v": value})
+
+
+def test_the_integer_bounds_hold_for_data_whose_integers_fit_64_bits():
+    record = seed(TGR)
+    record["measurements"][0]["tokens"] = 2**53 + 1
+    for fits in (False, True):
+        lines = [str(p) for p in validate(record, TGR, "g.json", integers_fit_64_bits=fits)]
+        assert lines == ["g.json: $.measurements[0].tokens: 9007199254740993 is greater than the maximum 9007199254740992 "
+                         "(integers lie within ±2^53)"], lines
