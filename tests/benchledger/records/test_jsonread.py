@@ -208,17 +208,6 @@ def test_the_quick_parse_reads_the_shipped_records_and_leaves_duplicates_to_the_
     assert _quick_parse(b'[18446744073709551615, -9223372036854775808]') == [2**64 - 1, -(2**63)]  # orjson holds these
 
 
-def _numbers_in(value):
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _numbers_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _numbers_in(item)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        yield value
-
-
 @settings(max_examples=1000, deadline=None)
 @given(_json_texts)
 def test_a_value_orjson_gave_holds_only_64_bit_integers_and_finite_floats(text):
@@ -234,7 +223,8 @@ def test_a_value_orjson_gave_holds_only_64_bit_integers_and_finite_floats(text):
     value, from_orjson = parse_json_bytes(text.encode("utf-8"), "rec.json")
     assert _typed(value) == _typed(strict)
     if from_orjson:
-        assert all(math.isfinite(n) if isinstance(n, float) else -(2**63) <= n < 2**64 for n in _numbers_in(value))
+        numbers = [n for n in _leaves(value) if isinstance(n, (int, float)) and not isinstance(n, bool)]
+        assert all(math.isfinite(n) if isinstance(n, float) else -(2**63) <= n < 2**64 for n in numbers)
 
 
 def test_a_wide_integer_is_read_by_the_strict_reader_and_not_flagged():
