@@ -108,7 +108,7 @@ def _colons(text: bytes) -> int:
 def _holds_wide_float(again: bytes) -> bool:
     """Whether orjson's re-encoding `again` holds a float too wide for an integer (`_WIDE_FLOAT`).
     Only an exponent's "+" can start one, and a record has few: the regex is tried at each
-    (found with memchr) instead of run over every byte, where it was an eighth of a seal."""
+    (found with memchr) instead of run over every byte, where it was an eighth of the quick path."""
     plus = again.find(b"+")
     while plus != -1:
         if _WIDE_FLOAT.match(again, plus - 1):
