@@ -21,10 +21,10 @@ writes into tmpfs cost 0.05 ms each for the first few hundred MB and 0.28-0.30 m
 them again right after they were removed was sometimes fast throughout and sometimes not. So
 the control says how much of a rise from the seals' first tenth to their last is the machine
 handing out fresh memory rather than the ledger growing (measured apart, a seal's validation
-stayed at 1.53-1.59 ms while its write of the file rose with the control). The same seals are then timed again into a second store whose files are
-removed as soon as each seal is timed: its ledger grows the same, and every write goes to
-memory freed a moment before; its last/first (`reused_growth`) is the growth that is sealing's
-own."""
+stayed at 1.53-1.59 ms while its write of the file rose with the control). The same seals are
+then timed again into a second store whose files are removed as soon as each seal is timed: its
+ledger grows the same, and every write goes to memory freed a moment before; its last/first
+(`reused_growth`) is the growth that is sealing's own."""
 
 from __future__ import annotations
 
