@@ -138,6 +138,20 @@ def test_unavailable_values_are_skipped_not_zeroed():
     assert check_record(record, GSH, "a.json") == []
 
 
+@pytest.mark.parametrize("figures, found", [
+    ({"median": None}, []),
+    ({"minimum": None, "mean": 99.0}, []),  # no range to be outside of
+    ({"median": None, "mean": 12.0}, ["mean"]),
+    ({"mean": None, "median": 11.0}, ["median"]),
+])
+def test_statistic_order_skips_null_figures_and_still_names_one_out_of_range(figures, found):
+    record = seed(GSH)
+    stat = _group0(record)["response_seconds"]
+    stat.update(figures)
+    problems = [p for p in check_record(record, GSH, "a.json") if "gsh-statistic-order" in p.message]
+    assert [p.path.rpartition(".")[2] for p in problems] == found
+
+
 def test_raw_values_beside_the_summaries_hold_and_validate():
     """Records that carry their raw values (per request, per repetition) satisfy every check
     and their schema; the summaries are those the values give."""
