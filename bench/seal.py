@@ -60,9 +60,15 @@ def generate(count: int, rng: random.Random, start: int = 0) -> list[tuple[bytes
     return out
 
 
-def plain_writes(folder: Path, blobs: list[bytes]) -> tuple[float, float]:
-    """The ms a plain write of each blob to a fresh file in `folder` took, in the first and in
-    the last tenth (the files are removed again): the machine's cost, for comparison."""
+def first_and_last_tenth_ms(times: list[float]) -> tuple[float, float]:
+    """The mean of `times` (seconds) over the first and over the last tenth, in ms."""
+    tenth = max(1, len(times) // 10)
+    return sum(times[:tenth]) / tenth * 1000, sum(times[-tenth:]) / tenth * 1000
+
+
+def plain_writes(folder: Path, blobs: list[bytes]) -> list[float]:
+    """The seconds a plain write of each blob to a fresh file in `folder` took (the files are
+    removed again): the machine's cost, for comparison."""
     folder.mkdir()
     times = []
     for number, blob in enumerate(blobs):
@@ -70,8 +76,22 @@ def plain_writes(folder: Path, blobs: list[bytes]) -> tuple[float, float]:
         (folder / str(number)).write_bytes(blob)
         times.append(time.perf_counter() - start)
     shutil.rmtree(folder)
-    tenth = max(1, len(times) // 10)
-    return sum(times[:tenth]) / tenth * 1000, sum(times[-tenth:]) / tenth * 1000
+    return times
+
+
+def timed_seals(folder: Path, cache: Path, jobs: list[tuple[bytes, str, str]], remove_files: bool = False) -> list[float]:
+    """The seconds each `Store.seal_bytes` of `jobs` took, one by one into a new store at
+    `folder`; with `remove_files`, each sealed file is removed once its seal is timed."""
+    folder.mkdir()
+    store = Store(folder, ValidationCache(cache))
+    times = []
+    for raw, schema_id, path in jobs:
+        start = time.perf_counter()
+        store.seal_bytes(raw, schema_id, path)
+        times.append(time.perf_counter() - start)
+        if remove_files:
+            (folder / path).unlink()
+    return times
 
 
 def main() -> int:
@@ -87,21 +107,15 @@ def main() -> int:
     extra = generate(args.fresh, rng, start=args.records)
     workdir = Path(tempfile.mkdtemp(prefix="benchledger-seal-", dir=args.workdir))
     try:
-        control_first, control_last = plain_writes(workdir / "control", [raw for raw, _, _ in jobs])
+        control = plain_writes(workdir / "control", [raw for raw, _, _ in jobs])
+        control_first, control_last = first_and_last_tenth_ms(control)
         print(f"# control: plain writes of the same bytes to fresh files, {control_first:.3f} ms a write in the first "
               f"tenth, {control_last:.3f} in the last")
         folder = workdir / "records"
-        folder.mkdir()
-        cache = ValidationCache(workdir / "cache")
-        store = Store(folder, cache)
-        times = []
-        for raw, schema_id, path in jobs:
-            start = time.perf_counter()
-            store.seal_bytes(raw, schema_id, path)
-            times.append(time.perf_counter() - start)
+        times = timed_seals(folder, workdir / "cache", jobs)
         total = sum(times)
         tenth = max(1, len(times) // 10)
-        first, last = sum(times[:tenth]) / tenth * 1000, sum(times[-tenth:]) / tenth * 1000
+        first, last = first_and_last_tenth_ms(times)
         print(f"# first {tenth}: {first:.2f} ms/record, last {tenth}: {last:.2f} ms/record (last/first {last / first:.2f})")
         if extra:
             fresh = []
@@ -111,19 +125,12 @@ def main() -> int:
                 fresh.append(time.perf_counter() - start)
             print(f"# fresh Store per seal at {args.records} records: {sum(fresh) / len(fresh) * 1000:.2f} ms/record "
                   f"({len(fresh)} seals)")
+        shutil.rmtree(folder)
         # the same seals into a second store whose files are removed once each seal is timed: the
         # ledger, its index and head grow as before, while every write reuses memory already handed out
-        shutil.rmtree(folder)
         reused_folder = workdir / "records-reused"
-        reused_folder.mkdir()
-        reused_store = Store(reused_folder, ValidationCache(workdir / "cache-reused"))
-        reused = []
-        for raw, schema_id, path in jobs:
-            start = time.perf_counter()
-            reused_store.seal_bytes(raw, schema_id, path)
-            reused.append(time.perf_counter() - start)
-            (reused_folder / path).unlink()
-        r_first, r_last = sum(reused[:tenth]) / tenth * 1000, sum(reused[-tenth:]) / tenth * 1000
+        reused = timed_seals(reused_folder, workdir / "cache-reused", jobs, remove_files=True)
+        r_first, r_last = first_and_last_tenth_ms(reused)
         print(f"# files removed after each seal (the ledger grows, memory is reused): first {tenth}: {r_first:.2f} ms/record, "
               f"last {tenth}: {r_last:.2f} ms/record (last/first {r_last / r_first:.2f})")
         shutil.rmtree(reused_folder)
