@@ -16,15 +16,17 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import jsonschema_rs
 
 from benchledger.errors import InputError, Problem
 from benchledger.records.pointer import resolve_ref, to_jsonpath
+
+if TYPE_CHECKING:
+    import jsonschema
 
 _SUFFIX = ".schema.json"
 # The bounds every schema gets where it states none.
@@ -68,7 +70,15 @@ class LoadedSchema:
     fast: Any  # jsonschema_rs validator: pass/fail
     # the same without the `number` bounds, for data whose integers all fit in 64 bits (see `validate`)
     fast_64_bit: Any
-    detailed: jsonschema.Draft202012Validator  # errors with paths
+
+    @cached_property
+    def detailed(self) -> "jsonschema.Draft202012Validator":
+        """The pure-Python validator, whose errors carry paths and messages. Only a failing record
+        needs it, so it is built, and the jsonschema package imported (60 ms, a quarter of a
+        `seal` command's start), on first use."""
+        import jsonschema
+
+        return jsonschema.Draft202012Validator(with_number_bounds(json.loads(self.raw)))
 
 
 def unknown_schema_message() -> str:
@@ -82,7 +92,6 @@ def loaded(schema_id: str) -> LoadedSchema:
         raise InputError(schema_id, "", unknown_schema_message())
     raw = resources.files("benchledger.records.schemas").joinpath(_file_name(schema_id)).read_bytes()
     document = json.loads(raw)
-    bounded = with_number_bounds(json.loads(raw))
     return LoadedSchema(
         schema_id=schema_id,
         raw=raw,
@@ -90,7 +99,6 @@ def loaded(schema_id: str) -> LoadedSchema:
         document=document,
         fast=jsonschema_rs.Draft202012Validator(with_number_bounds(json.loads(raw), fast=True)),
         fast_64_bit=jsonschema_rs.Draft202012Validator(with_number_bounds(json.loads(raw), number_bounds=False)),
-        detailed=jsonschema.Draft202012Validator(bounded),
     )
 
 
@@ -152,7 +160,7 @@ def validate(data: Any, schema_id: str, file: str, integers_fit_64_bits: bool = 
     return [Problem(file, to_jsonpath(e.absolute_path), _message(e)) for e in errors]
 
 
-def _message(error: jsonschema.ValidationError) -> str:
+def _message(error: "jsonschema.ValidationError") -> str:
     """The validator's message, shortened: a whole sub-document is not repeated back."""
     if error.validator in ("oneOf", "anyOf"):
         # name the alternatives ("statistic, null") rather than echo the whole schema path

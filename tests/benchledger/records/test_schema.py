@@ -2,6 +2,9 @@
 violations are all listed with their paths, and every property is described for the glossary."""
 
 import copy
+import subprocess
+import sys
+from pathlib import Path
 
 import jsonschema
 import jsonschema_rs
@@ -13,6 +16,8 @@ from benchledger.records.schema import load_schema, schema_ids, undescribed_keys
 
 from tests.llama_bench_support import LLB, record as llama_bench_record
 from tests.store_copies import GSH, TGR, seed
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_shipped_schema_ids_and_their_ids():
@@ -90,6 +95,24 @@ def test_every_violation_is_listed_with_its_path():
         "r.json: $.cases[2].resources_by_phase: 'teardown' is not one of ['baseline', 'load', 'ready', 'warmup', 'responses', 'cleanup']",
         "r.json: $.models[0].files[0].sha256: 'ABC' does not match '^[0-9a-f]{64}$'",
     ]
+
+
+def test_the_pure_python_validator_is_loaded_only_for_a_failing_record():
+    """A valid record is decided by jsonschema-rs alone: the jsonschema package (a quarter of a
+    `seal` command's start) is imported only when a record fails and its errors are listed."""
+    script = (
+        "import sys\n"
+        "from benchledger.records.schema import validate\n"
+        "from tests.store_copies import GSH, seed\n"
+        "record = seed(GSH)\n"
+        "assert validate(record, GSH, 'r.json') == []\n"
+        "print('jsonschema' in sys.modules)\n"
+        "del record['tested_at']\n"
+        "print([str(p) for p in validate(record, GSH, 'r.json')])\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["False", "[\"r.json: $: 'tested_at' is a required property\"]", "True"]
 
 
 def test_unknown_schema_id_is_a_problem_not_a_crash():
