@@ -196,6 +196,13 @@ def test_the_quick_orjson_parse_decides_only_what_the_strict_reader_would(text):
         assert quick is _UNSURE or _typed(quick) == _typed(strict)
 
 
+@given(st.binary(max_size=300) | st.text(alphabet=":a\"\\", max_size=300).map(str.encode))
+def test_colons_are_counted_as_bytes_count_counts_them(raw):
+    from benchledger.records.jsonread import _colons
+
+    assert _colons(raw) == raw.count(b":")
+
+
 def test_the_quick_parse_reads_the_shipped_records_and_leaves_duplicates_to_the_strict_reader():
     from benchledger.records.jsonread import _UNSURE, _quick_parse
 
