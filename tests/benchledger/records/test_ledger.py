@@ -7,7 +7,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchledger.records.ledger import GENESIS_SHA256, encode_ledger, encode_line, new_entry, read_ledger, store_path_problem
+from benchledger.records.jsonread import read_json_text
+from benchledger.records.ledger import (FIELDS, GENESIS_SHA256, canonical_fields, encode_ledger, encode_line, new_entry, read_ledger,
+                                       store_path_problem)
 
 FILE = "records/ledger.jsonl"
 
@@ -131,3 +133,33 @@ def test_any_tampering_breaks_the_chain_or_moves_the_head(case):
     # deleting or altering anything but the tail is caught by the chain itself
     if mutation[0] in ("swap", "duplicate") or (mutation[0] in ("flip", "delete") and mutation[1] < n - 1):
         assert read.problems
+
+
+_LINE = encode_line(3, "kind/x.json", "ab" * 32, 7, "torch-graph-replay/1", "2026-10-28T12:00:00Z", "cd" * 32)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(_LINE)), st.integers(0, 2), st.binary(min_size=1, max_size=3)), max_size=3),
+       st.sampled_from([_LINE, _LINE.replace(b"kind/x.json", b"k\\u00e9.json"), _LINE.replace(b":3,", b":3.0,"),
+                        _LINE.replace(b'"size_bytes":7', b'"size_bytes":7,"size_bytes":8'), _LINE.replace(b"torch", b"t\x7forch")]))
+def test_the_quick_reading_of_a_line_accepts_only_canonical_well_typed_lines_as_the_strict_reader_reads_them(edits, line):
+    """`canonical_fields` (orjson) lets a line through only when the strict reader gives the same
+    fields, all seven in order and well typed, and the line is exactly their canonical encoding."""
+    for offset, how, data in edits:  # replace, insert or delete bytes at one place
+        offset = min(offset, len(line))
+        line = line[:offset] + (data if how else b"") + line[offset + (len(data) if how != 1 else 0):]
+    quick = canonical_fields(line)
+    if quick is None:
+        return
+    strict = read_json_text(line.decode("utf-8"), FILE)
+    assert list(strict.items()) == list(quick.items())
+    assert tuple(quick) == FIELDS and encode_line(*quick.values()) == line
+
+
+def test_a_line_with_escapes_or_a_delete_byte_is_left_to_the_strict_reader():
+    assert canonical_fields(_LINE) == dict(zip(FIELDS, (3, "kind/x.json", "ab" * 32, 7, "torch-graph-replay/1", "2026-10-28T12:00:00Z", "cd" * 32)))
+    for edited in (_LINE.replace(b"torch", b"t\x7forch"), _LINE.replace(b"torch", b"\\u0074orch"), _LINE.replace(b"torch", "t\u00f6rch".encode())):
+        assert canonical_fields(edited) is None
+    assert messages(_LINE.replace(b"torch", b"\\u0074orch").replace(b'"position":3', b'"position":0') + b"\n") == [
+        f"{FILE}:1: not in canonical form (key order, spacing or escaping changed): the line was edited",
+        f"{FILE}:1: prev_sha256 cdcdcdcdcdcd does not match the genesis hash: a line before it was edited, removed, inserted or reordered"]
