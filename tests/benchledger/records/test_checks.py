@@ -1,7 +1,11 @@
 """Consistency checks: the seeds hold; each rule catches a broken derived value and names the
 record, the place, the expected and the found value."""
 
+import math
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from benchledger.records.checks import CHECKS, RELATIVE_TOLERANCE, check_record, checks_for
 
@@ -179,3 +183,22 @@ def test_timing_samples_give_every_summary():
     timing["samples_ms"] = timing["samples_ms"][:-1]
     paths = {p.path for p in check_record(graph, TGR, "b.json") if "tgr-timing-samples" in p.message}
     assert "$.measurements[2].timing.graph.repetitions" in paths
+
+
+class _Measured(float):
+    """A float subclass (as numpy's float64 is) that an importer's in-memory record may hold."""
+
+
+_values = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True),
+                    st.text(max_size=3), st.floats(-1e6, 1e6).map(_Measured))
+
+
+@given(_values, st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True)))
+def test_a_derived_value_is_a_mismatch_exactly_when_it_is_a_number_beyond_the_tolerance(found, expected):
+    """The rule every derived-number check applies, against its definition: a non-null number
+    (not a boolean) that math.isclose, at the documented tolerances, says differs."""
+    from benchledger.records.checks import ABSOLUTE_TOLERANCE, _derived
+
+    number = isinstance(found, (int, float)) and not isinstance(found, bool)
+    differs = number and not math.isclose(found, expected, rel_tol=RELATIVE_TOLERANCE, abs_tol=ABSOLUTE_TOLERANCE)
+    assert bool(list(_derived(("x",), found, expected, "f"))) == differs
