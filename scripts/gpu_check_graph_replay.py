@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 COLLECT_MODULES = ("collector.runner", "collector.session", "benchledger.cli.commands.collect",
                    "benchledger.cli.commands.verify", "benchledger.records.store")
 # pip's name where it differs from the import name
-DISTRIBUTIONS = {"jsonschema_rs": "jsonschema-rs", "rpds": "rpds-py", "attr": "attrs"}
+DISTRIBUTIONS = {"jsonschema_rs": "jsonschema-rs", "rpds": "rpds-py", "attr": "attrs", "pynvml": "nvidia-ml-py"}
 
 
 def install_hint(module: str) -> str:
