@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Iterator
 from benchledger.atomic import fsync_dir
 from benchledger.errors import ConsistencyError, InputError, Problem, ProblemsError, SchemaError, SealError
 from benchledger.records import schema
+from benchledger.records.jsonread import count_colons_with_numpy
 from benchledger.records.ledger import TEMP_NAME, LedgerEntry, entry_after, is_seal_temp, store_path_problem
 from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, validate_record
 
@@ -158,6 +159,7 @@ _worker_jobs: list[tuple[bytes, str, str]] = []  # a validating worker's jobs (`
 def _start_validating(jobs: list[tuple[bytes, str, str]]) -> None:
     global _worker_jobs
     _worker_jobs = jobs
+    count_colons_with_numpy()  # a worker reads hundreds of records
 
 
 def _validate_job(number: int) -> tuple[tuple[str, list[Problem]] | None, str]:

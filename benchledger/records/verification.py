@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from benchledger.cpus import usable_cpus
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.records import checks, schema, tlog
-from benchledger.records.jsonread import parse_json_bytes
+from benchledger.records.jsonread import count_colons_with_numpy, parse_json_bytes
 from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, LedgerEntry, is_seal_temp
 from benchledger.records.validation_cache import ValidationCache
 
@@ -194,6 +194,7 @@ _worker_store: "Store | None" = None
 def _start_worker(root: Path, cache_folder: Path | None) -> None:
     from benchledger.records.store import Store  # the store module stands on this one
 
+    count_colons_with_numpy()  # a worker reads hundreds of records
     global _worker_store
     _worker_store = Store(root, ValidationCache(cache_folder))
 

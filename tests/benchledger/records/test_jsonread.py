@@ -2,6 +2,9 @@
 
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -197,10 +200,36 @@ def test_the_quick_orjson_parse_decides_only_what_the_strict_reader_would(text):
 
 
 @given(st.binary(max_size=300) | st.text(alphabet=":a\"\\", max_size=300).map(str.encode))
-def test_colons_are_counted_as_bytes_count_counts_them(raw):
-    from benchledger.records.jsonread import _colons
+def test_colons_are_counted_as_bytes_count_counts_them_with_numpy_or_without(raw):
+    import numpy
 
-    assert _colons(raw) == raw.count(b":")
+    from benchledger.records import jsonread
+
+    saved = jsonread._numpy
+    try:
+        for jsonread._numpy in (None, numpy):
+            assert jsonread._colons(raw) == raw.count(b":")
+    finally:
+        jsonread._numpy = saved
+
+
+def test_numpy_is_loaded_only_on_request_and_then_with_one_blas_thread():
+    """A command's one record is read without loading numpy (60 ms, and OpenBLAS's spinning
+    threads); a pool worker asks for it, and gets it without OpenBLAS threads of its own."""
+    script = (
+        "import os, sys\n"
+        "from benchledger.records import jsonread\n"
+        "raw = open(sys.argv[1], 'rb').read()\n"
+        "jsonread.read_json_bytes(raw, 'r.json')\n"
+        "print('numpy' in sys.modules)\n"
+        "jsonread.count_colons_with_numpy()\n"
+        "assert jsonread._colons(raw) == raw.count(b':')\n"
+        "print('numpy' in sys.modules, len(os.listdir('/proc/self/task')), os.environ['OPENBLAS_NUM_THREADS'])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", script, str(RECORDS / "llm-cpu-offload/2026-09-27.json")],
+                          capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.splitlines() == ["False", "True 1 1"]
 
 
 def test_the_quick_parse_reads_the_shipped_records_and_leaves_duplicates_to_the_strict_reader():
