@@ -101,6 +101,9 @@ def _quick_parse(raw: bytes) -> Any:
     return data
 
 
+_numpy = None  # numpy, once `count_colons_with_numpy` has run in this process
+
+
 def _colons(text: bytes) -> int:
     """How many colons `text` holds (a record's quick path counts twice). With numpy (in a process
     that called `count_colons_with_numpy`) all the bytes are compared at once, 0.03 ms for a 144 KB
@@ -109,9 +112,6 @@ def _colons(text: bytes) -> int:
     if _numpy is None:
         return len(text) - len(text.replace(b":", b""))
     return int(_numpy.count_nonzero(_numpy.frombuffer(text, _numpy.uint8) == 58))  # 58: ord(":")
-
-
-_numpy = None  # numpy, once `count_colons_with_numpy` has run in this process
 
 
 def count_colons_with_numpy() -> None:

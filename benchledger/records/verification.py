@@ -194,8 +194,8 @@ _worker_store: "Store | None" = None
 def _start_worker(root: Path, cache_folder: Path | None) -> None:
     from benchledger.records.store import Store  # the store module stands on this one
 
-    count_colons_with_numpy()  # a worker reads hundreds of records
     global _worker_store
+    count_colons_with_numpy()  # a worker reads hundreds of records
     _worker_store = Store(root, ValidationCache(cache_folder))
 
 
