@@ -86,6 +86,10 @@ def _quick_parse(raw: bytes) -> Any:
     An integer orjson could not hold shows in the re-encoding as a wide float (`_WIDE_FLOAT`).
     The re-encoding is searched rather than the bytes: it is smaller, and its numbers have one
     spelling."""
+    global _quick_bytes
+    _quick_bytes += len(raw)
+    if _numpy is None and (_quick_bytes > NUMPY_AFTER_BYTES or "numpy" in sys.modules):
+        count_colons_with_numpy()
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:  # the strict reader says what is wrong, in its own words
@@ -102,6 +106,12 @@ def _quick_parse(raw: bytes) -> Any:
 
 
 _numpy = None  # numpy, once `count_colons_with_numpy` has run in this process
+# Record bytes this process has read through the quick path so far. Past NUMPY_AFTER_BYTES (about
+# 500 records of 130 KB) it is reading many, and loading numpy (60 ms) pays for itself within
+# 600 more (0.1 ms saved each): a process that stops right after loses at most that 60 ms on
+# the 0.6 s it had spent. Where numpy is loaded already (pandas in a build), it costs nothing.
+_quick_bytes = 0
+NUMPY_AFTER_BYTES = 64 * 1024 * 1024
 
 
 def _colons(text: bytes) -> int:
@@ -115,16 +125,24 @@ def _colons(text: bytes) -> int:
 
 
 def count_colons_with_numpy() -> None:
-    """Count colons with numpy from now on, in a process that reads many records and does nothing
-    else (a validating pool worker): 0.1 ms saved a record. Not done for a command's one record:
-    loading numpy takes 60 ms, and its OpenBLAS starts a thread for each further CPU that spins
-    for about 70 ms of CPU time (measured on 2 CPUs), so where numpy is not loaded yet it is loaded
-    with OpenBLAS on one thread; the process does no linear algebra."""
+    """Count colons with numpy from now on, in a process that reads many records (a validating
+    pool worker, or any process past NUMPY_AFTER_BYTES): 0.1 ms saved a record. Not done for a
+    command's one record: loading numpy takes 60 ms, and its OpenBLAS starts a thread for each
+    further CPU that spins for about 70 ms of CPU time (measured on 2 CPUs), so where numpy is not
+    loaded yet it is loaded with OpenBLAS on one thread (the setting is read once, as OpenBLAS
+    loads, and put back after: programs this process starts later get the user's)."""
     global _numpy
-    if "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    import numpy
-
+    if "numpy" in sys.modules:
+        import numpy
+    else:
+        unset = "OPENBLAS_NUM_THREADS" not in os.environ
+        if unset:
+            os.environ["OPENBLAS_NUM_THREADS"] = "1"
+        try:
+            import numpy
+        finally:
+            if unset:
+                del os.environ["OPENBLAS_NUM_THREADS"]
     _numpy = numpy
 
 

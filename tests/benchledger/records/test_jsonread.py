@@ -215,7 +215,8 @@ def test_colons_are_counted_as_bytes_count_counts_them_with_numpy_or_without(raw
 
 def test_numpy_is_loaded_only_on_request_and_then_with_one_blas_thread():
     """A command's one record is read without loading numpy (60 ms, and OpenBLAS's spinning
-    threads); a pool worker asks for it, and gets it without OpenBLAS threads of its own."""
+    threads); a pool worker asks for it, and gets it without OpenBLAS threads of its own, while
+    what this process starts later gets the user's OpenBLAS setting back."""
     script = (
         "import os, sys\n"
         "from benchledger.records import jsonread\n"
@@ -224,12 +225,42 @@ def test_numpy_is_loaded_only_on_request_and_then_with_one_blas_thread():
         "print('numpy' in sys.modules)\n"
         "jsonread.count_colons_with_numpy()\n"
         "assert jsonread._colons(raw) == raw.count(b':')\n"
-        "print('numpy' in sys.modules, len(os.listdir('/proc/self/task')), os.environ['OPENBLAS_NUM_THREADS'])\n"
+        "print('numpy' in sys.modules, len(os.listdir('/proc/self/task')), os.environ.get('OPENBLAS_NUM_THREADS'))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     done = subprocess.run([sys.executable, "-c", script, str(RECORDS / "llm-cpu-offload/2026-09-27.json")],
                           capture_output=True, text=True, env=env, check=True)
-    assert done.stdout.splitlines() == ["False", "True 1 1"]
+    assert done.stdout.splitlines() == ["False", "True 1 None"]
+
+
+def test_a_process_that_reads_many_records_counts_with_numpy_once_past_the_threshold():
+    """Past NUMPY_AFTER_BYTES of records a process loads numpy for its colon counts (a long run
+    of seals); up to it, it does not. A user's OpenBLAS setting is left as it was."""
+    script = (
+        "import os, sys\n"
+        "from benchledger.records import jsonread\n"
+        "raw = open(sys.argv[1], 'rb').read()\n"
+        "for _ in range(jsonread.NUMPY_AFTER_BYTES // len(raw)):\n"
+        "    jsonread.read_json_bytes(raw, 'r.json')\n"
+        "print('numpy' in sys.modules, jsonread._numpy is None)\n"
+        "jsonread.read_json_bytes(raw, 'r.json')\n"
+        "print('numpy' in sys.modules, jsonread._numpy is None, os.environ['OPENBLAS_NUM_THREADS'])\n"
+    )
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "3"}
+    done = subprocess.run([sys.executable, "-c", script, str(RECORDS / "llm-cpu-offload/2026-09-27.json")],
+                          capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.splitlines() == ["False True", "True False 3"]
+
+
+def test_where_numpy_is_loaded_already_colons_are_counted_with_it_from_the_first_record():
+    script = (
+        "import sys, numpy\n"
+        "from benchledger.records import jsonread\n"
+        "jsonread.read_json_bytes(b'{\"a\": 1}', 'r.json')\n"
+        "print(jsonread._numpy is numpy)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["True"]
 
 
 def test_the_quick_parse_reads_the_shipped_records_and_leaves_duplicates_to_the_strict_reader():
