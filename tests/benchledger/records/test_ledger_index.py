@@ -28,6 +28,12 @@ def root(tmp_path):
     return shipped_copy(tmp_path)
 
 
+def _non_canonical_first_line(ledger) -> None:
+    lines = ledger.read_bytes().split(b"\n")
+    lines[0] = lines[0].replace(b'"size_bytes":', b'"size_bytes": ', 1)[:-1] + lines[0][-1:]  # same length, not canonical
+    ledger.write_bytes(b"\n".join(lines))
+
+
 def cache_of(root):
     return ValidationCache(root.parent / "cache")
 
@@ -70,10 +76,7 @@ def test_duplicates_are_refused_with_their_ledger_line_from_the_head_file_path(r
 
 def test_an_edit_behind_the_head_files_back_is_found_by_the_next_seal(root):
     Store(root, cache_of(root)).seal_bytes(variant(root, 1.5), TGR, "a/one.json")
-    ledger = root / "ledger.jsonl"
-    lines = ledger.read_bytes().split(b"\n")
-    lines[0] = lines[0].replace(b'"size_bytes":', b'"size_bytes": ', 1)[:-1] + lines[0][-1:]  # same length, not canonical
-    ledger.write_bytes(b"\n".join(lines))
+    _non_canonical_first_line(root / "ledger.jsonl")
     with pytest.raises(LedgerError, match="is broken") as caught:
         Store(root, cache_of(root)).seal_bytes(variant(root, 2.5), TGR, "a/two.json")
     assert any("canonical" in p.message for p in caught.value.problems)
@@ -95,3 +98,29 @@ def test_without_a_cache_folder_every_fresh_store_walks_the_chain(root):
     assert not (root.parent / "cache").exists()
     entry = Store(root, ValidationCache(None)).seal_bytes(variant(root, 2.5), TGR, "a/two.json")
     assert entry.position == 3
+
+
+@pytest.mark.parametrize("torn", [b"", b'{"entries": 3, "head_sha', b"\x00" * 40])
+def test_a_head_file_torn_by_a_crash_vouches_for_nothing(root, torn):
+    """The head file is rewritten in place: what a crash in the middle leaves makes the next
+    seal walk the chain (and find an edit), never trust it."""
+    Store(root, cache_of(root)).seal_bytes(variant(root, 1.5), TGR, "a/one.json")
+    head_file = root.parent / "cache" / HEAD_FILE
+    head_file.write_bytes(torn)
+    assert Store(root, cache_of(root)).seal_bytes(variant(root, 2.5), TGR, "a/two.json").position == 3
+    assert json.loads(head_file.read_bytes())["entries"] == 4
+    head_file.write_bytes(torn)
+    _non_canonical_first_line(root / "ledger.jsonl")
+    with pytest.raises(LedgerError, match="is broken"):
+        Store(root, cache_of(root)).seal_bytes(variant(root, 3.5), TGR, "a/three.json")
+
+
+def test_the_head_file_is_never_written_through_a_symbolic_link(root, tmp_path):
+    Store(root, cache_of(root)).seal_bytes(variant(root, 1.5), TGR, "a/one.json")
+    head_file = root.parent / "cache" / HEAD_FILE
+    mine = tmp_path / "mine.txt"
+    mine.write_bytes(b"the user's own file\n")
+    head_file.unlink()
+    head_file.symlink_to(mine)
+    assert Store(root, cache_of(root)).seal_bytes(variant(root, 2.5), TGR, "a/two.json").position == 3
+    assert mine.read_bytes() == b"the user's own file\n" and head_file.is_symlink()
