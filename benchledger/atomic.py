@@ -44,12 +44,7 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     fd = open_making_folders(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                if not written:  # a short write is retried; none at all means a full disk
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.fspath(path))
-                view = view[written:]
+            write_all(fd, data, path)
             if durable:
                 os.fsync(fd)
         finally:
@@ -60,6 +55,17 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
         raise
     if durable:
         fsync_dir(path.parent)
+
+
+def write_all(fd: int, data: bytes, path: Path | str | None = None) -> None:
+    """Write all of `data` to the descriptor `fd`: a short write is retried, and one that writes
+    nothing (a full disk) raises ENOSPC, naming `path` when given."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if not written:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), *([os.fspath(path)] if path is not None else []))
+        view = view[written:]
 
 
 def open_making_folders(path: Path, flags: int) -> int:

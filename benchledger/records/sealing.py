@@ -12,18 +12,18 @@ recovered by the next seal (or `benchledger repair`), never by hand:
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import hashlib
 import multiprocessing
 import os
 import signal
+import stat
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from benchledger.atomic import fsync_dir
+from benchledger.atomic import fsync_dir, write_all
 from benchledger.errors import ConsistencyError, InputError, Problem, ProblemsError, SchemaError, SealError
 from benchledger.records import schema
 from benchledger.records.jsonread import count_colons_with_numpy
@@ -111,8 +111,7 @@ def _seal_valid(store: "Store", raw: bytes, schema_id: str, as_path: str, shown:
         index = store.ledger_index()
         _refuse_sealed(store, index, sha256, as_path, shown)
         entry, line = entry_after(index.last, index.count, as_path, sha256, len(raw), schema_id)
-        target = store.root / as_path
-        created = _place(store, raw, target, shown)
+        created = _place(store, raw, as_path, shown)
         try:
             _append(store.ledger_path, line)
         except BaseException:
@@ -199,12 +198,14 @@ locked = _locked
 def remove_stale_temp(store: "Store") -> list[str]:
     """Remove the temp file an interrupted seal left (call with the lock held); returns what
     was removed. Only the lock holder writes `TEMP_NAME`, so under the lock any one is stale."""
-    tmp = store.root / TEMP_NAME
-    if not os.path.lexists(tmp):
+    tmp = os.path.join(store.root, TEMP_NAME)
+    try:
+        mode = os.lstat(tmp).st_mode  # one lstat on a string: every seal asks
+    except FileNotFoundError:
         return []
-    if tmp.is_dir() and not tmp.is_symlink():
+    if stat.S_ISDIR(mode):
         raise SealError(f"{store.shown(TEMP_NAME)} is a folder; sealing needs that name for its temp file: move the folder away")
-    tmp.unlink()
+    os.unlink(tmp)
     return [TEMP_NAME]
 
 
@@ -223,35 +224,45 @@ def repair(store: "Store") -> list[str]:
     return removed
 
 
-def _place(store: "Store", raw: bytes, target: Path, shown: str) -> "_Placed | None":
-    """Write `raw` at `target` atomically, never over an existing file; None when adopting."""
-    rel = target.relative_to(store.root).as_posix()
-    root_real = os.path.realpath(store.root)
+def _place(store: "Store", raw: bytes, rel: str, shown: str) -> "_Placed | None":
+    """Write `raw` at the store path `rel` atomically, never over an existing file; None when
+    adopting. (Plain os calls on strings: pathlib's objects and resolve() were a third of a
+    seal's writing.)"""
+    root = os.fspath(store.root)
+    target = os.path.join(root, rel)
+    folder = os.path.dirname(rel)
     # before anything is read or adopted: a symlinked folder could lead out of the store
-    if not _inside(root_real, target.parent):
+    if not _inside(root, folder):
         raise SealError(f"{shown}: target {store.shown(rel)} leaves the store through a symbolic link")
-    if os.path.lexists(target):
-        if target.is_symlink() or not target.is_file():
-            what = "a symbolic link" if target.is_symlink() else "a folder" if target.is_dir() else "not a regular file"
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        mode = None
+    if mode is not None:
+        if not stat.S_ISREG(mode):
+            what = "a symbolic link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode) else "not a regular file"
             raise SealError(f"{shown}: {store.shown(rel)} is {what}; a record is sealed into a new file: choose another --as path")
-        if target.read_bytes() == raw:
-            return None  # adopt: the exact bytes are already there, unsealed (e.g. a seal that crashed after linking)
+        with open(target, "rb") as existing:
+            if existing.read() == raw:
+                return None  # adopt: the exact bytes are already there, unsealed (e.g. a seal that crashed after linking)
         raise SealError(f"{shown}: {store.shown(rel)} already exists with other content; sealed files are never overwritten")
-    placed = _Placed(store.root)
+    placed = _Placed(root)
     try:
         # folders just made could have raced a symlink in: look again (nothing made, nothing new)
-        if placed.make_parents(target.parent) and not _inside(root_real, target.parent):
+        if placed.make_parents(folder) and not _inside(root, folder):
             raise SealError(f"{shown}: target {store.shown(rel)} leaves the store through a symbolic link")
-        tmp = store.root / TEMP_NAME
-        with open(tmp, "xb") as out:
-            placed.tmp = tmp
-            out.write(raw)
-            out.flush()
-            os.fsync(out.fileno())
+        tmp = os.path.join(root, TEMP_NAME)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        placed.tmp = tmp
+        try:
+            write_all(fd, raw)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         _crash_point("temp-written")
         os.link(tmp, target)  # fails if target appeared meanwhile: never overwrites
         placed.target = target
-        fsync_dir(target.parent)
+        fsync_dir(os.path.dirname(target))
         _crash_point("linked")
         os.unlink(tmp)
         placed.tmp = None
@@ -264,11 +275,24 @@ def _place(store: "Store", raw: bytes, target: Path, shown: str) -> "_Placed | N
     return placed
 
 
-def _inside(root_real: str, folder: Path) -> bool:
-    """Whether `folder` (symlinks resolved) lies in the store whose resolved root is `root_real`;
-    a missing folder is judged by its nearest existing ancestor. (os.path on strings: pathlib's
-    resolve() made this a third of a seal's writing.)"""
-    path = os.fspath(folder)
+def _inside(root: str, folder: str) -> bool:
+    """Whether the store folder `folder` ("" for the root), symlinks resolved, lies in the store
+    at `root`; a missing folder is judged by its nearest existing ancestor. Store paths hold no
+    "..", so folders below the root that are no symbolic links are inside: each is looked at
+    with one lstat, and paths are resolved only from the first link met."""
+    path = root
+    for part in folder.split("/") if folder else ():
+        path = os.path.join(path, part)
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return _resolves_inside(os.path.realpath(root), os.path.join(root, folder))
+        except OSError:  # missing (or under a file): everything above it is inside
+            return True
+    return True
+
+
+def _resolves_inside(root_real: str, path: str) -> bool:
+    """Whether `path`, or its nearest existing ancestor, resolves into `root_real`."""
     while not os.path.exists(path) and os.path.dirname(path) != path:
         path = os.path.dirname(path)
     real = os.path.realpath(path)
@@ -286,12 +310,7 @@ def _append(ledger_path: Path, line: bytes) -> None:
     fd = os.open(ledger_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     size = os.fstat(fd).st_size
     try:
-        rest = line + b"\n"
-        while rest:  # a short write is retried: the retry raises the reason (ENOSPC on a full disk)
-            written = os.write(fd, rest)
-            if written == 0:
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            rest = rest[written:]
+        write_all(fd, line + b"\n")
         os.fsync(fd)
     except BaseException as err:
         os.ftruncate(fd, size)
@@ -309,26 +328,30 @@ def _append(ledger_path: Path, line: bytes) -> None:
 class _Placed:
     """What `_place` created (folders, temp file, target), so a later failure can undo it."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: str):
         self.root = root
-        self.folders: list[Path] = []
-        self.tmp: Path | None = None
-        self.target: Path | None = None
+        self.folders: list[str] = []
+        self.tmp: str | None = None
+        self.target: str | None = None
 
-    def make_parents(self, folder: Path) -> bool:
-        """Create the missing folders down to `folder`; whether any was missing."""
+    def make_parents(self, folder: str) -> bool:
+        """Create the missing folders down to the store folder `folder`; whether any was missing."""
         missing = []
-        while not folder.exists() and folder != self.root:
-            missing.append(folder)
-            folder = folder.parent
-        for f in reversed(missing):
-            f.mkdir()
-            self.folders.append(f)
+        path = os.path.join(self.root, folder) if folder else self.root
+        while path != self.root and not os.path.exists(path):
+            missing.append(path)
+            path = os.path.dirname(path)
+        for made in reversed(missing):
+            os.mkdir(made)
+            self.folders.append(made)
         return bool(missing)
 
     def undo(self) -> None:
         for path in (self.tmp, self.target):
             if path is not None:
-                path.unlink(missing_ok=True)
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
         for folder in reversed(self.folders):
-            folder.rmdir()
+            os.rmdir(folder)

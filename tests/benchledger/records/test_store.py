@@ -3,13 +3,14 @@ refuses a damaged store, find resolves hashes and paths."""
 
 import hashlib
 import json
+import os
 import resource
 import signal
 
 import pytest
 
 from benchledger.errors import ConsistencyError, InputError, LedgerError, SchemaError, SealError
-from benchledger.records.ledger import GENESIS_SHA256, new_entry
+from benchledger.records.ledger import GENESIS_SHA256, TEMP_NAME, new_entry
 from benchledger.records.store import Store
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
 from tests.store_copies import shipped_copy, tree_digest
@@ -141,6 +142,42 @@ def test_a_file_outside_the_store_is_never_adopted_through_a_symlinked_folder(st
     with pytest.raises(SealError, match="leaves the store through a symbolic link"):
         store.seal_bytes(raw, TGR, "link/me.json")
     assert tree_digest(store.root) == before and len(store.entries()) == 2
+
+
+@pytest.mark.parametrize("link_to_inside", [True, False])
+def test_a_symlinked_folder_deeper_in_the_path_is_judged_by_where_it_leads(store, tmp_path, link_to_inside):
+    """A link met below the store's root is resolved: into the store it is a folder like any
+    other (the record is written where it leads), out of it nothing is written anywhere."""
+    (store.root / "deep").mkdir()
+    if link_to_inside:
+        (store.root / "kept").mkdir()
+        (store.root / "deep/link").symlink_to(store.root / "kept")
+        entry = store.seal_bytes(variant(store, 4.25), TGR, "deep/link/new/me.json")
+        assert (store.root / "kept/new/me.json").read_bytes() == variant(store, 4.25) and entry.position == 2
+        return
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (store.root / "deep/link").symlink_to(outside)
+    before = tree_digest(store.root)
+    with pytest.raises(SealError, match="leaves the store through a symbolic link"):
+        store.seal_bytes(variant(store, 4.25), TGR, "deep/link/new/me.json")
+    assert tree_digest(store.root) == before and list(outside.iterdir()) == []
+
+
+def test_a_folder_in_the_temp_files_place_stops_the_seal_and_a_link_there_is_removed_not_followed(store, tmp_path):
+    (store.root / TEMP_NAME).mkdir()
+    (store.root / TEMP_NAME / "keep.txt").write_text("mine")
+    before = tree_digest(store.root)
+    with pytest.raises(SealError, match=f"{TEMP_NAME} is a folder; sealing needs that name"):
+        store.seal_bytes(variant(store, 5.25), TGR, "late/one.json")
+    assert tree_digest(store.root) == before
+    (store.root / TEMP_NAME / "keep.txt").unlink()
+    (store.root / TEMP_NAME).rmdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (store.root / TEMP_NAME).symlink_to(elsewhere)  # a stale temp of any kind: only the link goes
+    store.seal_bytes(variant(store, 5.25), TGR, "late/one.json")
+    assert elsewhere.is_dir() and not os.path.lexists(store.root / TEMP_NAME) and store.verify().ok
 
 
 def test_adopting_a_file_that_already_holds_the_bytes(store):
