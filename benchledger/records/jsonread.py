@@ -88,7 +88,7 @@ def _quick_parse(raw: bytes) -> Any:
     spelling."""
     global _quick_bytes
     _quick_bytes += len(raw)
-    if _numpy is None and (_quick_bytes > NUMPY_AFTER_BYTES or "numpy" in sys.modules):
+    if not _numpy_tried and (_quick_bytes > NUMPY_AFTER_BYTES or "numpy" in sys.modules):
         count_colons_with_numpy()
     try:
         data = orjson.loads(raw)
@@ -105,7 +105,8 @@ def _quick_parse(raw: bytes) -> Any:
     return data
 
 
-_numpy = None  # numpy, once `count_colons_with_numpy` has run in this process
+_numpy = None  # numpy, once `count_colons_with_numpy` has loaded it in this process
+_numpy_tried = False  # whether `count_colons_with_numpy` has run (numpy is loaded at most once)
 # Record bytes this process has read through the quick path so far. Past NUMPY_AFTER_BYTES (about
 # 500 records of 130 KB) it is reading many, and loading numpy (60 ms) pays for itself within
 # 600 more (0.1 ms saved each): a process that stops right after loses at most that 60 ms on
@@ -130,19 +131,20 @@ def count_colons_with_numpy() -> None:
     command's one record: loading numpy takes 60 ms, and its OpenBLAS starts a thread for each
     further CPU that spins for about 70 ms of CPU time (measured on 2 CPUs), so where numpy is not
     loaded yet it is loaded with OpenBLAS on one thread (the setting is read once, as OpenBLAS
-    loads, and put back after: programs this process starts later get the user's)."""
-    global _numpy
-    if "numpy" in sys.modules:
+    loads, and put back after: programs this process starts later get the user's). Where numpy
+    cannot be loaded (a broken install), colons are counted as before: the count is the same."""
+    global _numpy, _numpy_tried
+    _numpy_tried = True
+    unset = "numpy" not in sys.modules and "OPENBLAS_NUM_THREADS" not in os.environ
+    if unset:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
         import numpy
-    else:
-        unset = "OPENBLAS_NUM_THREADS" not in os.environ
+    except ImportError:
+        return
+    finally:
         if unset:
-            os.environ["OPENBLAS_NUM_THREADS"] = "1"
-        try:
-            import numpy
-        finally:
-            if unset:
-                del os.environ["OPENBLAS_NUM_THREADS"]
+            del os.environ["OPENBLAS_NUM_THREADS"]
     _numpy = numpy
 
 

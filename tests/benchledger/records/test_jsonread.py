@@ -252,6 +252,24 @@ def test_a_process_that_reads_many_records_counts_with_numpy_once_past_the_thres
     assert done.stdout.splitlines() == ["False True", "True False 3"]
 
 
+def test_where_numpy_cannot_be_loaded_records_are_still_read_and_counted_without_it():
+    """numpy only makes counting faster: a broken install (its import fails) changes no result."""
+    script = (
+        "import sys\n"
+        "sys.modules['numpy'] = None  # import numpy now raises ImportError\n"
+        "from benchledger.records import jsonread\n"
+        "raw = open(sys.argv[1], 'rb').read()\n"
+        "for _ in range(jsonread.NUMPY_AFTER_BYTES // len(raw) + 2):\n"
+        "    data = jsonread.read_json_bytes(raw, 'r.json')\n"
+        "jsonread.count_colons_with_numpy()\n"
+        "print(jsonread._numpy_tried, jsonread._numpy is None, jsonread._colons(raw) == raw.count(b':'), len(data))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(RECORDS / "llm-cpu-offload/2026-09-27.json")],
+                          capture_output=True, text=True, check=True)
+    raw = (RECORDS / "llm-cpu-offload/2026-09-27.json").read_bytes()
+    assert done.stdout.split() == ["True", "True", "True", str(len(json.loads(raw)))]
+
+
 def test_where_numpy_is_loaded_already_colons_are_counted_with_it_from_the_first_record():
     script = (
         "import sys, numpy\n"
