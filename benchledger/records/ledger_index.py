@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchledger.atomic import open_making_folders
+from benchledger.atomic import open_making_folders, write_all
 from benchledger.errors import LedgerError
 from benchledger.records.ledger import GENESIS_SHA256, LedgerEntry, read_ledger
 
@@ -147,7 +147,7 @@ class LedgerIndex:
         try:
             fd = open_making_folders(cache_dir / HEAD_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW)
             try:
-                os.write(fd, json.dumps(note, sort_keys=True).encode() + b"\n")
+                write_all(fd, json.dumps(note, sort_keys=True).encode() + b"\n")
             finally:
                 os.close(fd)
         except OSError:
