@@ -260,8 +260,12 @@ def test_parallel_validation_finds_the_same(store, tmp_path, monkeypatch):
     (store.root / "many/bad.json").write_bytes(raw)
     with open(store.ledger_path, "ab") as out:
         out.write(line + b"\n")
+    # the store's other files are listed while the workers validate: the same rows too
+    (store.root / "many/unlisted.json").write_bytes(raw)
+    (store.root / "checkpoints/0000009.json").write_text("{}")  # and a broken checkpoint
     serial = Store(store.root, ValidationCache(None)).verify()
     monkeypatch.setattr("benchledger.records.verification.PARALLEL_MIN_RECORDS", 2)
     parallel = Store(store.root, ValidationCache(None)).verify()
     assert parallel.records == serial.records
-    assert [r.status for r in parallel.records] == ["ok"] * 5 + ["inconsistent"]
+    assert [r.status for r in parallel.records] == ["ok"] * 5 + ["inconsistent", "unsealed"]
+    assert parallel.log_problems == serial.log_problems != []
