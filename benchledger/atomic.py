@@ -64,7 +64,7 @@ def write_all(fd: int, data: bytes, path: Path | str | None = None) -> None:
     while view:
         written = os.write(fd, view)
         if not written:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), *([os.fspath(path)] if path is not None else []))
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), None if path is None else os.fspath(path))
         view = view[written:]
 
 

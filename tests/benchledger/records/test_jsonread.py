@@ -213,6 +213,15 @@ def test_colons_are_counted_as_bytes_count_counts_them_with_numpy_or_without(raw
         jsonread._numpy = saved
 
 
+SEED = RECORDS / "llm-cpu-offload/2026-09-27.json"
+
+
+def _in_a_fresh_python(script: str, record: Path | None = None, env: dict | None = None) -> list[str]:
+    """The lines `script` prints, run by a new interpreter (numpy not loaded) with `record` as argv[1]."""
+    argv = [sys.executable, "-c", script] + ([str(record)] if record is not None else [])
+    return subprocess.run(argv, capture_output=True, text=True, env=env, check=True).stdout.splitlines()
+
+
 def test_numpy_is_loaded_only_on_request_and_then_with_one_blas_thread():
     """A command's one record is read without loading numpy (60 ms, and OpenBLAS's spinning
     threads); a pool worker asks for it, and gets it without OpenBLAS threads of its own, while
@@ -228,9 +237,7 @@ def test_numpy_is_loaded_only_on_request_and_then_with_one_blas_thread():
         "print('numpy' in sys.modules, len(os.listdir('/proc/self/task')), os.environ.get('OPENBLAS_NUM_THREADS'))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    done = subprocess.run([sys.executable, "-c", script, str(RECORDS / "llm-cpu-offload/2026-09-27.json")],
-                          capture_output=True, text=True, env=env, check=True)
-    assert done.stdout.splitlines() == ["False", "True 1 None"]
+    assert _in_a_fresh_python(script, SEED, env) == ["False", "True 1 None"]
 
 
 def test_a_process_that_reads_many_records_counts_with_numpy_once_past_the_threshold():
@@ -246,10 +253,7 @@ def test_a_process_that_reads_many_records_counts_with_numpy_once_past_the_thres
         "jsonread.read_json_bytes(raw, 'r.json')\n"
         "print('numpy' in sys.modules, jsonread._numpy is None, os.environ['OPENBLAS_NUM_THREADS'])\n"
     )
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "3"}
-    done = subprocess.run([sys.executable, "-c", script, str(RECORDS / "llm-cpu-offload/2026-09-27.json")],
-                          capture_output=True, text=True, env=env, check=True)
-    assert done.stdout.splitlines() == ["False True", "True False 3"]
+    assert _in_a_fresh_python(script, SEED, {**os.environ, "OPENBLAS_NUM_THREADS": "3"}) == ["False True", "True False 3"]
 
 
 def test_where_numpy_cannot_be_loaded_records_are_still_read_and_counted_without_it():
@@ -264,10 +268,7 @@ def test_where_numpy_cannot_be_loaded_records_are_still_read_and_counted_without
         "jsonread.count_colons_with_numpy()\n"
         "print(jsonread._numpy_tried, jsonread._numpy is None, jsonread._colons(raw) == raw.count(b':'), len(data))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script, str(RECORDS / "llm-cpu-offload/2026-09-27.json")],
-                          capture_output=True, text=True, check=True)
-    raw = (RECORDS / "llm-cpu-offload/2026-09-27.json").read_bytes()
-    assert done.stdout.split() == ["True", "True", "True", str(len(json.loads(raw)))]
+    assert _in_a_fresh_python(script, SEED)[0].split() == ["True", "True", "True", str(len(json.loads(SEED.read_bytes())))]
 
 
 def test_where_numpy_is_loaded_already_colons_are_counted_with_it_from_the_first_record():
@@ -277,8 +278,7 @@ def test_where_numpy_is_loaded_already_colons_are_counted_with_it_from_the_first
         "jsonread.read_json_bytes(b'{\"a\": 1}', 'r.json')\n"
         "print(jsonread._numpy is numpy)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert done.stdout.splitlines() == ["True"]
+    assert _in_a_fresh_python(script) == ["True"]
 
 
 def test_the_quick_parse_reads_the_shipped_records_and_leaves_duplicates_to_the_strict_reader():

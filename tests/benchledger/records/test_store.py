@@ -260,7 +260,7 @@ def test_parallel_validation_finds_the_same(store, tmp_path, monkeypatch):
     (store.root / "many/bad.json").write_bytes(raw)
     with open(store.ledger_path, "ab") as out:
         out.write(line + b"\n")
-    # the store's other files are listed while the workers validate: the same rows too
+    # the store's other files and its checkpoints: the same rows and problems too
     (store.root / "many/unlisted.json").write_bytes(raw)
     (store.root / "checkpoints/0000009.json").write_text("{}")  # and a broken checkpoint
     serial = Store(store.root, ValidationCache(None)).verify()
