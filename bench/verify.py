@@ -12,7 +12,14 @@ bytes, schema and code), read+hashlib in Python and `sha256sum` on the same file
 for the largest N. `sha256_s` is the faster of the two hashings: on the development machine
 that is hashlib (OpenSSL, about 1 GB/s) by four to five times over Debian's `sha256sum`, and the
 ratios to it are the ones the goal (cold_ratio <= 4) means; the ratio to `sha256sum` is printed
-beside them because earlier runs reported only that one."""
+beside them because earlier runs reported only that one.
+
+Before its last line it times, in this one process, each step a cold verify takes for a record
+(read, SHA-256, orjson's parse, the no-duplicate-key proof, the schema, the consistency checks;
+over the first 1,000 records of the largest N) and adds to the last line `validation_ms=` (their
+sum a record), `cpus=` and `parts_floor_ratio=`: the ratio a cold verify would reach if every usable
+CPU did nothing but these steps, with no pool, no ledger and no listing. When that floor is above
+4, no way of spreading the work reaches the goal: the steps themselves must get cheaper."""
 
 from __future__ import annotations
 
@@ -28,9 +35,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import orjson
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchledger.cpus import usable_cpus  # noqa: E402
+from benchledger.records import checks, jsonread, schema  # noqa: E402
 from benchledger.records.store import Store  # noqa: E402
 from benchledger.records.validation_cache import ValidationCache  # noqa: E402
 
@@ -129,6 +140,36 @@ def timed_sha256sum(folder: Path) -> float:
     return time.perf_counter() - start
 
 
+PARTS = ("read", "sha256", "parse", "duplicate_key_proof", "schema", "checks")
+
+
+def timed_parts(folder: Path, limit: int = 1000) -> dict[str, float]:
+    """Milliseconds a record of each step of a cold verify (`PARTS`), in this process, over the
+    store's first `limit` records. The proof is `parse_json_bytes` less orjson's parse inside it."""
+    jsonread.count_colons_with_numpy()  # as each verify worker does
+    entries = Store(folder, ValidationCache(None)).read().entries[:limit]
+    totals = dict.fromkeys(PARTS, 0.0)
+    for entry in entries:
+        t0 = time.perf_counter()
+        raw = (folder / entry.path).read_bytes()
+        t1 = time.perf_counter()
+        hashlib.sha256(raw).hexdigest()
+        t2 = time.perf_counter()
+        orjson.loads(raw)
+        t3 = time.perf_counter()
+        parsed, fits_64_bits = jsonread.parse_json_bytes(raw, entry.path)
+        t4 = time.perf_counter()
+        problems = schema.validate(parsed, entry.schema, entry.path, fits_64_bits)
+        t5 = time.perf_counter()
+        problems += checks.check_record(parsed, entry.schema, entry.path)
+        t6 = time.perf_counter()
+        if problems:
+            raise SystemExit(f"synthetic record fails: {problems[:3]}")
+        for part, seconds in zip(PARTS, (t1 - t0, t2 - t1, t3 - t2, (t4 - t3) - (t3 - t2), t5 - t4, t6 - t5)):
+            totals[part] += seconds
+    return {part: seconds / len(entries) * 1e3 for part, seconds in totals.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
@@ -142,7 +183,7 @@ def main() -> int:
     print(f"{'records':>8} {'MiB':>7} {'seal_s':>8} {'cold_s':>8} {'cold/s':>8} {'warm_s':>8} {'warm/s':>8} "
           f"{'hashlib_s':>9} {'sha256sum_s':>11} {'sha/s':>8} {'cold/sha':>8}")
     try:
-        for count in args.sizes:
+        for count in sorted(args.sizes):  # the last line is the largest N's
             folder = workdir / f"n{count}" / "records"
             _, seal_s = build_store(folder, count, rng)
             mib = sum(p.stat().st_size for p in folder.rglob("*.json")) / 2**20
@@ -150,12 +191,20 @@ def main() -> int:
             warm_s = timed_verify(folder, ValidationCache(folder.parent / "cache"))
             hashlib_s = timed_hashlib(folder)
             sha256sum_s = timed_sha256sum(folder)
+            if count == max(args.sizes):  # after the verifies: it loads numpy, which forked workers would inherit
+                parts = timed_parts(folder)
             sha_s = min(hashlib_s, sha256sum_s)  # the floor: the fastest SHA-256 of these bytes measured here
             print(f"{count:>8} {mib:>7.1f} {seal_s:>8.2f} {cold_s:>8.2f} {count / cold_s:>8.0f} {warm_s:>8.2f} {count / warm_s:>8.0f} "
                   f"{hashlib_s:>9.2f} {sha256sum_s:>11.2f} {count / sha_s:>8.0f} {cold_s / sha_s:>8.2f}", flush=True)
             shutil.rmtree(folder.parent)
+        validation_ms = sum(parts.values())
+        cpus = usable_cpus()
+        floor_s = count * validation_ms / 1e3 / cpus  # every CPU busy with these steps alone
+        print(f"steps of a cold verify, ms a record in one process (first {min(count, 1000)} records of {count}): "
+              + " ".join(f"{part}={ms:.3f}" for part, ms in parts.items()) + f" sum={validation_ms:.3f}")
         print(f"records={count} cold_s={cold_s:.2f} warm_s={warm_s:.2f} sha256_s={sha_s:.2f} cold_ratio={cold_s / sha_s:.2f} "
-              f"warm_ratio={warm_s / sha_s:.2f} sha256sum_s={sha256sum_s:.2f} cold_ratio_sha256sum={cold_s / sha256sum_s:.2f}")
+              f"warm_ratio={warm_s / sha_s:.2f} sha256sum_s={sha256sum_s:.2f} cold_ratio_sha256sum={cold_s / sha256sum_s:.2f} "
+              f"validation_ms={validation_ms:.3f} cpus={cpus} parts_floor_ratio={floor_s / sha_s:.2f}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0
