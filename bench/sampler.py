@@ -1,8 +1,9 @@
 """Sampler CPU overhead: the collector's telemetry (host + process sampler, and the GPU sampler
 where NVML finds a GPU) tracking an idle child process, at 1, 10 and 100 Hz, with PSS read as in
 the default plan (pss_mode "boundaries": not in periodic samples) unless --pss-mode every_sample. The main thread sleeps, so this process's CPU time is the samplers' cost; it is printed
-as a percent of one core, beside the floor: the same wait (a sleep to each deadline) at 10 Hz reading nothing. The last
-line is `hz=10 cpu_percent_of_core=P wait_floor_percent=F` (goal: P <= 0.2).
+as a percent of one core, beside the floor (the same wait, a sleep to each deadline, at 10 Hz reading
+nothing) and a bare psutil loop at 10 Hz reading the same fields. The last line is
+`hz=10 cpu_percent_of_core=P wait_floor_percent=F psutil_loop_percent=Q` (goal: P <= 0.2).
 
     .venv/bin/python bench/sampler.py [--seconds 30] [--pss-mode every_sample|boundaries]
 """
@@ -15,6 +16,9 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Callable
+
+import psutil
 
 from collector.telemetry import Telemetry
 
@@ -41,9 +45,10 @@ def measure(hz: float, seconds: float, pss_every_sample: bool) -> tuple[float, i
     return cpu / wall * 100.0, len(telemetry.host_samples()), gpu
 
 
-def measure_floor(hz: float, seconds: float) -> float:
-    """The waiting alone: the sampler's wait (a sleep to each tick's deadline) at `hz`, reading
-    nothing (percent of a core)."""
+def measure_loop(hz: float, seconds: float, tick: Callable[[], object] = lambda: None) -> float:
+    """A loop with the sampler's wait (a sleep to each tick's deadline) at `hz` calling `tick`
+    each time, on a thread of its own (percent of a core). With the default `tick`, reading
+    nothing, it is the floor: what waking alone costs."""
 
     def wait() -> None:
         period = 1.0 / hz
@@ -53,6 +58,7 @@ def measure_floor(hz: float, seconds: float) -> float:
             delay = next_t - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
+            tick()
             next_t += period
 
     thread = threading.Thread(target=wait)
@@ -60,6 +66,26 @@ def measure_floor(hz: float, seconds: float) -> float:
     thread.start()
     thread.join()
     return (cpu_seconds() - cpu0) / (time.monotonic() - wall0) * 100.0
+
+
+def measure_psutil_loop(hz: float, seconds: float) -> float:
+    """The same loop reading through psutil what a tick reads about the host and the tracked
+    process (available memory, RSS, I/O counters, CPU times; not the cgroup's memory, which
+    psutil does not read): the reference issue 13 gave, at about 0.11 %."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    try:
+        process = psutil.Process(child.pid)
+
+        def tick() -> None:
+            psutil.virtual_memory()
+            process.memory_info()
+            process.io_counters()
+            process.cpu_times()
+
+        return measure_loop(hz, seconds, tick)
+    finally:
+        child.kill()
+        child.wait()
 
 
 def main() -> None:
@@ -72,10 +98,12 @@ def main() -> None:
         percent, samples, gpu = measure(hz, args.seconds, args.pss_mode == "every_sample")
         results[hz] = percent
         print(f"# hz={hz} seconds={args.seconds:g} host_samples={samples} pss_mode={args.pss_mode} {gpu}", flush=True)
-    floor = measure_floor(10, args.seconds)
+    floor = measure_loop(10, args.seconds)
     print(f"# floor: waking at 10 Hz and reading nothing costs {floor:.3f}% of a core here")
+    bare_psutil = measure_psutil_loop(10, args.seconds)
+    print(f"# a bare psutil loop at 10 Hz reading the same host and process fields costs {bare_psutil:.3f}% of a core here")
     for hz in (1, 100, 10):
-        print(f"hz={hz} cpu_percent_of_core={results[hz]:.3f}" + (f" wait_floor_percent={floor:.3f}" if hz == 10 else ""))
+        print(f"hz={hz} cpu_percent_of_core={results[hz]:.3f}" + (f" wait_floor_percent={floor:.3f} psutil_loop_percent={bare_psutil:.3f}" if hz == 10 else ""))
 
 
 if __name__ == "__main__":

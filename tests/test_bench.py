@@ -35,7 +35,7 @@ def fields(line: str, names: list[str]) -> dict[str, float]:
 
 @pytest.mark.parametrize(("script", "args", "names", "count"), [
     ("seal.py", ["--records", "40", "--fresh", "4"], ["records", "seal_s", "per_record_ms"], ("records", 40)),
-    ("sampler.py", ["--seconds", "0.3"], ["hz", "cpu_percent_of_core"], ("hz", 10)),
+    ("sampler.py", ["--seconds", "0.3"], ["hz", "cpu_percent_of_core", "wait_floor_percent", "psutil_loop_percent"], ("hz", 10)),
 ])
 def test_last_line_has_the_issue_fields(script, args, names, count):
     values = fields(last_lines(script, *args)[-1], names)
