@@ -191,7 +191,7 @@ def main() -> int:
             warm_s = timed_verify(folder, ValidationCache(folder.parent / "cache"))
             hashlib_s = timed_hashlib(folder)
             sha256sum_s = timed_sha256sum(folder)
-            if count == max(args.sizes):  # after the verifies: it loads numpy, which forked workers would inherit
+            if count == max(args.sizes):  # in this process, once the verifies are timed
                 parts = timed_parts(folder)
             sha_s = min(hashlib_s, sha256sum_s)  # the floor: the fastest SHA-256 of these bytes measured here
             print(f"{count:>8} {mib:>7.1f} {seal_s:>8.2f} {cold_s:>8.2f} {count / cold_s:>8.0f} {warm_s:>8.2f} {count / warm_s:>8.0f} "
