@@ -121,12 +121,28 @@ def _at_most(parts: Parts, found: Any, limit: Any, formula: str) -> Iterator[Mis
 # --- gsh-llm-core-article/1 -------------------------------------------------------------------
 
 
-def _cases(data: dict) -> Iterator[tuple[Parts, dict]]:
+def _cases(data: dict) -> Iterable[tuple[Parts, dict]]:
+    if isinstance(data, _Walked):
+        if data.cases is None:
+            data.cases = list(_walk_cases(data))
+        return data.cases
+    return _walk_cases(data)
+
+
+def _walk_cases(data: dict) -> Iterator[tuple[Parts, dict]]:
     for i, case in enumerate(data["cases"]):
         yield ("cases", i), case
 
 
-def _groups(data: dict) -> Iterator[tuple[Parts, dict, dict]]:
+def _groups(data: dict) -> Iterable[tuple[Parts, dict, dict]]:
+    if isinstance(data, _Walked):
+        if data.groups is None:
+            data.groups = list(_walk_groups(data))
+        return data.groups
+    return _walk_groups(data)
+
+
+def _walk_groups(data: dict) -> Iterator[tuple[Parts, dict, dict]]:
     for parts, case in _cases(data):
         for j, group in enumerate(case.get("groups", [])):
             yield parts + ("groups", j), group, case
@@ -134,13 +150,15 @@ def _groups(data: dict) -> Iterator[tuple[Parts, dict, dict]]:
 
 class _Walked(dict):
     """A record's top level, copied for one `check_record` run, holding the walks several checks
-    share, each made once: six checks go through every resources block, three through every
-    available energy block."""
+    share, each made once: six checks go through every case, eight through every group, six
+    through every resources block, three through every available energy block."""
 
-    __slots__ = ("blocks", "energies")
+    __slots__ = ("cases", "groups", "blocks", "energies")
 
     def __init__(self, data: dict):
         super().__init__(data)
+        self.cases: list[tuple[Parts, dict]] | None = None
+        self.groups: list[tuple[Parts, dict, dict]] | None = None
         self.blocks: list[tuple[Parts, dict]] | None = None
         self.energies: list[tuple[Parts, dict, dict]] | None = None
 
