@@ -16,7 +16,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 import psutil
 
@@ -28,19 +29,26 @@ def cpu_seconds() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def measure(hz: float, seconds: float, pss_every_sample: bool) -> tuple[float, int, str]:
+@contextmanager
+def idle_child() -> Iterator[int]:
+    """The pid of a sleeping child process to track, ended by its pid afterwards."""
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     try:
+        yield child.pid
+    finally:
+        child.kill()
+        child.wait()
+
+
+def measure(hz: float, seconds: float, pss_every_sample: bool) -> tuple[float, int, str]:
+    with idle_child() as pid:
         telemetry = Telemetry(host_hz=hz, gpu_hz=hz, pss_every_sample=pss_every_sample)
-        telemetry.track_process(child.pid)
+        telemetry.track_process(pid)
         wall0, cpu0 = time.monotonic(), cpu_seconds()
         telemetry.start()
         time.sleep(seconds)
         telemetry.stop()
         wall, cpu = time.monotonic() - wall0, cpu_seconds() - cpu0
-    finally:
-        child.kill()
-        child.wait()
     gpu = "gpu sampled" if telemetry.gpu_info.available else f"gpu unavailable ({telemetry.gpu_info.reason})"
     return cpu / wall * 100.0, len(telemetry.host_samples()), gpu
 
@@ -72,9 +80,8 @@ def measure_psutil_loop(hz: float, seconds: float) -> float:
     """The same loop reading through psutil what a tick reads about the host and the tracked
     process (available memory, RSS, I/O counters, CPU times; not the cgroup's memory, which
     psutil does not read): the reference issue 13 gave, at about 0.11 %."""
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
-    try:
-        process = psutil.Process(child.pid)
+    with idle_child() as pid:
+        process = psutil.Process(pid)
 
         def tick() -> None:
             psutil.virtual_memory()
@@ -83,9 +90,6 @@ def measure_psutil_loop(hz: float, seconds: float) -> float:
             process.cpu_times()
 
         return measure_loop(hz, seconds, tick)
-    finally:
-        child.kill()
-        child.wait()
 
 
 def main() -> None:

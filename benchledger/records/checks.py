@@ -130,12 +130,20 @@ def _at_most(parts: Parts, found: Any, limit: Any, formula: str) -> tuple[Mismat
 # --- gsh-llm-core-article/1 -------------------------------------------------------------------
 
 
+def _shared(data: dict, slot: str, walk: Callable[[dict], Iterable]) -> Iterable:
+    """`walk(data)`, made once per `check_record` run and kept in `data`'s `slot` for the checks
+    that follow (see `_Walked`); a plain walk for any other dict."""
+    if not isinstance(data, _Walked):
+        return walk(data)
+    made = getattr(data, slot)
+    if made is None:
+        made = list(walk(data))
+        setattr(data, slot, made)
+    return made
+
+
 def _cases(data: dict) -> Iterable[tuple[Parts, dict]]:
-    if isinstance(data, _Walked):
-        if data.cases is None:
-            data.cases = list(_walk_cases(data))
-        return data.cases
-    return _walk_cases(data)
+    return _shared(data, "cases", _walk_cases)
 
 
 def _walk_cases(data: dict) -> Iterator[tuple[Parts, dict]]:
@@ -144,11 +152,7 @@ def _walk_cases(data: dict) -> Iterator[tuple[Parts, dict]]:
 
 
 def _groups(data: dict) -> Iterable[tuple[Parts, dict, dict]]:
-    if isinstance(data, _Walked):
-        if data.groups is None:
-            data.groups = list(_walk_groups(data))
-        return data.groups
-    return _walk_groups(data)
+    return _shared(data, "groups", _walk_groups)
 
 
 def _walk_groups(data: dict) -> Iterator[tuple[Parts, dict, dict]]:
@@ -174,11 +178,7 @@ class _Walked(dict):
 
 def _resource_blocks(data: dict) -> Iterable[tuple[Parts, dict]]:
     """Every resources block: per case all completed responses, per group, per phase."""
-    if not isinstance(data, _Walked):
-        return _walk_resource_blocks(data)
-    if data.blocks is None:
-        data.blocks = list(_walk_resource_blocks(data))
-    return data.blocks
+    return _shared(data, "blocks", _walk_resource_blocks)
 
 
 def _walk_resource_blocks(data: dict) -> Iterator[tuple[Parts, dict]]:
@@ -194,13 +194,12 @@ def _walk_resource_blocks(data: dict) -> Iterator[tuple[Parts, dict]]:
 
 def _available_energy(data: dict) -> Iterable[tuple[Parts, dict, dict]]:
     """(parts, energy, its resources block) of every GPU energy block that is available."""
-    if isinstance(data, _Walked) and data.energies is not None:
-        return data.energies
-    energies = [(parts + ("gpu_energy",), block["gpu_energy"], block) for parts, block in _resource_blocks(data)
-                if block["gpu_energy"]["available"]]
-    if isinstance(data, _Walked):
-        data.energies = energies
-    return energies
+    return _shared(data, "energies", _walk_available_energy)
+
+
+def _walk_available_energy(data: dict) -> Iterator[tuple[Parts, dict, dict]]:
+    return ((parts + ("gpu_energy",), block["gpu_energy"], block) for parts, block in _resource_blocks(data)
+            if block["gpu_energy"]["available"])
 
 
 GROUP_STATISTICS = ("response_seconds", "server_decode_tokens_per_second", "synthetic_first_token_seconds")
