@@ -14,7 +14,6 @@ script around the event (wall). The last line is
 from __future__ import annotations
 
 import argparse
-import copy
 import hashlib
 import json
 import statistics

@@ -98,11 +98,6 @@ class RenderCache:
         """The value `make()` gives for one record's view, cached."""
         return self._memo(self._key(self._view_ident(view), name), make)
 
-    def memo_inputs(self, inputs: list, name: str, make: Callable[[], Any]) -> Any:
-        """The value `make()` gives for `inputs` (JSON: every ledger entry, path and option the
-        value is made from; the generator's code is in the key already), cached."""
-        return self._memo(self._key(inputs, name), make)
-
     def _memo(self, key: str, make: Callable[[], Any]) -> Any:
         value = self._lookup(key)
         if value is _MISS:
@@ -167,7 +162,8 @@ class RenderCache:
         return self._page(self._key(self._view_ident(view), name), make)
 
     def page_inputs(self, inputs: list, name: str, make: Callable[[], Page]) -> Page:
-        """A cached Page made from `inputs` (see `memo_inputs`)."""
+        """A cached Page made from `inputs` (JSON: every ledger entry, path and option the page
+        is made from; the generator's code is in the key already)."""
         return self._page(self._key(inputs, name), make)
 
     def _page(self, key: str, make: Callable[[], Page]) -> Page:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from benchledger.errors import LedgerError, Problem
 from benchledger.records.ledger import LedgerEntry
@@ -61,7 +60,3 @@ def merge(store: Store, other: Store) -> MergeReport:
     _must_verify(store, "merged")
     return report
 
-
-def merge_paths(records: Path, other: Path) -> MergeReport:
-    """`merge` for two store folders."""
-    return merge(Store(records), Store(other))

@@ -40,11 +40,6 @@ def to_jsonpath(parts: Iterable[str | int]) -> str:
     return out
 
 
-def pointer_to_jsonpath(pointer: str) -> str:
-    """"/cases/0/id" -> "$.cases[0].id" (numeric tokens shown as indexes)."""
-    return to_jsonpath(int(t) if t.isdigit() else t for t in parse_pointer(pointer))
-
-
 def resolve(document: Any, pointer: str, default: Any = _MISSING) -> Any:
     """The value at `pointer`; KeyError naming the first missing token unless `default` is given."""
     node = document

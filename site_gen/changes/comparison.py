@@ -59,7 +59,7 @@ class Comparison:
     """`after` against `before`: the estimated `ratio` (after / before), the method's p-value
     for "no change" (None where the data support none), its `log_ratio` statistic for
     intervals (Welch methods), the `separation` of ranges (rank rule), the within-segment
-    `noise` (relative) and the inputs."""
+    `noise` (relative)."""
 
     method: str
     before: Segment
@@ -69,8 +69,6 @@ class Comparison:
     noise: float | None
     log_ratio: LogRatio | None = None
     separation: Separation | None = None
-    inputs: tuple[float, ...] = ()  # the values compared: record values, or raw values of the two records
-    split_at: int = 0  # how many of `inputs` belong to the before segment
 
     def __post_init__(self) -> None:
         if self.method not in STATISTICS:
@@ -99,27 +97,22 @@ def compare(series: Sequence[Observation], before: Segment, after: Segment) -> C
         b = [o.value for o in series[after.start:after.stop]]
         lr = welch_log_ratio(a, b)
         if lr is not None:
-            return Comparison(WELCH_RECORDS, before, after, lr.ratio, lr.p_value, lr.noise, lr, None, tuple(a + b), len(a))
+            return Comparison(WELCH_RECORDS, before, after, lr.ratio, lr.p_value, lr.noise, lr, None)
     if before.size == 1 and after.size == 1:
         x, y = series[before.start], series[after.start]
         if x.values is not None and y.values is not None:
             lr = welch_log_ratio(x.values, y.values)
             if lr is not None:
-                return Comparison(WELCH_VALUES, before, after, lr.ratio, lr.p_value, lr.noise, lr, None,
-                                  x.values + y.values, len(x.values))
+                return Comparison(WELCH_VALUES, before, after, lr.ratio, lr.p_value, lr.noise, lr, None)
         if not (x.has_range and y.has_range):
-            return Comparison(NO_RANGE, before, after, y.value / x.value, None, None, None, None, (x.value, y.value), 1)
+            return Comparison(NO_RANGE, before, after, y.value / x.value, None, None, None, None)
         sep = separation(x, y)
         noises = [n for n in (range_noise(x), range_noise(y)) if n is not None]
         noise = max(noises) if noises else None
-        assert x.minimum is not None and x.maximum is not None and y.minimum is not None and y.maximum is not None
-        return Comparison(RANK_SUMMARY, before, after, y.value / x.value, sep.p_value, noise, None, sep,
-                          (x.minimum, x.maximum, y.minimum, y.maximum), 2)
+        return Comparison(RANK_SUMMARY, before, after, y.value / x.value, sep.p_value, noise, None, sep)
     # segments of several records without any spread (or of unequal sizes): the summary rule on
     # the records' values, one per record
     x = Observation.from_values([o.value for o in series[before.start:before.stop]])
     y = Observation.from_values([o.value for o in series[after.start:after.stop]])
     sep = separation(x, y)
-    assert x.values is not None and y.values is not None and x.count is not None
-    return Comparison(RANK_SUMMARY, before, after, y.value / x.value, sep.p_value, None, None, sep,
-                      x.values + y.values, x.count)
+    return Comparison(RANK_SUMMARY, before, after, y.value / x.value, sep.p_value, None, None, sep)

@@ -147,7 +147,7 @@ BLOCK_HTML = re.compile(r"<(div|table|p|details|ul|ol|dl|pre|figure|script|noscr
 
 
 def test_generated_html_reaches_mkdocs_as_raw_blocks_and_headings_stay_markdown(site):
-    docs, out = site[1].docs_dir, site[1].out_dir
+    docs = site[1].docs_dir
     pages = [p for p in docs.rglob("*.md") if p.relative_to(docs).parts[0] in {"comparisons", "series", "explore", "articles"}]
     pages += [docs / name for name in ("transparency.md", "methodology.md", "index.md", "audit.md")]
     assert len([p for p in pages if "comparisons" in p.relative_to(docs).parts]) == 5  # the index and 4 comparisons

@@ -25,7 +25,7 @@ def test_the_render_cache_keeps_what_the_last_build_used(tmp_path):
     records = shipped_copy(tmp_path)
     _build(records, tmp_path, site_url="https://one.example/")
     render = tmp_path / "cache" / "render"
-    first_values, first_blobs = _names(render / "values"), _names(render / "blobs")
+    first_values = _names(render / "values")
     (render / "values" / "notes.txt").write_text("mine")
     (render / "blobs" / ("0" * 63 + "g")).write_text("not a blob name")
     _build(records, tmp_path)  # other options: every rendering is made again

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from benchledger.records.pointer import resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
