@@ -12,8 +12,6 @@ from typing import Iterable
 from benchledger.records.summaries import summarize, timing_summary
 from tests.store_copies import GSH, TGR, seed
 
-STATISTIC_FIELDS = ("response_seconds", "server_decode_tokens_per_second", "synthetic_first_token_seconds")
-
 
 def five_values(stat: dict) -> list[float]:
     """Five values whose minimum, median, mean and maximum are exactly those of `stat` (a seed

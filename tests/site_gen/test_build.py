@@ -113,7 +113,7 @@ def test_every_internal_link_and_anchor_resolves(built):
     site = result.out_dir
     broken = []
     ids = {p: parsed(p).ids for p in site.rglob("*.html")}
-    for page, page_ids in ids.items():
+    for page in ids:
         refs = parsed(page)
         if page.name == "404.html":  # served at any path, so MkDocs gives it root-absolute links
             continue
