@@ -9,6 +9,8 @@ from typing import Callable, Iterable, Mapping
 
 import pandas as pd
 
+from site_gen import escape
+
 
 def frame(rows: Iterable[Mapping[str, str]], columns: list[str]) -> pd.DataFrame:
     """A DataFrame of rendered cells with the given column order (missing cells empty)."""
@@ -33,14 +35,15 @@ def _cell(value: object) -> str:
 
 
 def html_table(table: pd.DataFrame, caption: str | None = None, cell: Callable[[object], str] | None = None) -> str:
-    """The table as one HTML block. Cells and headers must already be safe HTML (escaped record
-    text or markup from site_gen.quantity), or `cell` makes each value so (as `table.map(cell)`
-    would, without building a second DataFrame per table); headers are never escaped here."""
+    """The table as one HTML block. Headers and the caption are plain text (a column can be named
+    by record text: a comparison's axis, a case's value) and are escaped here, always. Cells must
+    already be safe HTML (escaped record text or markup from site_gen.quantity), or `cell` makes
+    each value so (as `table.map(cell)` would, without building a second DataFrame per table)."""
     lines = ['<table class="dataframe bl-table">']
     if caption:
-        lines.append(f"<caption>{caption}</caption>")
+        lines.append(f"<caption>{escape.html(caption)}</caption>")
     lines += ["  <thead>", "    <tr>"]
-    lines += [f"      <th>{_cell(c)}</th>" for c in table.columns]
+    lines += [f"      <th>{escape.html(c)}</th>" for c in table.columns]
     lines += ["    </tr>", "  </thead>", "  <tbody>"]
     for row in table.to_numpy(dtype=object).tolist():  # one conversion, not itertuples' column by column
         lines.append("    <tr>")

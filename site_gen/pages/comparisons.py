@@ -266,7 +266,7 @@ class ComparisonPages(PageKind):
             points = []
             for case in cases:
                 label = value if not repeated else f"{value} · {case.record_path}"
-                head = escape.html(label)
+                head = str(label)  # a column name: plain text, escaped by html_table
                 is_base = case is base_case
                 if wide:
                     columns.append(head)

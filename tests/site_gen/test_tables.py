@@ -1,12 +1,13 @@
 """The table writer emits exactly what pandas' `to_html(escape=False, index=False)` emits for
-tables of rendered cells (so pages stay byte-identical to the pandas rendering), with a caption
-when asked."""
+tables of rendered cells whose column names are escaped (so pages stay byte-identical to the
+pandas rendering), with a caption when asked; headers and the caption are text, escaped here."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from site_gen import escape
 from site_gen.tables import frame, html_table
 
 # What pages put in tables: words of markup and text separated by single spaces (record text is
@@ -24,10 +25,19 @@ def pandas_html(table) -> str:
 def test_same_bytes_as_pandas(columns, data):
     rows = data.draw(st.lists(st.fixed_dictionaries({c: cells for c in columns}), max_size=4))
     table = frame(rows, columns)
-    assert html_table(table) == pandas_html(table)
+    assert html_table(table) == pandas_html(table.set_axis([escape.html(c) for c in columns], axis=1))
 
 
 def test_caption_and_missing_cells():
     html = html_table(frame([{"a": "<b>1</b>"}], ["a", "b"]), caption="Runtime buffers")
     assert html.startswith('<table class="dataframe bl-table">\n<caption>Runtime buffers</caption>\n  <thead>')
     assert "<td><b>1</b></td>" in html and "<td></td>" in html
+
+
+def test_headers_and_caption_are_text():
+    """A column named by record text (a comparison's axis) cannot open a tag in the header."""
+    axis = '<img src=x onerror=alert(1)>'
+    html = html_table(frame([{axis: "1"}], [axis]), caption="</caption><script>x</script>")
+    assert "<img" not in html and "<script>" not in html
+    assert "<th>&lt;img src=x onerror=alert(1)&gt;</th>" in html
+    assert "<caption>&lt;/caption&gt;&lt;script&gt;x&lt;/script&gt;</caption>" in html
