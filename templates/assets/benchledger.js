@@ -370,7 +370,12 @@
   function drawCharts() {
     if (typeof window.vegaEmbed !== "function") return;  // the static SVG stays
     document.querySelectorAll(".bl-chart-view[data-spec]").forEach(function (view) {
-      var spec = JSON.parse(document.getElementById(view.dataset.spec).textContent);
+      // The spec is the JSON script of this chart's own block, never whatever else on the page
+      // carries that id (an article's prose may name anchors; it can make no script element).
+      var block = view.closest(".bl-chart");
+      var script = block && block.querySelector('script[type="application/json"]');
+      if (!script || script.id !== view.dataset.spec) return;
+      var spec = JSON.parse(script.textContent);
       var target = document.createElement("div");
       target.className = "bl-chart-live";
       view.appendChild(target);
