@@ -21,7 +21,7 @@ from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from benchledger.records.store import Store
 from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
-from site_gen import dirty_build, escape, site_folder
+from site_gen import dialect, dirty_build, escape, site_folder
 from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
 from site_gen.checksums import SUMS_NAME, site_hashes, sums_of
 from site_gen.context import BuildOptions, SiteContext
@@ -224,13 +224,7 @@ not_in_nav: |
   /*/**
 hooks:
   - {HOOKS_FILE.as_posix()!r}
-markdown_extensions:
-  - site_gen.raw_html
-  - attr_list
-  - md_in_html
-  - tables
-  - toc:
-      permalink: true
+{dialect.mkdocs_yaml()}
 validation:
   absolute_links: warn
   unrecognized_links: warn

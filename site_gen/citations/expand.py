@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from benchledger.errors import Problem, ProblemsError
+from site_gen import raw_html
 from site_gen.citations.base import CitationEnv, CitationProblem
 from site_gen.citations.registry import KINDS
 from site_gen.citations.syntax import Call, fenced_spans, scan
-from site_gen.prose import prose_problems
+from site_gen.prose import CITATION_WORD, prose_problems, rendered_problems
 
 if TYPE_CHECKING:
     from benchledger.records.store import SealedRecord
@@ -37,20 +38,30 @@ def expand(article: "Article", sealed: list["SealedRecord"], site: "SiteContext 
     problems += prose_problems(article.source, article.body, article.body_line,
                                [(p.start, p.end) for p in parts if isinstance(p, Call)], fenced_spans(article.body))
     out: list[str] = []
+    prose: list[str] = []  # the author's Markdown, each citation an inert word (prose.rendered_problems)
     calls: list[Call] = []
     for part in parts:
         if isinstance(part, str):
             out.append(part)
+            prose.append(part)
             continue
         calls.append(part)
+        word = CITATION_WORD.format(len(calls))
         try:
-            out.append(render_call(env, part))
+            rendered = render_call(env, part)
+            out.append(rendered)
+            prose.append(f"\n{word}\n" if rendered.startswith("\n") else word)
         except CitationProblem as err:
             problems.append(Problem(article.source, "", f"{part.name}(): {err}", part.line))
     if problems:
         problems.sort(key=lambda p: p.line or 0)
         raise ProblemsError(problems, f"{len(problems)} problem(s) in {article.source}")
-    return Expanded(env.finish("".join(out)), env, tuple(calls))
+    markdown = env.finish("".join(out))
+    # the source passed: now what the page would hold, Markdown read as MkDocs reads it
+    problems = rendered_problems(article.source, article.body, article.body_line, "".join(prose), raw_html.ids(markdown))
+    if problems:
+        raise ProblemsError(problems, f"{len(problems)} problem(s) in {article.source}")
+    return Expanded(markdown, env, tuple(calls))
 
 
 def render_call(env: CitationEnv, call: Call) -> str:
