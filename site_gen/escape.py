@@ -28,6 +28,9 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
 # close emphasis (Python-Markdown ignores it inside a word, as in gpu_layers).
 _MD_INLINE = re.compile(r"[\\`*{}\[\]|]|(?<!\w)_|_(?!\w)")
 _ANCHOR_SAFE = re.compile(r"[A-Za-z0-9_-]+")
+_ANCHOR = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # what anchor() returns
+_SLUG_CHARS = 48
+_ANCHOR_CHARS = _SLUG_CHARS + 11  # a slug, "-" and ten hex digits
 
 
 def _fold(value: object) -> str:
@@ -66,10 +69,13 @@ def attr(value: object) -> str:
 def anchor(value: object) -> str:
     """An id for HTML and for attr_list's `{#...}` (and a safe file-name part): lowercase
     letters, digits and '-'. A value that is not already a plain word gets a hash suffix, so
-    two different values never share an anchor."""
+    two different values never share an anchor. An anchor is its own anchor, whatever its length
+    (ids are made from anchors and checked with this)."""
     raw = str(value)
-    slug = re.sub(r"[^a-z0-9]+", "-", raw.lower()).strip("-")[:48].strip("-")
-    if slug and _ANCHOR_SAFE.fullmatch(raw) and len(raw) <= 48:
+    if len(raw) <= _ANCHOR_CHARS and _ANCHOR.fullmatch(raw):
+        return raw
+    slug = re.sub(r"[^a-z0-9]+", "-", raw.lower()).strip("-")[:_SLUG_CHARS].strip("-")
+    if slug and _ANCHOR_SAFE.fullmatch(raw) and len(raw) <= _SLUG_CHARS:
         return slug
     digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:10]
     return f"{slug}-{digest}" if slug else f"h-{digest}"

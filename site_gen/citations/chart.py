@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from site_gen import quantity
+from site_gen import escape, quantity
 from site_gen.charts import Series, chart_html, line_chart
 from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
 from site_gen.citations.table import expand_rows, place
@@ -59,7 +59,7 @@ class ChartBlock(CitationKind):
                 origin = f"{rec.entry.sha256[:12]} x {px} y {py}"
                 lines.setdefault(label, []).append((vx, vy, origin))
         env.charts += 1
-        chart_id = f"{env.article.slug}-{env.charts}"
+        chart_id = escape.anchor(f"{env.article.slug}-{env.charts}")  # a long file name makes a long slug
         chart = line_chart(
             chart_id,
             title or f"{y_title} against {x_title}",

@@ -4,11 +4,16 @@ Jinja syntax goes through the real build and shows up as text, never as markup o
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from benchledger.records.store import Store
 from site_gen import escape
+from site_gen.build import build_site
+from site_gen.context import BuildOptions
 from tests.site_gen.site_support import ROOT, build
 from tests.store_copies import shipped_copy
 
@@ -16,6 +21,10 @@ SCRIPT = "<script>alert(1)</script>"
 MARKDOWN = "**bold** [link](http://example.invalid) `code` # heading | cell |"
 JINJA = "{{ 7*7 }} {% if true %}yes{% endif %} {: .attr }"
 HOSTILE = f"{SCRIPT} {MARKDOWN} {JINJA}"
+# A comparison axis names the results' charts and heads their data tables; a long one made a chart
+# id that stopped the build. An article file name makes its charts' ids too.
+AXIS = f"{SCRIPT} layers kept on the GPU for this placement"
+LONG_SLUG = "an-article-whose-file-name-runs-well-past-the-sixty-characters-of-an-anchor"
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +36,18 @@ def page(tmp_path_factory):
     data["hardware"]["gpu"] = SCRIPT
     data["cases"][0]["placement"]["meaning"] = JINJA
     data["models"][0]["name"] = MARKDOWN
-    Store(records).seal_bytes(json.dumps(data).encode(), "gsh-llm-core-article/1", "hostile/2026-12-02.json")
-    result = build(tmp, records)
+    data["comparisons"][0]["axis"] = AXIS
+    for i, case in enumerate(data["cases"]):
+        case["placement"][AXIS] = 10 * (i + 1)
+    sha = Store(records).seal_bytes(json.dumps(data).encode(), "gsh-llm-core-article/1", "hostile/2026-12-02.json").sha256
+    articles = tmp / "articles"
+    shutil.copytree(ROOT / "docs" / "articles", articles)
+    (articles / f"{LONG_SLUG}.md").write_text(
+        f'---\ntitle: Long\ndate: 2026-12-02\nauthors: [a]\ntags: [x]\nsummary: s\nrecords:\n  h: "{sha[:16]}"\n---\n'
+        f'{{{{ chart("h", rows="/cases/*/groups/*", x="context_tokens", y="server_decode_tokens_per_second/mean", '
+        f'x_title="{SCRIPT}", y_title="\\"><img src=x onerror=alert(2)>", series_title="<!-- /benchledger:html -->") }}}}\n',
+        encoding="utf-8")
+    result = build_site(records, tmp / "site", cache_dir=tmp / "cache", options=BuildOptions(articles_dir=articles))
     return result.out_dir
 
 
@@ -37,6 +56,16 @@ def test_script_tags_stay_text(page):
         html = (page / name).read_text(encoding="utf-8")
         assert "<script>alert(1)" not in html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_chart_tables_head_their_columns_with_text(page):
+    """A record's axis and an article's chart titles head a chart's data table as text."""
+    html = (page / "articles/hostile/2026-12-02.html").read_text(encoding="utf-8")
+    assert "<th>&lt;script&gt;alert(1)&lt;/script&gt; layers kept on the GPU for this placement</th>" in html
+    post = (page / f"posts/{LONG_SLUG}.html").read_text(encoding="utf-8")
+    assert "<script>alert(1)" not in post and "<img src=x" not in post and "<th><!--" not in post
+    assert "<th>&lt;script&gt;alert(1)&lt;/script&gt;</th>" in post
+    assert f'id="chart-{escape.anchor(LONG_SLUG + "-1")}"' in post
 
 
 def test_markdown_and_jinja_stay_text(page):
@@ -74,3 +103,12 @@ def test_each_context_has_one_escaper_and_none_lets_syntax_through():
     # <title> via front matter: a YAML string holding the HTML-escaped text
     assert escape.page_title("</title><script>") == '"&lt;/title&gt;&lt;script&gt;"'
 
+
+
+@given(st.text(max_size=200))
+def test_an_anchor_is_its_own_anchor(value):
+    """Ids are built from anchors and checked with anchor() (a chart's id): a long comparison axis
+    made an id past 48 characters that anchor() hashed again, and the build stopped with a traceback."""
+    made = escape.anchor(value)
+    assert escape.anchor(made) == made and len(made) <= 59
+    assert set(made) <= set("abcdefghijklmnopqrstuvwxyz0123456789-")
