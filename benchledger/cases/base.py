@@ -158,7 +158,8 @@ class Measure:
     count: int | None = None
     minimum: float | None = None
     maximum: float | None = None
-    count_pointer: str | None = None
+    count_pointer: str | None = None  # the count's own, or the array of raw values it counts (`counted`)
+    counted: bool = False  # the count is the number of raw values at count_pointer, not a value there
     minimum_pointer: str | None = None
     maximum_pointer: str | None = None
     inputs: tuple[tuple[str, str], ...] = ()  # derived: (name, absolute pointer)
@@ -352,7 +353,7 @@ def _measure(m: Metric, node: Any, base: str) -> Measure:
         low_i = min(range(len(values)), key=values.__getitem__)
         high_i = max(range(len(values)), key=values.__getitem__)
         exact = m.sample is None  # element i is value i only when no element was dropped
-        extra.update(count=len(values), minimum=values[low_i], maximum=values[high_i], count_pointer=where,
+        extra.update(count=len(values), minimum=values[low_i], maximum=values[high_i], count_pointer=where, counted=True,
                      minimum_pointer=f"{where}/{low_i}" if exact else where,
                      maximum_pointer=f"{where}/{high_i}" if exact else where)
     return Measure(m, _number(value), ptr, **extra, **raw)

@@ -69,8 +69,12 @@ def _range(case: Case, m: Measure) -> str:
     if not m.has_range:
         return "n/a"
     sha = case.record_sha256
+    # a count of raw values is derived from them, not a value the record holds (verify --site reads it so)
+    formula = "count of values" if m.metric.sample is None else "count of the entries that give a value"
+    count = (traced(m.count, "", sha, None, formula=formula, inputs={"values": m.count_pointer})
+             if m.counted else traced(m.count, "", sha, m.count_pointer))
     return (f"{traced(m.minimum, m.metric.unit, sha, m.minimum_pointer)}–{traced(m.maximum, m.metric.unit, sha, m.maximum_pointer)}"
-            f" (n = {traced(m.count, '', sha, m.count_pointer)})")
+            f" (n = {count})")
 
 
 def _ratio(base_case: Case, base: Measure, case: Case, m: Measure) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchledger.records.store import Store
+from site_gen.audit import verify_site
 from site_gen.build import build_site
 from tests.llama_bench_support import LLB, record_bytes, seal_at_fixed_time
 from tests.store_copies import shipped_copy
@@ -87,3 +88,12 @@ def test_methodology_lists_the_schema_and_its_checks(built):
     _, result = built
     page = (result.out_dir / "methodology.html").read_text(encoding="utf-8")
     assert "llama-bench/1" in page and "/tests/&#42;/samples_ts" in page  # `*` as a reference: no emphasis
+
+
+def test_the_built_site_with_llama_bench_comparisons_passes_its_own_audit(built):
+    """A comparison's "n =" of a llama-bench case counts the samples: it was shown as the value at
+    the samples array's pointer, and verify --site called an unedited site edited."""
+    _, result = built
+    assert verify_site(result.out_dir) == []
+    page = next((result.out_dir / "comparisons" / "llama-bench-1").glob("n-threads-*.html")).read_text(encoding="utf-8")
+    assert 'data-formula="count of values"' in page
