@@ -33,10 +33,22 @@ _SLUG_CHARS = 48
 _ANCHOR_CHARS = _SLUG_CHARS + 11  # a slug, "-" and ten hex digits
 
 
+# What a reader cannot see but changes what the page shows: bidi embeddings, overrides and
+# isolates (after U+202E the cited "25.9 tokens/s" further on the line read "s/snekot 9.52") and
+# control characters (whitespace ones are folded). Each is shown as its code point instead.
+_INVISIBLE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(text: str) -> str:
+    """`text` with every `_INVISIBLE` character written as "[U+XXXX]"."""
+    return _INVISIBLE.sub(lambda m: f"[U+{ord(m.group()):04X}]", text) if _INVISIBLE.search(text) else text
+
+
 def _fold(value: object) -> str:
     """Whitespace runs (newlines included) as one space: a value can end no line, no row, no
-    raw HTML block (a blank line would turn the rest of the block into Markdown)."""
-    return " ".join(str(value).split())
+    raw HTML block (a blank line would turn the rest of the block into Markdown); and what
+    `_visible` shows."""
+    return _visible(" ".join(str(value).split()))
 
 
 def text(value: object) -> str:
@@ -57,7 +69,7 @@ def html(value: object) -> str:
 
 def pre(value: object) -> str:
     """Record text inside `<pre>`: like `html()`, but its lines kept."""
-    return "\n".join(_MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(line, quote=True))
+    return "\n".join(_MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(_visible(line), quote=True))
                      for line in str(value).split("\n"))
 
 
@@ -113,5 +125,7 @@ def chart_text(value: str) -> str:
     """Text for a chart's titles and labels, which Vega-Lite writes into Vega expressions (a
     sort order compares each label, a tooltip is keyed by the titles) as string literals it
     does not escape U+2028 and U+2029 in: there each ended the literal, and a record label
-    holding one failed the build (static SVG) and the live chart. Each becomes a space."""
+    holding one failed the build (static SVG) and the live chart. Each becomes a space, and what
+    `_visible` shows is shown."""
+    value = _visible(value)
     return value.translate(_LINE_SEPARATORS) if "\u2028" in value or "\u2029" in value else value

@@ -126,7 +126,8 @@ def test_text_xml_cannot_hold_renders_instead_of_aborting_the_process(tmp_path):
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-500:]
     svg = ET.fromstring(done.stdout)  # well-formed XML
     texts = " ".join(t.text or "" for t in svg.iter() if t.tag.endswith("text"))
-    assert "a\ufffdb\ufffd\ufffd" in texts and "x\ufffd" in texts
+    # controls are shown as their code points (escape.chart_text), U+FFFE as U+FFFD (escape.xml_chars)
+    assert "a[U+0000]b[U+0001]\ufffd" in texts and "x[U+0000]" in texts
 
 
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029"])

@@ -181,7 +181,7 @@ class LlmCoreRenderer(RecordRenderer):
         provenance(page, [
             ("Environment", "/environment"), ("Operating system", "/environment/os"),
             ("Hardware", "/hardware"), ("Runtime", "/runtime"),
-        ] + [(f"Model {escape.html(m.get('id', i))}", f"/models/{i}") for i, m in enumerate(data.get("models", []))]
+        ] + [(f"Model {m.get('id', i)}", f"/models/{i}") for i, m in enumerate(data.get("models", []))]  # page.heading escapes
           + [(f"Sources {i + 1}", f"/sources/{i}") for i in range(len(data.get("sources", [])))]
           + [("Record", "")])
         self._model_files(page)
