@@ -75,7 +75,7 @@ class PlanKey:
     expected: str
 
 
-ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}\Z")  # \Z: "$" also matches before a final newline
 # The largest context or output a plan may ask for, and the most rounds of a phase.
 MAX_TOKENS = 1_048_576
 MAX_ROUNDS = 10_000

@@ -19,9 +19,9 @@ from benchledger.records.jsonread import first_lone_surrogate
 if TYPE_CHECKING:
     from benchledger.records.store import SealedRecord
 
-_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_HEX = re.compile(r"^[0-9a-f]+$")
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")  # \Z, not "$": that also matches before a final newline
+_HEX = re.compile(r"^[0-9a-f]+\Z")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*\Z")
 _REQUIRED = ("title", "date", "authors", "tags", "summary", "records")
 # Slugs the site's own article pages use (posts/index.md, posts/authoring.md in pages/authored.py).
 RESERVED_SLUGS = ("index", "authoring")

@@ -253,3 +253,12 @@ def test_a_model_path_the_system_cannot_hold_and_a_case_compared_with_itself_are
     assert any("$.models.m.files[0]: expected a file path; 'm\\x00.bin' cannot be one (embedded null byte)" in line for line in lines), lines
     assert any("$.models.m.files[1]: expected a file path; 'aaaa" in line and "(File name too long)" in line for line in lines), lines
     assert any("$.comparisons[0].cases: expected distinct case ids; 'a' listed twice" in line for line in lines), lines
+
+
+def test_ids_with_a_trailing_newline_are_refused(tmp_path):
+    """`$` also matches before a final newline: "demo\\n" passed as an article key, a dry run
+    printed it over two lines, and the real run measured every case before the seal refused it."""
+    text = (GOOD.replace('article_key = "llm-cpu-offload"', 'article_key = "demo\\n"')
+                .replace('id = "a"', 'id = "a\\n"', 1).replace('cases = ["a", "b"]', 'cases = ["a\\n", "b"]'))
+    lines = refused(tmp_path, text)
+    assert "$.article_key: expected a lowercase key" in lines and "$.cases[0].id:" in lines

@@ -38,7 +38,7 @@ DEVICES = ("auto", "cuda", "cpu")
 PROFILES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 SDPA_BACKENDS = {"math": "MATH", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION",
                  "cudnn": "CUDNN_ATTENTION"}
-_IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+_IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*\Z")  # \Z: "$" also matches before a final newline
 
 
 @dataclass(frozen=True)
