@@ -43,6 +43,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from benchledger.errors import InputError, Problem, ProblemsError
+from benchledger.files import read_input
 from benchledger.tomlread import read_toml
 
 PROJECT_FILE = "benchledger.toml"
@@ -139,10 +140,7 @@ def load_project(root: Path | str) -> Project:
     if not config.is_file():
         return Project(root, None, records_dir=root / DEFAULT_RECORDS, articles_dir=root / DEFAULT_ARTICLES)
     shown = _shown(config)
-    try:
-        raw = config.read_bytes()
-    except OSError as err:
-        raise InputError(shown, "", f"cannot read: {err.strerror or err}") from None
+    raw = read_input(config, shown, what="a project file")
     doc = read_toml(raw, shown)
     return _build(root, config, shown, doc)
 

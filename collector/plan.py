@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from benchledger.errors import InputError, Problem
+from benchledger.files import read_input
 from benchledger.tomlread import read_toml
 
 
@@ -236,10 +237,7 @@ def read_plan(path: str | Path) -> tuple[Plan, list[Problem]]:
     be read or is not TOML. The modules' own checks are not run here (plan parsing knows no
     module): `collector.plan_loader.load_plan` runs both and reports them together."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise InputError(path, "", f"cannot read plan: {err.strerror or err}") from None
+    raw = read_input(path, str(path), what="a plan")
     doc = read_toml(raw, str(path), "plan")
     return _build(path, raw, doc)
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from benchledger.errors import Problem, ProblemsError
+from benchledger.errors import InputError, Problem, ProblemsError
+from benchledger.files import read_input
 from benchledger.records.digest import MIN_PREFIX_HEX
 from benchledger.records.jsonread import first_lone_surrogate
 
@@ -131,12 +132,12 @@ def load_articles(directory: Path, display_root: Path | None = None) -> list[Art
     for path in sorted(directory.glob("*.md")):
         source = str(path.relative_to(display_root)) if display_root else str(path)
         try:
-            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark some editors write is not text
+            text = read_input(path, source, what="an article").decode("utf-8-sig")  # a byte-order mark some editors write is not text
         except UnicodeDecodeError as err:
             problems.append(Problem(source, "", f"not UTF-8 ({err.reason} at byte {err.start})"))
             continue
-        except OSError as err:  # e.g. a folder named *.md
-            problems.append(Problem(source, "", f"cannot read: {err.strerror or err}"))
+        except InputError as err:  # e.g. a folder named *.md, a FIFO
+            problems.extend(err.problems)
             continue
         try:
             articles.append(Article.parse(source, text))

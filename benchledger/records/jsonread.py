@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from benchledger.errors import InputError
+from benchledger.files import read_input
 from benchledger.records.pointer import to_jsonpath, walk
 
 # A record is a few hundred KiB at most; anything far larger is not a record (and would make
@@ -272,19 +273,9 @@ def _first_duplicate(data: Any) -> tuple[str, list[str]]:
 
 
 def read_record_bytes(path: Path, shown_as: str | None = None, max_bytes: int = MAX_RECORD_BYTES) -> bytes:
-    """A record file's exact bytes; InputError (naming the file) when missing, too large or unreadable."""
-    shown = shown_as or str(path)
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise InputError(shown, "", f"file is {size} bytes, over the {max_bytes}-byte limit for a record")
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(shown, "", "no such file") from None
-    except IsADirectoryError:
-        raise InputError(shown, "", "is a directory, not a record file") from None
-    except OSError as err:
-        raise InputError(shown, "", f"cannot read: {err.strerror}") from None
+    """A record file's exact bytes; InputError (naming the file) when missing, not a regular
+    file, too large or unreadable."""
+    return read_input(path, shown_as, max_bytes, "a record")
 
 
 def read_json_file(path: Path, shown_as: str | None = None, max_bytes: int = MAX_RECORD_BYTES) -> tuple[bytes, Any]:

@@ -24,7 +24,8 @@ from typing import Any, ClassVar, Sequence
 from benchledger import __version__
 from benchledger.errors import ConsistencyError, InputError, Problem, SchemaError, SealError
 from benchledger.records import checks, schema
-from benchledger.records.jsonread import read_json_bytes, read_record_bytes
+from benchledger.files import read_input
+from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.store import LedgerEntry, Store
 from collector.record import encode
 
@@ -93,7 +94,7 @@ def current_user() -> str:
 def read_source(path: Path, imported_at: str | None = None, imported_by: str | None = None) -> Source:
     """The exact bytes of the file to import; InputError when it is missing, too large or unreadable."""
     shown = path.as_posix()
-    raw = read_record_bytes(path, shown, MAX_SOURCE_BYTES)
+    raw = read_input(path, shown, MAX_SOURCE_BYTES, "a file to import")
     return Source(shown, path.name, raw, imported_at or now_utc(), imported_by or current_user())
 
 

@@ -169,7 +169,7 @@ def test_toml_syntax_error_names_the_line(tmp_path):
     with pytest.raises(InputError) as err:
         load_plan(write(tmp_path, 'article_key = "x"\nmodule = \n'))
     assert err.value.problems[0].line == 2 and "not valid TOML" in str(err.value)
-    with pytest.raises(InputError, match="cannot read plan"):
+    with pytest.raises(InputError, match="absent.toml: no such file"):
         load_plan(tmp_path / "absent.toml")
 
 

@@ -4,6 +4,7 @@ article cites with hashes and ledger positions, and the cite-this-article block.
 
 from __future__ import annotations
 
+import os
 import datetime as dt
 
 import pytest
@@ -119,11 +120,13 @@ def test_load_articles_newest_first_and_all_files_checked(tmp_path):
 def test_an_unreadable_article_is_a_problem_not_a_traceback(tmp_path):
     (tmp_path / "a.md").write_text("nope\n")
     (tmp_path / "folder.md").mkdir()
+    os.mkfifo(tmp_path / "pipe.md")  # reading one waited for a writer for ever
     with pytest.raises(ProblemsError) as err:
         load_articles(tmp_path, display_root=tmp_path)
-    assert err.value.lines()[:2] == [
+    assert err.value.lines()[:3] == [
         "a.md:1: an article starts with a '---' front matter line",
-        "folder.md: cannot read: Is a directory",
+        "folder.md: is a folder, not an article",
+        "pipe.md: is not a regular file (a device, pipe or socket), not an article",
     ]
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError, SealError
+from benchledger.files import read_input
 from benchledger.records.keys import SignerKey
 from benchledger.records.store import Store
 from benchledger.records.signing import append_checkpoint
@@ -27,10 +28,11 @@ def read_signer(path: Path | None) -> SignerKey:
     path = path or (Path(os.environ[KEY_VARIABLE]) if os.environ.get(KEY_VARIABLE) else None)
     if path is None:
         raise InputError("--key", "", f"no signing key: pass --key FILE or set {KEY_VARIABLE} to the key file")
+    raw = read_input(path, path.as_posix(), 64 * 1024, "a key file")
     try:
-        text = path.read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(path.as_posix(), "", f"cannot read the key: {getattr(err, 'strerror', None) or err}") from None
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as err:
+        raise InputError(path.as_posix(), "", f"not a key file from `benchledger key generate`: byte {err.start} is not ASCII") from None
     return SignerKey.parse(text, path.as_posix())
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from benchledger.cli.locations import records_dir, uses_cache
 from benchledger.errors import InputError, LedgerError, Problem
+from benchledger.files import read_input
 from benchledger.records.keys import VerifierKey
 from benchledger.records import tlog
 from benchledger.records.checks import checks_for
@@ -75,10 +76,7 @@ def run(args) -> int:
 def _kept(path: Path | None) -> tuple[str, bytes] | None:
     if path is None:
         return None
-    try:
-        return path.as_posix(), path.read_bytes()
-    except OSError as err:
-        raise InputError(path.as_posix(), "", f"cannot read the kept checkpoint: {err.strerror or err}") from None
+    return path.as_posix(), read_input(path, path.as_posix(), what="a checkpoint")
 
 
 def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | None,
