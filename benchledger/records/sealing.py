@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from benchledger.atomic import fsync_dir, write_all
-from benchledger.errors import ConsistencyError, InputError, Problem, ProblemsError, SchemaError, SealError
+from benchledger.errors import ConsistencyError, InputError, LedgerError, Problem, ProblemsError, SchemaError, SealError
 from benchledger.records import schema
 from benchledger.records.jsonread import count_colons_with_numpy
 from benchledger.records.ledger import TEMP_NAME, LedgerEntry, entry_after, is_seal_temp, store_path_problem
@@ -109,6 +109,8 @@ def _seal_valid(store: "Store", raw: bytes, schema_id: str, as_path: str, shown:
     with _locked(store.root):
         remove_stale_temp(store)
         index = store.ledger_index()
+        if index.count == 0 and (missing := store.missing_ledger_problem(adopting=as_path)) is not None:
+            raise LedgerError([missing], f"{missing.message}; nothing was sealed")
         _refuse_sealed(store, index, sha256, as_path, shown)
         entry, line = entry_after(index.last, index.count, as_path, sha256, len(raw), schema_id)
         created = _place(store, raw, as_path, shown)

@@ -5,14 +5,15 @@ through `verification`."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from benchledger.errors import InputError, LedgerError, ProblemsError
+from benchledger.errors import InputError, LedgerError, Problem, ProblemsError
 from benchledger.records import sealing, verification
 from benchledger.records.digest import is_sha256_prefix
 from benchledger.records.jsonread import read_record_bytes
 from benchledger.records.ledger_index import LedgerIndex
-from benchledger.records.ledger import LEDGER_NAME, LedgerEntry, LedgerRead, read_ledger
+from benchledger.records.ledger import LEDGER_NAME, LedgerEntry, LedgerRead, is_seal_temp, read_ledger
 from benchledger.records.validation_cache import ValidationCache
 from benchledger.records.verification import RecordStatus, SealedRecord, VerifyReport
 
@@ -96,6 +97,21 @@ class Store:
                 raise InputError(self.root.as_posix(), "", "no such records folder")
             self._index = LedgerIndex.load(self.ledger_path, self.cache.folder)
         return self._index
+
+    def missing_ledger_problem(self, adopting: str | None = None) -> Problem | None:
+        """A problem when the ledger file is missing while the store holds files other than
+        seal temp files and `adopting` (the file a first seal that crashed before its ledger
+        line left, sealed again): a ledger lost in a copy or a checkout. Else None."""
+        if self.ledger_path.exists():
+            return None
+        for folder, _, files in os.walk(self.root):
+            for name in files:
+                rel = (Path(folder) / name).relative_to(self.root).as_posix()
+                if not is_seal_temp(rel) and rel != adopting:
+                    return Problem(self.shown(LEDGER_NAME), "", f"missing, while the store holds files ({rel}, ...): restore "
+                                   "the ledger from where the store came from (git, a backup); a seal now would start "
+                                   "a new chain that leaves them out")
+        return None
 
     def seal(self, source: Path, schema_id: str, as_path: str | None = None) -> LedgerEntry:
         """Seal the file `source` as `as_path` (default: its file name) under `schema_id`."""

@@ -106,6 +106,8 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
             data[entry.path] = payload
     in_rows = [p for line in read.entry_lines for p in read.line_problems.get(line, [])]
     ledger_problems = [p for p in read.problems if p not in in_rows]
+    if not read.entries and (missing := store.missing_ledger_problem()) is not None:
+        ledger_problems.append(missing)
     sealed = {e.path for e in read.entries}
     for rel in stored_files(store):
         if rel.startswith(f"{CHECKPOINTS_DIR}/"):

@@ -269,3 +269,16 @@ def test_parallel_validation_finds_the_same(store, tmp_path, monkeypatch):
     assert parallel.records == serial.records
     assert [r.status for r in parallel.records] == ["ok"] * 5 + ["inconsistent", "unsealed"]
     assert parallel.log_problems == serial.log_problems != []
+
+
+def test_a_lost_ledger_is_named_and_no_new_chain_starts(store):
+    """With ledger.jsonl gone (a bad copy, a checkout), a seal started a new chain at line 1 and
+    left every earlier record unsealed without a word."""
+    (store.root / "ledger.jsonl").unlink()
+    before = tree_digest(store.root)
+    with pytest.raises(LedgerError) as err:
+        Store(store.root).seal_bytes(variant(store, 1.0), TGR, "torch-graph-replay/new.json")
+    assert "ledger.jsonl: missing, while the store holds files (" in err.value.lines()[0]
+    assert tree_digest(store.root) == before
+    report = Store(store.root).verify()
+    assert not report.ok and any("ledger.jsonl: missing" in str(p) for p in report.problems)
