@@ -218,8 +218,12 @@ def site_url_problem(value: str) -> str | None:
     """Why `value` is not a usable site URL ("" is: unknown), or None."""
     if value == "":
         return None
-    parts = urlsplit(value)
-    if (parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (a port out of range raises here)
+    except ValueError:  # "http://[::1", a port past 65535
+        parts = None
+    if (parts is None or parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment
             or re.search(r"[\s<>\"'`\\{}]", value)):
         return f"expected an absolute http(s) URL without query or fragment, e.g. 'https://example.org/bench/'; found {value!r}"
     return None

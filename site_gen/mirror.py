@@ -80,6 +80,13 @@ def _inside(rel: str) -> bool:
 
 def mirror_site(url: str, into: Path, max_total_bytes: int = MAX_TOTAL_BYTES) -> int:
     """Copy the site at `url` into the folder `into`; returns the number of files copied."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 (a port out of range raises here)
+    except ValueError as err:  # "http://[::1": Invalid IPv6 URL
+        raise InputError(url, "", f"not a URL a site can be read from: {err}") from None
+    if not parts.hostname:
+        raise InputError(url, "", "not a URL a site can be read from: no host")
     base = url if url.endswith("/") else url + "/"
     queue, seen, copied, total = deque(START), set(START), 0, 0
     while queue:

@@ -151,3 +151,13 @@ def test_wrong_shapes_are_named(tmp_path, text, where):
     with pytest.raises(ProjectError) as caught:
         load_project(tmp_path)
     assert [p.path for p in caught.value.problems] == [where]
+
+
+@pytest.mark.parametrize("url", ["https://[::1/", "http://a:99999/"])
+def test_a_url_urllib_cannot_split_is_a_problem_not_a_traceback(tmp_path, url):
+    """An unclosed IPv6 bracket raised ValueError from urlsplit; a port past 65535 passed."""
+    (tmp_path / PROJECT_FILE).write_text(f'[site]\nurl = "{url}"\n')
+    with pytest.raises(ProjectError) as err:
+        load_project(tmp_path)
+    assert err.value.lines() == [f"{tmp_path / PROJECT_FILE}: $.site.url: expected an absolute http(s) URL without query or fragment, "
+                                 f"e.g. 'https://example.org/bench/'; found {url!r}"]

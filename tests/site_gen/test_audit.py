@@ -191,3 +191,10 @@ def test_a_copy_over_http_is_bounded_and_a_listed_name_no_file_can_have_is_repor
         assert [(p.file, p.message.split(":")[0]) for p in problems] == [(f"{copy}/index.html/x", "missing")]
         with pytest.raises(InputError, match="more than 100000 bytes in all: not a benchledger site"):
             mirror_site(url, tmp_path / "small", max_total_bytes=100_000)
+
+
+@pytest.mark.parametrize("url, reason", [("http://[::1", "Invalid IPv6 URL"), ("http://a:99999/", "Port out of range 0-65535"),
+                                         ("http:///x", "no host")])
+def test_a_site_url_that_names_no_host_is_refused_before_any_request(url, reason, capsys):
+    assert main(["verify", "--site", url]) == 1
+    assert capsys.readouterr().err.strip() == f"benchledger verify: error: {url}: not a URL a site can be read from: {reason}"
