@@ -188,23 +188,27 @@ class _Reader:
         """A path relative to the project, which must stay inside it; `kind` is "folder" or
         "file" (checked when the key is written, since a default may not exist yet)."""
         value = table.get(key, default)
-        if value is None or value == "":
+        if value is None:
             return None
         if not isinstance(value, str):
             self.bad(where, f"expected a path relative to the project, found {type(value).__name__}")
             return None
-        if "\x00" in value or Path(value).is_absolute():
-            self.bad(where, f"expected a path relative to the project folder, not {value!r}")
+        if value == "" or "\x00" in value or Path(value).is_absolute():
+            self.bad(where, f"expected a path relative to the project folder, not {value!r} (leave the key out for the default)")
             return None
-        path = (self.root / value).resolve()
-        if not path.is_relative_to(self.root):
-            self.bad(where, f"{value!r} leaves the project folder; keep every path inside it")
+        try:
+            path = (self.root / value).resolve()
+            if not path.is_relative_to(self.root):
+                self.bad(where, f"{value!r} leaves the project folder; keep every path inside it")
+                return None
+            if key in table:
+                if kind == "folder" and not path.is_dir():
+                    self.bad(where, f"no such folder {value!r} in the project")
+                elif kind == "file" and not path.is_file():
+                    self.bad(where, f"no such file {value!r} in the project")
+        except OSError as err:  # a name too long for the file system, a loop of links
+            self.bad(where, f"cannot use {value[:80]!r}: {err.strerror or err}")
             return None
-        if key in table:
-            if kind == "folder" and not path.is_dir():
-                self.bad(where, f"no such folder {value!r} in the project")
-            elif kind == "file" and not path.is_file():
-                self.bad(where, f"no such file {value!r} in the project")
         return path
 
 

@@ -33,13 +33,16 @@ def create_project(folder: Path | str, today: dt.date | None = None) -> list[str
     """Scaffold a project in `folder` (created when missing; refused unless empty). Returns the
     paths written, relative to the folder."""
     folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise InputError(folder.as_posix(), "", "is a file; give a new or empty folder for the project")
-    if folder.is_dir() and any(folder.iterdir()):
-        raise InputError(folder.as_posix(), "", "is not empty; init makes a project in a new or empty folder and never touches existing files")
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise InputError(folder.as_posix(), "", "is a file; give a new or empty folder for the project")
+        if folder.is_dir() and any(folder.iterdir()):
+            raise InputError(folder.as_posix(), "", "is not empty; init makes a project in a new or empty folder and never touches existing files")
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # a name too long for the file system, a read-only parent
+        raise InputError(folder.as_posix()[:200], "", f"cannot make the project folder: {err.strerror or err}") from None
     values = {"__DATE__": (today or dt.date.today()).isoformat(), "__VERSION__": __version__}
     written = []
-    folder.mkdir(parents=True, exist_ok=True)
     for target, packaged in FILES.items():
         text = resources.files(__name__).joinpath("files", packaged).read_text(encoding="utf-8")
         for key, value in values.items():

@@ -83,3 +83,13 @@ def test_init_makes_missing_parents_and_accepts_an_empty_folder(tmp_path, capsys
     (tmp_path / "empty").mkdir()
     assert run(capsys, "init", str(tmp_path / "empty"))[0] == 0
     assert Path(tmp_path / "empty" / "benchledger.toml").is_file()
+
+
+def test_a_name_too_long_for_the_file_system_is_an_error_not_a_traceback(tmp_path, capsys):
+    code, out, err = run(capsys, "init", str(tmp_path / ("a" * 300)))
+    assert code == 1 and out == "" and len(err) == 1
+    assert err[0].endswith(": cannot make the project folder: File name too long")
+    (tmp_path / "benchledger.toml").write_text(f'[paths]\nrecords = "{"a" * 300}"\n')
+    code, _, err = run(capsys, "verify", "--project", str(tmp_path))
+    assert code == 1 and err == [f"benchledger verify: error: {tmp_path / 'benchledger.toml'}: $.paths.records: "
+                                 f"cannot use {'a' * 80!r}: File name too long"]
