@@ -234,8 +234,13 @@ def read_json_text(text: str, file: str | Path) -> Any:
     except json.JSONDecodeError as err:
         reason = "trailing data after the JSON document" if err.msg == "Extra data" else err.msg
         raise InputError(file, "", f"not JSON: {reason} (column {err.colno})", err.lineno) from None
-    except ValueError as err:  # e.g. an integer longer than Python's digit limit
-        raise InputError(file, "", f"not JSON this reader accepts: {err}") from None
+    except ValueError as err:  # an integer longer than Python's digit limit
+        digits = _LONG_INTEGER.search(text)
+        if digits is None:
+            raise InputError(file, "", f"not JSON this reader accepts: {err}") from None
+        line, column = _place(text, digits.start())
+        raise InputError(file, "", f"an integer of {len(digits.group())} digits (column {column}): more than the "
+                                   f"{sys.get_int_max_str_digits()} this reader takes; no measured figure has that many", line) from None
     except RecursionError:
         raise InputError(file, "", "not JSON this reader accepts: nested too deeply") from None
     if found_duplicates:
@@ -253,6 +258,12 @@ def read_json_text(text: str, file: str | Path) -> Any:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_LONG_INTEGER = re.compile(r"\d{%d,}" % (sys.get_int_max_str_digits() + 1))
+
+
+def _place(text: str, offset: int) -> tuple[int, int]:
+    """(line, column), from 1, of `offset` in `text`."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
 
 
 def first_lone_surrogate(data: Any) -> str | None:

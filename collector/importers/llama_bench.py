@@ -143,6 +143,8 @@ def _parse_json(text: str, shown: str, line_offset: int = 0) -> Any:
         if word:
             raise InputError(shown, "", f"llama-bench printed {word.group(0)!r} where a number belongs (column {err.colno}); "
                                         "such a row has no usable value: run the test again", line) from None
+    except ValueError:  # an integer past Python's 4,300 digits: the strict reader below names it, with its place
+        pass
     try:
         return read_json_text(text, shown)
     except InputError as err:

@@ -92,8 +92,10 @@ def _markdown():
     # issue 11, keep going: deep nesting was a RecursionError traceback (the strict reader's own message now)
     (lambda: b"[" * 100000 + b"]" * 100000, "bad.json: not JSON this reader accepts: nested too deeply"),
     (lambda: b'{"a":' * 50000 + b"1" + b"}" * 50000 + b"\n", "bad.json: not JSON this reader accepts: nested too deeply"),
+    # an integer past Python's 4,300 digits was a ValueError traceback from the pre-check
+    (lambda: b'[{"n_prompt": ' + b"9" * 5000 + b"}]", "bad.json:1: an integer of 5000 digits (column 15): more than the 4300 this reader takes"),
 ], ids=["truncated", "missing-avg_ts", "samples-vs-average", "text-output", "empty", "truncated-jsonl", "nan", "one-object",
-        "not-rows", "deep-json", "deep-jsonl"])
+        "not-rows", "deep-json", "deep-jsonl", "huge-integer"])
 def test_malformed_output_one_error_and_nothing_sealed(records, cli, tmp_path, make, line):
     raw = make()
     (tmp_path / "bad.json").write_bytes(raw)

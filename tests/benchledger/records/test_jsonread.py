@@ -326,3 +326,8 @@ def test_a_wide_integer_is_read_by_the_strict_reader_and_not_flagged():
 
     assert parse_json_bytes(b'{"a": 1, "b": 2.5}', "rec.json") == ({"a": 1, "b": 2.5}, True)
     assert parse_json_bytes(f'{{"a": {10**400}}}'.encode(), "rec.json") == ({"a": 10**400}, False)
+
+
+def test_an_integer_past_the_digit_limit_is_named_at_its_place():
+    assert rejected(b'{\n "a": ' + b"7" * 4301 + b"}") == (
+        "rec.json:2: an integer of 4301 digits (column 7): more than the 4300 this reader takes; no measured figure has that many")
