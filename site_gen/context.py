@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
+from benchledger.errors import BuildError
 from benchledger.project import ExtraPage
 from site_gen.limitations import Limitation, find_limitations
 from site_gen.render_cache import RenderCache
-from site_gen.templating import make_jinja_env
+from site_gen.templating import make_jinja_env, template_problem
 
 if TYPE_CHECKING:
     from benchledger.cases.base import Case
@@ -156,5 +157,9 @@ class SiteContext:
         return self._views_by_sha256[sha256]
 
     def render(self, template: str, **values: Any) -> str:
-        """Render templates/<template> (autoescaped) with `site` and `values`."""
-        return self.env.get_template(template).render(site=self, **values)
+        """Render templates/<template> (autoescaped) with `site` and `values`; BuildError naming
+        the template file and line when it cannot be (a project's override with a mistake)."""
+        try:
+            return self.env.get_template(template).render(site=self, **values)
+        except (jinja2.TemplateError, UnicodeDecodeError) as err:
+            raise BuildError(template_problem(template, err)) from None

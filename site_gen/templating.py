@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import posixpath
+import traceback
 from pathlib import Path
 
 import jinja2
@@ -52,6 +53,21 @@ def template_bytes(name: str, override_dir: Path | None = None) -> bytes:
     if override_dir is not None and (override_dir / name).is_file():
         return (override_dir / name).read_bytes()
     return (templates_dir() / name).read_bytes()
+
+
+def template_problem(name: str, err: Exception) -> str:
+    """`file:line: reason` for a template that failed to load or render: a syntax error, a
+    name it uses that no page gives it, bytes that are not UTF-8."""
+    where, line = name, getattr(err, "lineno", None)
+    if getattr(err, "filename", None):
+        where = err.filename
+    else:  # a rendering error: Jinja puts the template's own lines into the traceback
+        frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.endswith(".j2")]
+        if frames:
+            where, line = frames[-1].filename, frames[-1].lineno
+    reason = getattr(err, "message", None) or str(err)
+    return (f"{where}{f':{line}' if line else ''}: the template {name} cannot be rendered: {reason}; "
+            "fix it, or remove a project override of it to use the packaged one")
 
 
 def _join(items, sep: str = "") -> str:

@@ -126,3 +126,20 @@ def test_a_broken_project_file_stops_every_command_with_every_problem(tmp_path, 
             f"benchledger {verb[0]}: error: benchledger.toml: $.paths.articles: no such folder 'nowhere' in the project",
             f"benchledger {verb[0]}: error: benchledger.toml: 3 problem(s) in the project file; nothing was done",
         ]
+
+
+def test_a_broken_template_override_is_named_at_its_line(tmp_path, capsys, monkeypatch):
+    """A syntax error, an undefined name or non-UTF-8 bytes in an override were Jinja tracebacks."""
+    project = tmp_path / "p"
+    shutil.copytree(SHIPPED, project / "records")
+    (project / "look").mkdir()
+    (project / "benchledger.toml").write_text("[paths]\ntemplates = 'look'\n")
+    monkeypatch.chdir(project)
+    override = project / "look" / "home.md.j2"
+    for text, place, reason in [(b"{% if %}", ":1", "Expected an expression"), (b"ok\n{{ nothing.x }}", ":2", "'nothing' is undefined"),
+                                (b"\xff", "", "'utf-8' codec can't decode byte 0xff")]:
+        override.write_bytes(text)
+        code, out, err = run(capsys, "build")
+        where = str(override) if place else "home.md.j2"
+        assert code == 1 and len(err) == 1, err
+        assert err[0].startswith(f"benchledger build: error: {where}{place}: the template home.md.j2 cannot be rendered: {reason}")
