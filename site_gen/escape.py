@@ -41,7 +41,9 @@ _INVISIBLE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u202a-\u202e\u206
 
 def _visible(text: str) -> str:
     """`text` with every `_INVISIBLE` character written as "[U+XXXX]"."""
-    return _INVISIBLE.sub(lambda m: f"[U+{ord(m.group()):04X}]", text) if _INVISIBLE.search(text) else text
+    if text.isprintable():  # nearly all text, decided in C: controls and format characters are not printable
+        return text
+    return _INVISIBLE.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
 
 
 def _fold(value: object) -> str:
