@@ -168,7 +168,10 @@ def parse_rows(raw: bytes, shown: str) -> tuple[str, list[Any], list[int] | None
             raise InputError(shown, "$", "expected a list of test rows, as `llama-bench -o json` writes")
         return fmt, rows, None
     rows, lines, problems = [], [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # JSON Lines end at "\n" (and "\r\n") alone: splitlines() also ends one at U+2028, U+2029 and
+    # U+0085, which a JSON string may hold as they are
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:

@@ -153,3 +153,13 @@ def test_a_byte_order_mark_is_not_json_and_an_impossible_test_date_names_no_stor
     sha = hashlib.sha256(raw).hexdigest()
     assert any(p.startswith("llama-bench/") and p.endswith(f"-{sha[:12]}.json") for p in paths)
     assert not any("9999-99-99" in p for p in paths), paths
+
+
+def test_jsonl_lines_end_at_newlines_only(records, cli, tmp_path):
+    """U+2028, U+2029 and U+0085 may stand in a JSON string as they are: splitting at them made
+    a valid JSONL file two broken lines and every later line number one off."""
+    rows = [json.loads(line) for line in captured("tiny-threads-1.jsonl").read_text().splitlines() if line.strip()]
+    rows[0]["cpu_info"] = "AMD\u2028EPYC\u0085x\u2029"
+    (tmp_path / "u.jsonl").write_text("\r\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    result = cli("import", "llama-bench", "u.jsonl")
+    assert result.code == 0, result.err
