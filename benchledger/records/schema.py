@@ -160,13 +160,21 @@ def validate(data: Any, schema_id: str, file: str, integers_fit_64_bits: bool = 
     return [Problem(file, to_jsonpath(e.absolute_path), _message(e)) for e in errors]
 
 
+def _as_json(value: Any, limit: int) -> str:
+    """`value` as JSON text, cut to `limit` characters."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _message(error: "jsonschema.ValidationError") -> str:
     """The validator's message, shortened: a whole sub-document is not repeated back."""
     if error.validator in ("oneOf", "anyOf"):
         # name the alternatives ("statistic, null") rather than echo the whole schema path
         shapes = [alt.get("$ref", "").rpartition("/")[2] or str(alt.get("type", alt.get("const", "?"))) for alt in error.validator_value]
-        found = repr(error.instance)
-        return f"{found if len(found) <= 60 else found[:57] + '...'} is not any of: {', '.join(shapes)}"
+        return f"{_as_json(error.instance, 60)} is not any of: {', '.join(shapes)}"
+    if error.validator == "type":  # the value as the record writes it: null, true, "x", not None, True, 'x'
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return f"{_as_json(error.instance, 60)} is not of type {', '.join(repr(t) for t in wanted)}"
     bound = error.validator_value
     if error.validator in ("maximum", "minimum") and isinstance(bound, (int, float)) and abs(bound) in (MAX_SAFE_INTEGER, MAX_DOUBLE):
         # one of the bounds every schema gets: say which rule it is, and never echo 400 digits

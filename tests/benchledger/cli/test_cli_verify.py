@@ -127,7 +127,7 @@ def invalid_record_behind_seals_back(records):
     data["measurements"][0]["tokens"] = -5
     data["device"] = None
     append_unchecked(records, "torch-graph-replay/bad.json", json.dumps(data).encode(), "torch-graph-replay/1")
-    return ["records/torch-graph-replay/bad.json: $.device: None is not of type 'string'",
+    return ["records/torch-graph-replay/bad.json: $.device: null is not of type 'string'",
             "records/torch-graph-replay/bad.json: $.measurements[0].tokens: -5 is less than the minimum of 1",
             "verification failed: 2 problem(s) in records"]
 

@@ -89,7 +89,7 @@ def test_every_violation_is_listed_with_its_path():
     assert lines == [
         "r.json: $: 'tested_at' is a required property",
         "r.json: $.cases[0].groups[0].completed_request_count: -1 is less than the minimum of 0",
-        "r.json: $.cases[0].groups[0].resources.metrics.gpu_board_watts: 'x' is not any of: statistic, null",
+        "r.json: $.cases[0].groups[0].resources.metrics.gpu_board_watts: \"x\" is not any of: statistic, null",
         "r.json: $.cases[1]: 'failure_reason' is a required property",
         "r.json: $.cases[1].status: 'finished' is not one of ['completed', 'failed', 'skipped']",
         "r.json: $.cases[2].resources_by_phase: 'teardown' is not one of ['baseline', 'load', 'ready', 'warmup', 'responses', 'cleanup']",
@@ -154,7 +154,7 @@ def test_unavailable_energy_needs_a_reason_and_no_joules():
     lines = [str(p) for p in validate(record, GSH, "cpu.json")]
     assert lines == [
         "cpu.json: $.cases[0].completed_response_resources.gpu_energy.joules: 0.0 is not of type 'null'",
-        "cpu.json: $.cases[0].completed_response_resources.gpu_energy.reason: None is not of type 'string'",
+        "cpu.json: $.cases[0].completed_response_resources.gpu_energy.reason: null is not of type 'string'",
     ]
 
 
@@ -183,7 +183,7 @@ def test_graph_record_claiming_replay_needs_graph_timing():
     record["graph_capture_and_replay_executed"] = True
     lines = [str(p) for p in validate(record, TGR, "g.json")]
     assert "g.json: $.measurements[0].timing: 'graph' is a required property" in lines
-    assert "g.json: $.measurements[1].mean_speedup: None is not of type 'number'" in lines
+    assert "g.json: $.measurements[1].mean_speedup: null is not of type 'number'" in lines
 
 
 def test_wrong_schema_field_is_rejected():
