@@ -128,7 +128,7 @@ def read_keys(text: str, shown: str) -> tuple[list[VerifierKey], list[Problem]]:
 def _read_regular(path: Path, shown: str) -> bytes:
     info = path.lstat()
     if not stat.S_ISREG(info.st_mode):
-        raise InputError(shown, "", f"{FORMAT}: is not a regular file")
+        raise InputError(shown, "", "is not a regular file")  # callers add the step name
     return path.read_bytes()
 
 
