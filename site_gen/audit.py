@@ -163,13 +163,18 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
     return problems
 
 
+def external_loads(html: str) -> list[tuple[str, str]]:
+    """(tag, URL) of everything `html` would load from another host."""
+    finder = _Loads()
+    finder.feed(html)
+    return finder.external
+
+
 def check_no_external_loads(audit: SiteAudit) -> list[Problem]:
     """No page, script or style sheet loads anything from another host (links may point out)."""
     problems = []
     for rel, _, html in audit.pages:
-        finder = _Loads()
-        finder.feed(html)
-        problems += [Problem(rel, "", f"loads {url} from outside the site (<{tag}>)") for tag, url in finder.external]
+        problems += [Problem(rel, "", f"loads {url} from outside the site (<{tag}>)") for tag, url in external_loads(html)]
     for sheet in sorted(audit.site.rglob("*.css")):
         text = sheet.read_text(encoding="utf-8", errors="replace")
         for url in _CSS_URL.findall(text):

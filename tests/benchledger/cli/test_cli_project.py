@@ -143,3 +143,17 @@ def test_a_broken_template_override_is_named_at_its_line(tmp_path, capsys, monke
         where = str(override) if place else "home.md.j2"
         assert code == 1 and len(err) == 1, err
         assert err[0].startswith(f"benchledger build: error: {where}{place}: the template home.md.j2 cannot be rendered: {reason}")
+
+
+def test_a_hand_written_page_that_loads_from_another_host_is_refused_by_the_build(tmp_path, capsys, monkeypatch):
+    """It built, and then verify --site failed the site it made."""
+    project = tmp_path / "p"
+    shutil.copytree(SHIPPED, project / "records")
+    (project / "about.md").write_text("# About\n\n![x](http://evil.example/x.png)\n\n<script src=\"//cdn.example/a.js\"></script>\n")
+    (project / "benchledger.toml").write_text('[[pages]]\ntitle = "About"\nsource = "about.md"\n')
+    monkeypatch.chdir(project)
+    code, out, err = run(capsys, "build")
+    assert code == 1 and err == [f"benchledger build: error: {project / 'about.md'}: would load http://evil.example/x.png from outside "
+                                 "the site (<img>) and 1 more; the site loads nothing from another host: put the file in the project "
+                                 "and link it relatively"]
+    assert not (project / "site").exists()
