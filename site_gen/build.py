@@ -123,7 +123,8 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
             if plan.dirty:
                 dirty_build.prepare(plan, out_dir, anchors_in)
             _mkdocs_build(work_dir / "mkdocs.yml", build_epoch(site), dirty=plan.dirty,
-                          anchors_in=anchors_in if plan.dirty else None, anchors_out=anchors_out)
+                          anchors_in=anchors_in if plan.dirty else None, anchors_out=anchors_out,
+                          sources={f"pages/{p.slug}.md": p.source.as_posix() for p in options.extra_pages})
             # Index: Pagefind's bundles are a function of the site's HTML pages, final now; only
             # those whose pages changed are indexed again (site_gen/search_index.py). Pagefind
             # reads no chart (an SVG file), so it runs, in its own processes, while the charts
@@ -284,10 +285,11 @@ def _dirty_notice(record: logging.LogRecord) -> bool:
 
 
 def _mkdocs_build(config_file: Path, epoch: int, *, dirty: bool = False, anchors_in: Path | None = None,
-                  anchors_out: Path | None = None) -> None:
-    """Run MkDocs in this process (strict); its warnings become the BuildError's lines. The
-    hooks read the reused pages' anchors from `anchors_in` and record every page's anchors and
-    checked links into `anchors_out` (site_gen/dirty_build.py)."""
+                  anchors_out: Path | None = None, sources: dict[str, str] | None = None) -> None:
+    """Run MkDocs in this process (strict); its warnings become the BuildError's lines, each
+    docs file the project wrote named by its own file too (`sources`: docs path -> the
+    project's file). The hooks read the reused pages' anchors from `anchors_in` and record
+    every page's anchors and checked links into `anchors_out` (site_gen/dirty_build.py)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, MkDocsException
@@ -307,6 +309,8 @@ def _mkdocs_build(config_file: Path, epoch: int, *, dirty: bool = False, anchors
             build(config, dirty=dirty)
     except (Abort, MkDocsException) as err:  # Abort is a SystemExit: `except Exception` misses it
         details = "; ".join(handler.messages) or str(err)
+        for docs_path, source in (sources or {}).items():
+            details = details.replace(f"'{docs_path}'", f"'{docs_path}' (the project's {source})")
         raise BuildError(f"mkdocs build failed: {details}") from None
     finally:
         logger.removeHandler(handler)

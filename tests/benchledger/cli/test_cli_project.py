@@ -157,3 +157,14 @@ def test_a_hand_written_page_that_loads_from_another_host_is_refused_by_the_buil
                                  "the site (<img>) and 1 more; the site loads nothing from another host: put the file in the project "
                                  "and link it relatively"]
     assert not (project / "site").exists()
+
+
+def test_a_broken_link_in_a_hand_written_page_names_the_projects_file(tmp_path, capsys, monkeypatch):
+    project = tmp_path / "p"
+    shutil.copytree(SHIPPED, project / "records")
+    (project / "about.md").write_text("# About\n\nSee [the missing page](missing.md).\n")
+    (project / "benchledger.toml").write_text('[[pages]]\ntitle = "About"\nsource = "about.md"\n')
+    monkeypatch.chdir(project)
+    code, out, err = run(capsys, "build")
+    assert code == 1 and len(err) == 1
+    assert f"'pages/about.md' (the project's {(project / 'about.md').as_posix()}) contains a link 'missing.md'" in err[0]
