@@ -58,7 +58,8 @@ ACCENT_COLOURS = PRIMARY_COLOURS[:16]  # no brown, grey, blue grey, black or whi
 LOGO_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp")
 # The name lands in YAML (mkdocs.yml), HTML text and attributes, <title> and the Atom feed:
 # plain printable text only, so no context needs an escape it might miss.
-_SITE_NAME = re.compile(r"[^\x00-\x1f\x7f<>&\"'`\\{}]{1,80}")
+# no control characters (C0, DEL, C1: U+0085 ends a line), line or paragraph separators, or HTML/Markdown syntax
+_SITE_NAME = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029<>&\"'`\\{}]{1,80}")
 _PAGE_TITLE = _SITE_NAME
 _PAGE_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -249,6 +250,8 @@ def _build(root: Path, config: Path, shown: str, doc: dict[str, Any]) -> Project
     url = r.text(site, "url", "$.site.url", "", site_url_problem)
     paths = r.table(doc, "paths", "$.paths", ("records", "articles", "templates"))
     records = r.path(paths, "records", "$.paths.records", DEFAULT_RECORDS, "folder") or root / DEFAULT_RECORDS
+    if records == root:  # every project file would then be an unsealed file of the store
+        r.bad("$.paths.records", "the records store is a folder of its own inside the project, not the project folder")
     articles = r.path(paths, "articles", "$.paths.articles", DEFAULT_ARTICLES, "folder") or root / DEFAULT_ARTICLES
     templates = r.path(paths, "templates", "$.paths.templates", None, "folder")
     theme_table = r.table(doc, "theme", "$.theme", ("logo", "palette"))

@@ -9,6 +9,7 @@ import argparse
 import os
 from pathlib import Path
 
+from benchledger.errors import InputError
 from benchledger.project import Project, find_project
 
 
@@ -38,8 +39,11 @@ def shown_path(path: Path) -> Path:
 
 def records_dir(args: argparse.Namespace) -> Path:
     """`--records` as typed, else the project's records folder."""
-    if getattr(args, "records", None):
-        return Path(args.records)
+    records = getattr(args, "records", None)
+    if records == "":
+        raise InputError("--records", "", "an empty path: name the records folder, or leave the option out for the project's")
+    if records:
+        return Path(records)
     return shown_path(project_of(args).records_dir)
 
 

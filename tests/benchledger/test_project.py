@@ -161,3 +161,16 @@ def test_a_url_urllib_cannot_split_is_a_problem_not_a_traceback(tmp_path, url):
         load_project(tmp_path)
     assert err.value.lines() == [f"{tmp_path / PROJECT_FILE}: $.site.url: expected an absolute http(s) URL without query or fragment, "
                                  f"e.g. 'https://example.org/bench/'; found {url!r}"]
+
+
+@pytest.mark.parametrize("toml, where, message", [
+    ('[paths]\nrecords = "."\n', "$.paths.records", "the records store is a folder of its own inside the project, not the project folder"),
+    ('[paths]\nrecords = ""\n', "$.paths.records", "expected a path relative to the project folder, not '' (leave the key out for the default)"),
+    ('[site]\nname = "a\\u0085b"\n', "$.site.name", "expected a name of 1 to 80 printable characters"),
+    ('[site]\nname = "a\\u2028b"\n', "$.site.name", "expected a name of 1 to 80 printable characters"),
+])
+def test_values_that_read_but_cannot_work_are_named(tmp_path, toml, where, message):
+    (tmp_path / PROJECT_FILE).write_text(toml)
+    with pytest.raises(ProjectError) as err:
+        load_project(tmp_path)
+    assert err.value.lines()[0].startswith(f"{tmp_path / PROJECT_FILE}: {where}: {message}")

@@ -4,6 +4,7 @@ record against its schema, run the consistency checks and find unsealed files.""
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -44,6 +45,9 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    if args.expect_head is not None and not re.fullmatch(r"[0-9a-f]{64}", args.expect_head):
+        raise InputError("--expect-head", "", f"expected the ledger head's 64 lowercase hex digits (as verify prints it), "
+                                              f"found {args.expect_head[:80]!r}")
     if args.site:
         return run_site(args.site, [VerifierKey.parse(k, "--vkey") for k in args.vkey], _kept(args.checkpoint),
                         expect_head=args.expect_head, as_json=args.json)

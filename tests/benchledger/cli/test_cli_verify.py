@@ -185,3 +185,12 @@ def test_a_consistently_forged_entry_is_caught_by_a_pinned_head(records, cli):
 def test_missing_store_is_one_line(cli, tmp_path):
     result = cli("verify", "--records", "nowhere")
     assert (result.code, result.err) == (1, ["benchledger verify: error: nowhere: no such records folder"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--expect-head", "zz"], "--expect-head: expected the ledger head's 64 lowercase hex digits (as verify prints it), found 'zz'"),
+    (["--records", ""], "--records: an empty path: name the records folder, or leave the option out for the project's"),
+])
+def test_arguments_that_cannot_mean_anything_are_named(records, cli, args, message):
+    result = cli("verify", *args)
+    assert result.code == 1 and result.err == [f"benchledger verify: error: {message}"]
