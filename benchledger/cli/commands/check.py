@@ -9,6 +9,7 @@ import json
 from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError
 from benchledger.records.digest import is_sha256_prefix
+from benchledger.records.ledger import GENESIS_SHA256
 from benchledger.records.store import Store
 
 HELP = "report every detected change in every series of the store; exit 1 with --fail-on regression when one got worse"
@@ -32,6 +33,8 @@ def _sealed_after(store: Store, head: str) -> set[str]:
     key = head.strip().lower()
     if not is_sha256_prefix(key):
         raise InputError(head, "", "--since needs a ledger head hash (64 hex digits, or a unique prefix of >= 12)")
+    if len(key) == 64 and key == GENESIS_SHA256:  # the head of an empty ledger, as verify prints it: every record is new
+        return {e.sha256 for e in entries}
     hits = [e for e in entries if e.entry_sha256.startswith(key)]
     if not hits:
         raise InputError(head, "", f"no entry of {store.ledger_path.as_posix()} has this hash; give a head that "

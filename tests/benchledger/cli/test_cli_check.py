@@ -75,6 +75,9 @@ def test_since_reports_only_changes_involving_newer_records(store_dir, cli):
     assert latest.code == 0 and latest.out.startswith("0 change(s) involving records sealed after")
     before_last = cli("check", "--records", "records", "--since", heads[-2][:12], "--fail-on", "regression")
     assert before_last.code == 1 and "1 change(s) involving records sealed after" in before_last.out
+    # the head verify prints for an empty ledger: every record is newer
+    from_start = cli("check", "--records", "records", "--since", "0" * 64, "--fail-on", "regression")
+    assert from_start.code == 1 and "1 change(s) involving records sealed after" in from_start.out
 
 
 def test_json_names_every_record_pointer_statistic_and_parameter(store_dir, cli):
