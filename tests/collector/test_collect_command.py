@@ -28,6 +28,12 @@ def test_dry_run_runs_nothing(make_plan, tmp_path, capsys):
     assert out[6] == ("estimated duration of the 2 case(s) that would run, one after another: at least 0:00:02, typical 0:00:02, "
                       "no upper bound: case small: the workload child has no time limit; case large: the workload child has no time limit")
     assert not (tmp_path / "runs").exists()
+    # a file where a folder goes: the dry run says so, as the real run would (it said nothing)
+    (tmp_path / "afile").write_text("x")
+    for option in ("--runs", "--records"):
+        args = {"--records": str(tmp_path / "records"), "--runs": str(tmp_path / "runs"), option: str(tmp_path / "afile")}
+        assert main(["collect", str(plan), "--dry-run", *[x for pair in args.items() for x in pair]]) == 1
+        assert capsys.readouterr().err.strip() == f"benchledger collect: error: {tmp_path / 'afile'}: is not a folder; pass {option} a folder (one is made where none is)"
 
 
 GOLDEN_DRY_RUN = Path(__file__).parent / "golden" / "dry-run-llama-server.txt"

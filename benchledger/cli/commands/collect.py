@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from benchledger.cli.locations import project_of, records_dir, shown_path
+from benchledger.errors import InputError
 
 HELP = "run a collection plan (TOML) and seal the record it produces"
 
@@ -26,6 +27,9 @@ def run(args) -> int:
 
     plan = load_plan(args.plan)
     records, runs = records_dir(args), args.runs or default_runs_dir(shown_path(project_of(args).root))
+    for option, folder in (("--records", records), ("--runs", runs)):  # a dry run says so too, not only a real one
+        if folder.exists() and not folder.is_dir():
+            raise InputError(folder.as_posix(), "", f"is not a folder; pass {option} a folder (one is made where none is)")
     if args.ray:
         from collector.dispatch.ray_runner import RayRunner
 
