@@ -35,7 +35,8 @@ _ANCHOR_CHARS = _SLUG_CHARS + 11  # a slug, "-" and ten hex digits
 
 # What a reader cannot see but changes what the page shows: bidi embeddings, overrides and
 # isolates (after U+202E the cited "25.9 tokens/s" further on the line read "s/snekot 9.52") and
-# control characters (whitespace ones are folded). Each is shown as its code point instead.
+# control characters (whitespace ones are folded). Each is shown as its code point instead, in
+# every context a reader sees as text (not in attributes, which hold data such as pointers).
 _INVISIBLE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -48,15 +49,14 @@ def _visible(text: str) -> str:
 
 def _fold(value: object) -> str:
     """Whitespace runs (newlines included) as one space: a value can end no line, no row, no
-    raw HTML block (a blank line would turn the rest of the block into Markdown); and what
-    `_visible` shows."""
-    return _visible(" ".join(str(value).split()))
+    raw HTML block (a blank line would turn the rest of the block into Markdown)."""
+    return " ".join(str(value).split())
 
 
 def text(value: object) -> str:
     """Record text as literal Markdown: HTML-escaped, Markdown syntax backslash-escaped,
     newlines folded into spaces (so a string cannot end a table row or open a block)."""
-    s = _html.escape(_fold(value), quote=True)
+    s = _html.escape(_visible(_fold(value)), quote=True)
     # html.escape produced entities such as &lt; whose '&' and ';' must survive as is.
     parts = re.split(r"(&[a-z]+;|&#x?[0-9a-f]+;)", s)
     return "".join(p if i % 2 else _MD_SPECIAL.sub(r"\\\1", p) for i, p in enumerate(parts))
@@ -66,7 +66,7 @@ def html(value: object) -> str:
     """Record text as HTML text (an element's content): HTML-escaped, whitespace folded, and
     Markdown's inline syntax characters written as character references, so the same string is
     literal whether or not Markdown runs over it."""
-    return _MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(_fold(value), quote=True))
+    return _MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(_visible(_fold(value)), quote=True))
 
 
 def pre(value: object) -> str:
@@ -76,7 +76,8 @@ def pre(value: object) -> str:
 
 
 def attr(value: object) -> str:
-    """Record text inside a double-quoted HTML attribute value (title=, data-*=)."""
+    """Record text inside a double-quoted HTML attribute value (title=, data-*=). Not made
+    `_visible`: a data-pointer must name the record's own key for an audit to resolve it."""
     return _html.escape(_fold(value), quote=True)
 
 
@@ -105,7 +106,7 @@ def page_title(value: object) -> str:
     """The value of a page's front-matter `title:` (a YAML double-quoted scalar). MkDocs and
     Material write `page.meta.title` into `<title>` and the header as is, so it carries the
     HTML-escaped text."""
-    return json.dumps(_html.escape(_fold(value), quote=True), ensure_ascii=True)
+    return json.dumps(_html.escape(_visible(_fold(value)), quote=True), ensure_ascii=True)
 
 
 # What XML 1.0 cannot hold: C0 controls but tab, newline and return, lone surrogates, U+FFFE/FFFF.

@@ -145,14 +145,21 @@ def test_a_broken_template_override_is_named_at_its_line(tmp_path, capsys, monke
         assert err[0].startswith(f"benchledger build: error: {where}{place}: the template home.md.j2 cannot be rendered: {reason}")
 
 
-def test_a_hand_written_page_that_loads_from_another_host_is_refused_by_the_build(tmp_path, capsys, monkeypatch):
-    """It built, and then verify --site failed the site it made."""
+def build_with_page(tmp_path: Path, capsys, monkeypatch, text: str) -> tuple[Path, int, list[str]]:
+    """(project, exit code, stderr lines) of `build` in a project whose one [[pages]] entry holds `text`."""
     project = tmp_path / "p"
     shutil.copytree(SHIPPED, project / "records")
-    (project / "about.md").write_text("# About\n\n![x](http://evil.example/x.png)\n\n<script src=\"//cdn.example/a.js\"></script>\n")
+    (project / "about.md").write_text(text)
     (project / "benchledger.toml").write_text('[[pages]]\ntitle = "About"\nsource = "about.md"\n')
     monkeypatch.chdir(project)
-    code, out, err = run(capsys, "build")
+    code, _, err = run(capsys, "build")
+    return project, code, err
+
+
+def test_a_hand_written_page_that_loads_from_another_host_is_refused_by_the_build(tmp_path, capsys, monkeypatch):
+    """It built, and then verify --site failed the site it made."""
+    project, code, err = build_with_page(tmp_path, capsys, monkeypatch,
+                                         "# About\n\n![x](http://evil.example/x.png)\n\n<script src=\"//cdn.example/a.js\"></script>\n")
     assert code == 1 and err == [f"benchledger build: error: {project / 'about.md'}: would load http://evil.example/x.png from outside "
                                  "the site (<img>) and 1 more; the site loads nothing from another host: put the file in the project "
                                  "and link it relatively"]
@@ -160,11 +167,6 @@ def test_a_hand_written_page_that_loads_from_another_host_is_refused_by_the_buil
 
 
 def test_a_broken_link_in_a_hand_written_page_names_the_projects_file(tmp_path, capsys, monkeypatch):
-    project = tmp_path / "p"
-    shutil.copytree(SHIPPED, project / "records")
-    (project / "about.md").write_text("# About\n\nSee [the missing page](missing.md).\n")
-    (project / "benchledger.toml").write_text('[[pages]]\ntitle = "About"\nsource = "about.md"\n')
-    monkeypatch.chdir(project)
-    code, out, err = run(capsys, "build")
+    project, code, err = build_with_page(tmp_path, capsys, monkeypatch, "# About\n\nSee [the missing page](missing.md).\n")
     assert code == 1 and len(err) == 1
     assert f"'pages/about.md' (the project's {(project / 'about.md').as_posix()}) contains a link 'missing.md'" in err[0]
