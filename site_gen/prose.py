@@ -113,7 +113,7 @@ def _links(text: str) -> Iterable[tuple[int, bool, str]]:
 def _other_host(url: str) -> bool:
     """Whether a URL without a scheme still names another host: `//host`, or the same with either
     slash a backslash, which browsers read as a slash."""
-    cleaned = re.sub(r"[\x00-\x20\x7f]", "", html.unescape(url))
+    cleaned = _as_browsers_read(url)
     return len(cleaned) > 1 and cleaned[0] in "/\\" and cleaned[1] in "/\\"
 
 
@@ -235,9 +235,14 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
 def _scheme(target: str) -> str | None:
     """The URL scheme a browser would read in a link target (entities decoded, the tabs,
     newlines and other control characters it drops removed), None for a relative URL."""
-    cleaned = re.sub(r"[\x00-\x20\x7f]", "", html.unescape(target)).lower()
-    m = _SCHEME.match(cleaned)
+    m = _SCHEME.match(_as_browsers_read(target).lower())
     return m.group(1) if m else None
+
+
+def _as_browsers_read(url: str) -> str:
+    """A URL with its entities decoded and the tabs, newlines and other control characters
+    browsers drop removed."""
+    return re.sub(r"[\x00-\x20\x7f]", "", html.unescape(url))
 
 
 def _blank(text: str) -> str:
