@@ -14,10 +14,10 @@ from benchledger.errors import InputError
 MAX_INPUT_BYTES = 256 * 2**20  # a plan, key, article or configuration file is far smaller
 
 
-def read_input(path: Path, shown: str | None = None, max_bytes: int = MAX_INPUT_BYTES, what: str = "file") -> bytes:
+def read_input(path: Path, shown: str | None = None, max_bytes: int = MAX_INPUT_BYTES, what: str = "a file") -> bytes:
     """The bytes of the regular file at `path` (symbolic links followed); InputError naming
     `shown` (default: the path) when it is missing, a folder, a device, FIFO or socket, larger
-    than `max_bytes` or unreadable. `what` names the file in messages ("a record file")."""
+    than `max_bytes` or unreadable. `what` names the file in messages ("a record", "a plan")."""
     shown = shown or str(path)
     try:
         # non-blocking: opening a FIFO for reading waits for a writer otherwise
