@@ -230,7 +230,9 @@ def read_json_text(text: str, file: str | Path) -> Any:
         data = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant, parse_float=parse_float)
     except _NonFinite as err:
         literal = err.literal if len(err.literal) <= 40 else f"{err.literal[:16]}...{err.literal[-8:]} ({len(err.literal)} characters)"
-        raise InputError(file, "", f"{literal} is not a finite JSON number (NaN and infinities are not allowed)") from None
+        line, column = _place(text, _outside_strings(text, err.literal))
+        raise InputError(file, "", f"{literal} is not a finite JSON number (NaN and infinities are not allowed; column {column})",
+                         line) from None
     except json.JSONDecodeError as err:
         reason = "trailing data after the JSON document" if err.msg == "Extra data" else err.msg
         raise InputError(file, "", f"not JSON: {reason} (column {err.colno})", err.lineno) from None
@@ -264,6 +266,13 @@ _LONG_INTEGER = re.compile(r"\d{%d,}" % (sys.get_int_max_str_digits() + 1))
 def _place(text: str, offset: int) -> tuple[int, int]:
     """(line, column), from 1, of `offset` in `text`."""
     return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
+def _outside_strings(text: str, token: str) -> int:
+    """The offset of the first `token` (a JSON literal such as NaN or 1e400) outside the
+    document's strings (0 if none: it came from somewhere)."""
+    pattern = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w.+-])(' + re.escape(token) + r")(?![\w.])")
+    return next((m.start(1) for m in pattern.finditer(text) if m.group(1)), 0)
 
 
 def first_lone_surrogate(data: Any) -> str | None:

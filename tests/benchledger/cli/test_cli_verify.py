@@ -141,7 +141,7 @@ def inconsistent_record_behind_seals_back(records):
 
 def not_json_behind_seals_back(records):
     append_unchecked(records, "torch-graph-replay/nan.json", b'{"a": NaN}', "torch-graph-replay/1")
-    return ["records/torch-graph-replay/nan.json: NaN is not a finite JSON number (NaN and infinities are not allowed)"]
+    return ["records/torch-graph-replay/nan.json:1: NaN is not a finite JSON number (NaN and infinities are not allowed; column 7)"]
 
 
 def unknown_schema_behind_seals_back(records):

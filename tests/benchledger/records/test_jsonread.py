@@ -33,12 +33,12 @@ def rejected(raw: bytes, **kw) -> str:
         (b"\xef\xbb\xbf{}", "rec.json: starts with a UTF-8 byte-order mark; records are plain UTF-8"),
         (b'{"a": 1, "a": 2}', "rec.json: $: duplicate key 'a' in one object"),
         (b'{"cases": [{"x": 1}, {"id": 1, "g": {"k": 1, "k": 1}}]}', "rec.json: $.cases[1].g: duplicate key 'k' in one object"),
-        (b'{"a": NaN}', "rec.json: NaN is not a finite JSON number (NaN and infinities are not allowed)"),
-        (b'[Infinity]', "rec.json: Infinity is not a finite JSON number (NaN and infinities are not allowed)"),
-        (b'[-Infinity]', "rec.json: -Infinity is not a finite JSON number (NaN and infinities are not allowed)"),
-        (b'{"watts": 1e999}', "rec.json: 1e999 is not a finite JSON number (NaN and infinities are not allowed)"),
-        (b"[" + b"9" * 300 + b"e99]", "rec.json: 9999999999999999...99999e99 (303 characters) is not a finite JSON number (NaN and infinities are not allowed)"),
-        (b"[-" + b"9" * 320 + b".5]", "rec.json: -999999999999999...999999.5 (323 characters) is not a finite JSON number (NaN and infinities are not allowed)"),
+        (b'{"a": NaN}', "rec.json:1: NaN is not a finite JSON number (NaN and infinities are not allowed; column 7)"),
+        (b'[Infinity]', "rec.json:1: Infinity is not a finite JSON number (NaN and infinities are not allowed; column 2)"),
+        (b'[-Infinity]', "rec.json:1: -Infinity is not a finite JSON number (NaN and infinities are not allowed; column 2)"),
+        (b'{"watts": 1e999}', "rec.json:1: 1e999 is not a finite JSON number (NaN and infinities are not allowed; column 11)"),
+        (b"[" + b"9" * 300 + b"e99]", "rec.json:1: 9999999999999999...99999e99 (303 characters) is not a finite JSON number (NaN and infinities are not allowed; column 2)"),
+        (b"[-" + b"9" * 320 + b".5]", "rec.json:1: -999999999999999...999999.5 (323 characters) is not a finite JSON number (NaN and infinities are not allowed; column 2)"),
         (b'{"a": 1}\n{"b": 2}', "rec.json:2: not JSON: trailing data after the JSON document (column 1)"),
         (b'{"a": 1} garbage', "rec.json:1: not JSON: trailing data after the JSON document (column 10)"),
         (b"", "rec.json:1: not JSON: Expecting value (column 1)"),
@@ -111,7 +111,7 @@ def test_a_duplicated_key_is_named_with_its_place(obj, data):
 def test_a_float_literal_is_read_exactly_or_named_when_it_overflows(digits, exponent, negative):
     literal = ("-" if negative else "") + "7" * (digits + 1) + f"e{exponent}"
     if math.isinf(float(literal)):
-        assert rejected(f"[{literal}]".encode()).endswith("is not a finite JSON number (NaN and infinities are not allowed)")
+        assert rejected(f"[{literal}]".encode()).endswith("is not a finite JSON number (NaN and infinities are not allowed; column 2)")
     else:
         assert read_json_bytes(f"[{literal}]".encode(), "rec.json") == [float(literal)]
 
@@ -331,3 +331,8 @@ def test_a_wide_integer_is_read_by_the_strict_reader_and_not_flagged():
 def test_an_integer_past_the_digit_limit_is_named_at_its_place():
     assert rejected(b'{\n "a": ' + b"7" * 4301 + b"}") == (
         "rec.json:2: an integer of 4301 digits (column 7): more than the 4300 this reader takes; no measured figure has that many")
+
+
+def test_a_non_finite_number_is_named_where_it_stands_not_where_a_string_mentions_it():
+    assert rejected(b'{"note": "NaN and 1e400 in text",\n "v": [1, 1e400]}') == (
+        "rec.json:2: 1e400 is not a finite JSON number (NaN and infinities are not allowed; column 11)")
