@@ -61,7 +61,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from benchledger.errors import InputError, Problem
+from benchledger.errors import Problem
 from benchledger.files import read_input
 from benchledger.tomlread import read_toml
 

@@ -14,7 +14,7 @@ from benchledger.records.store import Store
 from site_gen import escape
 from site_gen.build import build_site
 from site_gen.context import BuildOptions
-from tests.site_gen.site_support import ROOT, build
+from tests.site_gen.site_support import ROOT
 from tests.store_copies import shipped_copy
 
 SCRIPT = "<script>alert(1)</script>"
