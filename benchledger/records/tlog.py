@@ -96,12 +96,14 @@ def check_consistency(old: Checkpoint, new: Checkpoint, proof: Sequence[bytes], 
 
 
 def check_log(checkpoints: Sequence[StoredCheckpoint], tree: MerkleTree, keys: Sequence[VerifierKey],
-              ledger_shown: str, whose: str) -> list[Problem]:
-    """Every step for every checkpoint (in size order) against the ledger's `tree`: signature,
-    root, and consistency of each with the one before (proved from `tree`)."""
+              ledger_shown: str, whose: str, signatures: bool = True) -> list[Problem]:
+    """Every step for every checkpoint (in size order) against the ledger's `tree`: signature
+    (unless `signatures` is False: the caller reported why no key can check them), root, and
+    consistency of each with the one before (proved from `tree`)."""
     problems: list[Problem] = []
     for i, cp in enumerate(checkpoints):
-        problems += check_signature(cp, keys, whose)
+        if signatures:
+            problems += check_signature(cp, keys, whose)
         problems += check_root(cp, tree, ledger_shown)
         if i:
             old, new = checkpoints[i - 1].checkpoint, cp.checkpoint
@@ -215,7 +217,9 @@ def check_store(store: "Store", entries: Sequence[LedgerEntry]) -> list[Problem]
     if checkpoints and not keys and not key_problems:
         problems.append(Problem(source, "", f"{SIGNATURE}: missing: the checkpoints cannot be checked without "
                                             "the project's verifier keys"))
-    return problems + check_log(checkpoints, ledger_tree(entries), keys, store.ledger_path.as_posix(), f"a key in {source}")
+    # with no key (missing or unreadable, said above) no signature can be checked: "forged" would mislead
+    return problems + check_log(checkpoints, ledger_tree(entries), keys, store.ledger_path.as_posix(), f"a key in {source}",
+                                signatures=bool(keys))
 
 
 # --- proofs as published: ledger/inclusion/<sha256>.json, ledger/consistency/<m>-<n>.json ---

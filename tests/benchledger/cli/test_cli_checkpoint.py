@@ -152,3 +152,11 @@ def test_verifier_keys_in_benchledger_toml_take_over_from_the_store(records, cli
     assert any(": signature: not signed by a key in benchledger.toml [log] verifier_keys" in e for e in errors)
     (tmp_path / "benchledger.toml").write_text('[log]\nverifier_keys = ["nope"]\n')
     assert cli("verify").err[0] == "benchledger verify: error: benchledger.toml: $.log.verifier_keys[0]: not a verifier key (NAME+KEYID+BASE64): 'nope'"
+
+
+def test_a_broken_vkeys_file_is_named_without_calling_the_checkpoints_forged(records, cli):
+    """With no readable key no signature can be checked: each checkpoint was also called forged."""
+    (records / "checkpoints" / "vkeys").write_text("not a key\n")
+    errors = _verify_errors(cli)
+    assert errors and all("records/checkpoints/vkeys" in e for e in errors), errors
+    assert not any("forged" in e for e in errors)
