@@ -8,6 +8,7 @@ from another host; and the signed log (site_gen.log_audit). Reports every proble
 from __future__ import annotations
 
 import hashlib
+import html as _html
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -28,7 +29,8 @@ from site_gen.quantity import format_value
 
 RECORDS = "records"
 # Hashes a page states about records: traced numbers and audit blocks carry data-sha256.
-_STATED = re.compile(f'data-sha256="({SHA256_HEX})"')
+_STATED = re.compile(r"""data-sha256\s*=\s*["']?([0-9a-fA-F]{64})""")
+_PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".shtml", ".svg", ".xml"}
 _AUDIT_BLOCK = re.compile(f'<div class="bl-audit" data-sha256="({SHA256_HEX})" data-src="([^"]+)">')
 _HEAD = re.compile(f'<code class="bl-hash-full">({SHA256_HEX})</code>')
 
@@ -69,9 +71,10 @@ class SiteAudit:
 
     @cached_property
     def pages(self) -> list[tuple[str, Path, str]]:
-        """(site-relative path, file, text) of every HTML page."""
+        """(site-relative path, file, text) of every file a browser would open as a page: HTML
+        under any of its names, and SVG (which can hold script and load from elsewhere too)."""
         return [(p.relative_to(self.site).as_posix(), p, p.read_text(encoding="utf-8", errors="replace"))
-                for p in sorted(self.site.rglob("*.html"))]
+                for p in sorted(self.site.rglob("*")) if p.suffix.lower() in _PAGE_SUFFIXES and p.is_file()]
 
     def record_data(self, sha256: str) -> Any:
         """The parsed served record with this sha256 (None when not served intact)."""
@@ -151,9 +154,14 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
     problems = []
     for rel, _, html in audit.pages:
         for span in _numbers(html):
+            if span.sha256 not in audit.sealed:
+                if not re.fullmatch(r"[0-9a-fA-F]{64}", span.sha256):  # a hash, unsealed: check_stated_hashes said so
+                    problems.append(Problem(rel, "", f"shows {_q(span.text)} as a traced number without a record's sha256 "
+                                                     f"(data-sha256={span.sha256[:70]!r}): the page was edited"))
+                continue
             data = audit.record_data(span.sha256)
             if data is None:
-                continue  # not sealed or not served intact: reported by the steps above
+                continue  # not served intact: reported by the steps above
             value = resolve(data, span.pointer, default=_MISSING)
             if value is _MISSING:
                 problems.append(Problem(rel, "", f"shows {_q(span.text)} from {span.sha256[:12]} {span.pointer}, which that record does not have"))
@@ -177,7 +185,7 @@ def check_no_external_loads(audit: SiteAudit) -> list[Problem]:
         problems += [Problem(rel, "", f"loads {url} from outside the site (<{tag}>)") for tag, url in external_loads(html)]
     for sheet in sorted(audit.site.rglob("*.css")):
         text = sheet.read_text(encoding="utf-8", errors="replace")
-        for url in _CSS_URL.findall(text):
+        for url in _css_urls(text):
             if _is_external(url):
                 problems.append(Problem(sheet.relative_to(audit.site).as_posix(), "", f"loads {url} from outside the site (CSS)"))
     return problems
@@ -193,6 +201,7 @@ def check_every_file(audit: SiteAudit) -> list[Problem]:
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers, check_no_external_loads)
 
 _MISSING = object()
+_SPEC_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])([^'")\s]+)""")
 # Elements whose URL attribute the browser fetches on load (a plain <a href> only navigates).
 _LOAD_ATTRS = {"script": "src", "img": "src", "iframe": "src", "frame": "src", "embed": "src", "source": "src",
@@ -201,26 +210,58 @@ _LINK_LOADS = {"stylesheet", "preload", "prefetch", "icon", "modulepreload", "ma
 
 
 def _is_external(url: str) -> bool:
-    u = url.strip().lower()
+    """Whether a browser would fetch `url` from another host: as it reads it, with the tabs,
+    newlines and controls it drops removed and a backslash read as a slash."""
+    u = re.sub(r"[\x00-\x20\x7f]", "", _html.unescape(url)).replace("\\", "/").lower()
     return u.startswith(("http:", "https:", "//", "ftp:", "ws:", "wss:"))
 
 
+def _css_urls(css: str) -> list[str]:
+    """The URLs a style sheet or style attribute loads, its CSS escapes (\\68 for h) decoded."""
+    decoded = re.sub(r"\\([0-9a-fA-F]{1,6})\s?", lambda m: chr(int(m.group(1), 16)) if int(m.group(1), 16) <= 0x10FFFF else "", css)
+    return _CSS_URL.findall(decoded)
+
+
 class _Loads(HTMLParser):
+    """What a page loads from another host: (tag, URL) in `external`. A <base> that names
+    another host, inline <style> and srcdoc documents are looked at too; any attribute that
+    holds a URL the browser fetches without a click counts, whatever the element."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.external: list[tuple[str, str]] = []
+        self._in_style = self._in_spec = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v or "" for k, v in attrs}
         urls = []
         if tag in _LOAD_ATTRS:
             urls.append(values.get(_LOAD_ATTRS[tag], ""))
-        if tag == "link" and set(values.get("rel", "").lower().split()) & _LINK_LOADS:
-            urls.append(values.get("href", ""))
+        if tag in ("link", "base") and (tag == "base" or set(values.get("rel", "").lower().split()) & _LINK_LOADS):
+            urls.append(values.get("href", ""))  # a <base> on another host makes every relative load go there
+        if tag in ("image", "use", "feimage"):  # HTML's <image> is <img>; SVG's load their href
+            urls += [values.get("src", ""), values.get("href", ""), values.get("xlink:href", "")]
+        urls += [values.get(name, "") for name in ("poster", "background", "data")]
         if tag in ("img", "source"):
             urls += [part.split()[0] for part in values.get("srcset", "").split(",") if part.strip()]
-        urls += _CSS_URL.findall(values.get("style", ""))
-        self.external += [(tag, u) for u in urls if _is_external(u)]
+        if tag == "meta" and values.get("http-equiv", "").lower() == "refresh":
+            urls.append(values.get("content", "").partition("=")[2].strip("'\" "))
+        if values.get("srcdoc"):  # a document of its own, loaded with the page
+            self.external += [(tag, u) for _, u in external_loads(values["srcdoc"])]
+        urls += _css_urls(values.get("style", ""))
+        self.external += [(tag, u) for u in urls if u and _is_external(u)]
+        self._in_style = tag == "style"
+        # a chart's spec: Vega fetches a "url" it names (data from another host, drawn as the record's)
+        self._in_spec = tag == "script" and values.get("type", "").lower() == "application/json"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_style = self._in_spec = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self.external += [("style", u) for u in _css_urls(data) if _is_external(u)]
+        elif self._in_spec:
+            self.external += [("script", u) for u in _SPEC_URL.findall(data) if _is_external(u.replace("\\/", "/"))]
 
 
 @dataclass(frozen=True)
@@ -239,13 +280,17 @@ class _Numbers(HTMLParser):
         self.found: list[_Shown] = []
         self._open: dict | None = None
         self._text: list[str] = []
+        self._depth = 0  # spans opened inside the traced one: its text is all of theirs too
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._open is not None:
+            self._depth += tag == "span"
+            return
         values = {k: v or "" for k, v in attrs}
         classes = values.get("class", "").split()
-        if tag == "span" and "bl-num" in classes and "bl-derived" not in classes and values.get("data-pointer") is not None \
-                and "data-sha256" in values and "data-formula" not in values:
-            self._open, self._text = values, []
+        if tag == "span" and "bl-num" in classes and "bl-derived" not in classes and "data-formula" not in values:
+            # a traced number that names no record or pointer is shown as "" for "": it fails the check
+            self._open, self._text = {"data-sha256": values.get("data-sha256", ""), "data-pointer": values.get("data-pointer", "")}, []
 
     def handle_data(self, data: str) -> None:
         if self._open is not None:
@@ -253,6 +298,9 @@ class _Numbers(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "span" and self._open is not None:
+            if self._depth:
+                self._depth -= 1
+                return
             self.found.append(_Shown(self._open["data-sha256"], self._open["data-pointer"], "".join(self._text)))
             self._open = None
 
@@ -264,13 +312,13 @@ def _numbers(html: str) -> list[_Shown]:
 
 
 # What a traced number may show instead of its value: a label chosen by the page, never a number.
-_LABELS = re.compile(r"[^0-9]*")
+_LABELS = re.compile(r"[^0-9]*")  # and no digit of any script either (see _reads_as)
 
 
 def _reads_as(text: str, value: Any) -> bool:
     """Whether `text` is how the site shows `value`: `format_value(value, unit)` for the unit
     the text names (bytes rescaled), or a label without digits (e.g. "withheld")."""
-    if _LABELS.fullmatch(text):
+    if _LABELS.fullmatch(text) and not any(c.isnumeric() for c in text):  # "９９.９" is no label
         return True
     return text in _candidates(text, value)
 

@@ -198,3 +198,46 @@ def test_a_copy_over_http_is_bounded_and_a_listed_name_no_file_can_have_is_repor
 def test_a_site_url_that_names_no_host_is_refused_before_any_request(url, reason, capsys):
     assert main(["verify", "--site", url]) == 1
     assert capsys.readouterr().err.strip() == f"benchledger verify: error: {url}: not a URL a site can be read from: {reason}"
+
+
+# What an audit of tampered copies got past `verify --site` (SHA256SUMS is unsigned, so each copy
+# lists its edit again): loads from another host in forms the check did not read, and traced
+# numbers edited in ways it did not see.
+SPAN = ">25.8\u202ftokens/s</span>"
+TAMPERED = {
+    "base": ("</head>", '<base href="https://evil.example/"></head>', "from outside the site (<base>)"),
+    "inline style": ("</body>", '<style>@import "https://evil.example/x.css";</style></body>', "from outside the site (<style>)"),
+    "backslash src": ("</body>", '<script src="/\\evil.example/x.js"></script></body>', "from outside the site (<script>)"),
+    "tab in scheme": ("</body>", '<script src="ht&#9;tps://evil.example/x.js"></script></body>', "from outside the site (<script>)"),
+    "svg image": ("</body>", '<svg><image href="https://evil.example/x.png"/></svg></body>', "from outside the site (<image>)"),
+    "srcdoc": ("</body>", '<iframe srcdoc="&lt;script src=https://evil.example/x.js&gt;&lt;/script&gt;"></iframe></body>',
+               "from outside the site (<iframe>)"),
+    "chart data url": ('"data":{"name":"points"}', '"data":{"url":"https://evil.example/d.json"}', "from outside the site (<script>)"),
+    "meta refresh": ("</head>", '<meta http-equiv="refresh" content="0;url=https://evil.example/"></head>', "from outside the site (<meta>)"),
+    "fullwidth digits": (SPAN, ">\uff19\uff19.\uff19\u202ftokens/s</span>", "the page was edited"),
+    "hidden nested span": (SPAN, '><span style="display:none">25.8</span>99.9\u202ftokens/s</span>', "the page was edited"),
+    "uppercase hash": ('data-sha256="ebcfc483a547a02e0f9e7e00a6c699af613474daff04624c2863ae89c6af96a1"',
+                       'data-sha256="EBCFC483A547A02E0F9E7E00A6C699AF613474DAFF04624C2863AE89C6AF96A1"', "which the ledger does not seal"),
+}
+
+
+@pytest.mark.parametrize("name", TAMPERED)
+def test_a_tampered_copy_that_lists_its_edit_again_is_still_caught(site, name):
+    from site_gen.checksums import site_sums
+
+    old, new, expected = TAMPERED[name]
+    page = site / OFFLOAD
+    html = page.read_text(encoding="utf-8")
+    assert old in html
+    page.write_text(html.replace(old, new, 1), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    messages = [str(p) for p in verify_site(site)]
+    assert any(expected in m for m in messages), messages
+
+
+def test_a_page_under_another_name_is_read_too(site):
+    from site_gen.checksums import site_sums
+
+    (site / "extra.htm").write_text('<script src="https://evil.example/x.js"></script>', encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert "extra.htm: loads https://evil.example/x.js from outside the site (<script>)" in [str(p) for p in verify_site(site)]

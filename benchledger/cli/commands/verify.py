@@ -87,6 +87,7 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
              expect_head: str | None = None, as_json: bool = False) -> int:
     from site_gen.audit import verify_site
     from site_gen.mirror import is_url, mirror_site
+    from site_gen.pages.transparency import CHECKPOINT
 
     if is_url(where):
         with tempfile.TemporaryDirectory(prefix="benchledger-site-") as tmp:
@@ -94,8 +95,10 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
             base = where if where.endswith("/") else where + "/"
             problems = [Problem(p.file.replace(tmp + "/", base, 1), p.path, p.message, p.line)
                         for p in verify_site(Path(tmp), pinned=pinned, kept=kept, expect_head=expect_head)]
+            has_log = (Path(tmp) / CHECKPOINT).is_file()
     else:
         problems = verify_site(Path(where), pinned=pinned, kept=kept, expect_head=expect_head)
+        has_log = (Path(where) / CHECKPOINT).is_file()
     if as_json:
         print(json.dumps({"site": where, "ok": not problems, "expect_head": expect_head,
                           "problems": [{"file": p.file, "path": p.path, "line": p.line, "message": p.message} for p in problems]},
@@ -103,9 +106,13 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
         return 0 if not problems else 1
     if problems:
         raise LedgerError(problems, f"site verification failed: {len(problems)} problem(s) in {where}")
+    # says what was checked, no more: SHA256SUMS is unsigned, derived numbers are not recomputed,
+    # and a site without a log (or one whose log was removed) is only caught with --vkey
     print(f"{where}: every file matches the site's SHA256SUMS and none is added, every page's stated hashes match the served ledger, every served record has its stated bytes, "
-          "every displayed number reads as its record's value, nothing loads from another host"
-          + (", the head is the expected one" if expect_head else "") + ", and the signed log holds")
+          "every traced number reads as its record's value, nothing loads from another host"
+          + (", the head is the expected one" if expect_head else "")
+          + (", and the signed log holds" if has_log else
+             ", and the site publishes no signed log (pass --vkey with the publisher's key to require one)"))
     return 0
 
 
