@@ -8,7 +8,6 @@ from another host; and the signed log (site_gen.log_audit). Reports every proble
 from __future__ import annotations
 
 import hashlib
-import html as _html
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,6 +21,7 @@ from benchledger.records.pointer import resolve
 from benchledger.records.keys import VerifierKey
 from benchledger.records.digest import SHA256_HEX
 from benchledger.records.ledger import LEDGER_NAME, LedgerRead, read_ledger
+from site_gen import urls
 from site_gen.checksums import check_site_files
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
@@ -210,10 +210,8 @@ _LINK_LOADS = {"stylesheet", "preload", "prefetch", "icon", "modulepreload", "ma
 
 
 def _is_external(url: str) -> bool:
-    """Whether a browser would fetch `url` from another host: as it reads it, with the tabs,
-    newlines and controls it drops removed and a backslash read as a slash."""
-    u = re.sub(r"[\x00-\x20\x7f]", "", _html.unescape(url)).replace("\\", "/").lower()
-    return u.startswith(("http:", "https:", "//", "ftp:", "ws:", "wss:"))
+    """Whether a browser would fetch `url` from another host (site_gen/urls.py: as it reads it)."""
+    return urls.as_read(url).startswith(("http:", "https:", "//", "ftp:", "ws:", "wss:"))
 
 
 def _css_urls(css: str) -> list[str]:

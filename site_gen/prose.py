@@ -24,13 +24,12 @@ with the schemes above and images from the site. Whatever else the page would ho
 from __future__ import annotations
 
 import bisect
-import html
 import re
 from html.parser import HTMLParser
 from typing import Iterable
 
 from benchledger.errors import Problem
-from site_gen import dialect
+from site_gen import dialect, urls
 from site_gen.raw_html import END as RAW_END, START as RAW_START
 
 # a tag as browsers read one: attributes may follow a "/" as well as a space (`<svg/onload=...>`)
@@ -50,7 +49,6 @@ _REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\n?[ \t]*<?([^\s>]*)", re.M)
 _ATTR_TOKEN = r"""(?:[#.][\w-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s}]+))"""
 _ATTR_LIST = re.compile(r"\{:?[ \t]*(" + _ATTR_TOKEN + r"(?:[ \t]+" + _ATTR_TOKEN + r")*)[ \t]*\}")
 _ANCHOR_ONLY = re.compile(r"#[\w-]+")
-_SCHEME = re.compile(r"([a-z][a-z0-9+.-]*):")
 _LINK_SCHEMES = ("http", "https", "mailto")
 _AS_CODE = "write it in backticks to show it as code"
 
@@ -72,8 +70,8 @@ def prose_problems(source: str, body: str, body_line: int, generated: Iterable[t
                                      f"it could hide a limitation or run script; remove it, or {_AS_CODE}"))
     for start, image, raw_target in _links(text):
         target = _TITLE.sub("", raw_target).strip().strip("<>")
-        scheme = _scheme(target)
-        if image and (scheme is not None or _other_host(target)):
+        scheme = urls.scheme(target)
+        if image and (scheme is not None or urls.other_host(target)):
             found.append((start, f"the image {target[:60]!r} would load from outside the site; put the file "
                                  "beside the article's page and link it relatively"))
         elif not image and scheme is not None and scheme not in _LINK_SCHEMES:
@@ -82,7 +80,7 @@ def prose_problems(source: str, body: str, body_line: int, generated: Iterable[t
         found.append((m.start(), f"{m.group()} marks HTML the generator made; an article may not hold it: "
                                  f"remove it, or {_AS_CODE}"))
     for m in _REFERENCE.finditer(text):
-        scheme = _scheme(m.group(1))
+        scheme = urls.scheme(m.group(1))
         if scheme is not None and scheme not in _LINK_SCHEMES:
             found.append((m.start(), f"a link to a {scheme}: URL is not allowed (http, https, mailto or a relative link)"))
     problems, line, counted = [], body_line, 0
@@ -108,13 +106,6 @@ def _links(text: str) -> Iterable[tuple[int, bool, str]]:
             i -= 1
         image = i > stop and i > 0 and text[i - 1] == "!"
         yield (i - 1 if image else max(i, 0)), image, m.group(1)
-
-
-def _other_host(url: str) -> bool:
-    """Whether a URL without a scheme still names another host: `//host`, or the same with either
-    slash a backslash, which browsers read as a slash."""
-    cleaned = _as_browsers_read(url)
-    return len(cleaned) > 1 and cleaned[0] in "/\\" and cleaned[1] in "/\\"
 
 
 # What Markdown makes of plain prose, and the attributes it gives each element (`id` is allowed
@@ -160,10 +151,10 @@ class _PageElements(HTMLParser):
             elif name == "id":
                 self.ids.append(value)
             elif name == "href":
-                scheme = _scheme(value)
+                scheme = urls.scheme(value)
                 if scheme is not None and scheme not in _LINK_SCHEMES:
                     self.found.append((f"a link to a {scheme}: URL", value))
-            elif name == "src" and (_scheme(value) is not None or _other_host(value)):
+            elif name == "src" and (urls.scheme(value) is not None or urls.other_host(value)):
                 self.found.append((f"an image from {value[:60]!r}, outside the site", value))
 
     handle_startendtag = handle_starttag
@@ -230,19 +221,6 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
         spans.append((runs[i][0], runs[j][1]))
         i = j + 1
     return spans
-
-
-def _scheme(target: str) -> str | None:
-    """The URL scheme a browser would read in a link target (entities decoded, the tabs,
-    newlines and other control characters it drops removed), None for a relative URL."""
-    m = _SCHEME.match(_as_browsers_read(target).lower())
-    return m.group(1) if m else None
-
-
-def _as_browsers_read(url: str) -> str:
-    """A URL with its entities decoded and the tabs, newlines and other control characters
-    browsers drop removed."""
-    return re.sub(r"[\x00-\x20\x7f]", "", html.unescape(url))
 
 
 def _blank(text: str) -> str:
