@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from benchledger.errors import InputError, Problem, ProblemsError
 from benchledger.files import read_input
@@ -219,14 +219,21 @@ def _site_name(value: str) -> str | None:
     return "expected a name of 1 to 80 printable characters without < > & \" ' ` \\ { }"
 
 
+def split_url(value: str) -> SplitResult:
+    """`value` split into its parts; ValueError (urllib's reason) for what urllib cannot split
+    ("http://[::1": Invalid IPv6 URL) and a port past 65535, which it raises only when asked."""
+    parts = urlsplit(value)
+    parts.port  # noqa: B018 (a port out of range raises here)
+    return parts
+
+
 def site_url_problem(value: str) -> str | None:
     """Why `value` is not a usable site URL ("" is: unknown), or None."""
     if value == "":
         return None
     try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018 (a port out of range raises here)
-    except ValueError:  # "http://[::1", a port past 65535
+        parts = split_url(value)
+    except ValueError:
         parts = None
     if (parts is None or parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment
             or re.search(r"[\s<>\"'`\\{}]", value)):

@@ -17,6 +17,7 @@ from collections import deque
 from pathlib import Path
 
 from benchledger.errors import InputError
+from benchledger.project import split_url
 from benchledger.records.ledger import LEDGER_NAME, read_ledger
 from site_gen.checksums import SUMS_NAME, parse_sums
 from site_gen.pages.transparency import CHECKPOINT, VKEY, inclusion_path
@@ -81,9 +82,8 @@ def _inside(rel: str) -> bool:
 def mirror_site(url: str, into: Path, max_total_bytes: int = MAX_TOTAL_BYTES) -> int:
     """Copy the site at `url` into the folder `into`; returns the number of files copied."""
     try:
-        parts = urllib.parse.urlsplit(url)
-        parts.port  # noqa: B018 (a port out of range raises here)
-    except ValueError as err:  # "http://[::1": Invalid IPv6 URL
+        parts = split_url(url)
+    except ValueError as err:
         raise InputError(url, "", f"not a URL a site can be read from: {err}") from None
     if not parts.hostname:
         raise InputError(url, "", "not a URL a site can be read from: no host")
