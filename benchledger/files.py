@@ -5,6 +5,7 @@ read one; both are refused here, with the file named."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -14,19 +15,25 @@ from benchledger.errors import InputError
 MAX_INPUT_BYTES = 256 * 2**20  # a plan, key, article or configuration file is far smaller
 
 
-def read_input(path: Path, shown: str | None = None, max_bytes: int = MAX_INPUT_BYTES, what: str = "a file") -> bytes:
-    """The bytes of the regular file at `path` (symbolic links followed); InputError naming
-    `shown` (default: the path) when it is missing, a folder, a device, FIFO or socket, larger
-    than `max_bytes` or unreadable. `what` names the file in messages ("a record", "a plan")."""
+def read_input(path: Path, shown: str | None = None, max_bytes: int = MAX_INPUT_BYTES, what: str = "a file",
+               follow_symlinks: bool = True) -> bytes:
+    """The bytes of the regular file at `path`; InputError naming `shown` (default: the path)
+    when it is missing, a folder, a device, FIFO or socket, larger than `max_bytes` or
+    unreadable. `what` names the file in messages ("a record", "a plan"). A file the store
+    keeps itself is read with `follow_symlinks=False`: a link there is refused, not followed."""
     shown = shown or str(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC  # non-blocking: a FIFO waits for a writer otherwise
+    if not follow_symlinks:
+        flags |= os.O_NOFOLLOW
     try:
-        # non-blocking: opening a FIFO for reading waits for a writer otherwise
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise InputError(shown, "", "no such file") from None
     except IsADirectoryError:
         raise InputError(shown, "", f"is a folder, not {what}") from None
     except OSError as err:
+        if err.errno == errno.ELOOP and not follow_symlinks and os.path.islink(path):
+            raise InputError(shown, "", f"is a symbolic link, not {what}; the store keeps plain files only") from None
         raise InputError(shown, "", f"cannot read: {err.strerror or err}") from None
     try:
         info = os.fstat(fd)

@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 
 import orjson
 
 from benchledger.errors import InputError, Problem
+from benchledger.files import read_input
 from benchledger.records.digest import is_sha256
 from benchledger.records.jsonread import read_json_text
 
 LEDGER_NAME = "ledger.jsonl"
+# about 3.4 million entries of about 300 bytes: far past any store, short of what /dev/zero gives
+MAX_LEDGER_BYTES = 2**30
 # The folder of the signed checkpoints of the ledger's Merkle tree (see tlog.py): no record lives there.
 CHECKPOINTS_DIR = "checkpoints"
 GENESIS_SHA256 = "0" * 64
@@ -122,6 +127,17 @@ class LedgerRead:
     head_sha256: str
     # line number (1-based) -> problems of that line; lets the store attach them to a record's row
     line_problems: dict[int, list[Problem]]
+
+
+def read_ledger_file(path: Path) -> bytes:
+    """The ledger's bytes (b"" when there is none); InputError when it is a folder, a device
+    or a FIFO (which would block every command) or past MAX_LEDGER_BYTES."""
+    try:
+        return read_input(path, path.as_posix(), MAX_LEDGER_BYTES, "a ledger")
+    except InputError:
+        if not os.path.lexists(path):
+            return b""
+        raise
 
 
 def read_ledger(raw: bytes, file: str) -> LedgerRead:

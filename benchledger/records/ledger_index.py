@@ -24,7 +24,7 @@ from pathlib import Path
 
 from benchledger.atomic import open_making_folders, write_all
 from benchledger.errors import LedgerError
-from benchledger.records.ledger import GENESIS_SHA256, LedgerEntry, read_ledger
+from benchledger.records.ledger import GENESIS_SHA256, LedgerEntry, read_ledger, read_ledger_file
 
 HEAD_FILE = "ledger-head.json"
 # The start of a canonical line (`ledger.encode_line`: fixed key order, no spaces, ASCII).
@@ -92,10 +92,7 @@ class LedgerIndex:
     def load(cls, ledger_path: Path, cache_dir: Path | None) -> "LedgerIndex":
         """The index of the ledger at `ledger_path` (missing: empty); raises LedgerError when
         the ledger is broken (the chain is walked unless the head file vouches for the bytes)."""
-        try:
-            raw = ledger_path.read_bytes()
-        except FileNotFoundError:
-            raw = b""
+        raw = read_ledger_file(ledger_path)
         digest = hashlib.sha256(raw)
         tail = _last_line(raw)
         if _head_file_vouches(cache_dir, raw, digest.hexdigest()):

@@ -44,7 +44,7 @@ def merge(store: Store, other: Store) -> MergeReport:
         if entry.sha256 in ours:
             report.held.append(entry)
             continue
-        raw = (other.root / entry.path).read_bytes()
+        raw = other.read_sealed(entry)
         if hashlib.sha256(raw).hexdigest() != entry.sha256:  # changed since it was verified
             raise LedgerError([Problem(other.shown(entry.path), "", "changed while merging; nothing more was merged")])
         target = store.root / entry.path

@@ -9,11 +9,12 @@ import os
 from pathlib import Path
 
 from benchledger.errors import InputError, LedgerError, Problem, ProblemsError
+from benchledger.files import read_input
 from benchledger.records import sealing, verification
 from benchledger.records.digest import is_sha256_prefix
-from benchledger.records.jsonread import read_record_bytes
+from benchledger.records.jsonread import MAX_RECORD_BYTES, read_record_bytes
 from benchledger.records.ledger_index import LedgerIndex
-from benchledger.records.ledger import LEDGER_NAME, LedgerEntry, LedgerRead, is_seal_temp, read_ledger
+from benchledger.records.ledger import LEDGER_NAME, LedgerEntry, LedgerRead, is_seal_temp, read_ledger, read_ledger_file
 from benchledger.records.validation_cache import ValidationCache
 from benchledger.records.verification import RecordStatus, SealedRecord, VerifyReport
 
@@ -42,12 +43,7 @@ class Store:
         """The ledger as it is on disk (a missing ledger is an empty one); never raises for contents."""
         if not self.root.is_dir():
             raise InputError(self.root.as_posix(), "", "no such records folder")
-        try:
-            raw = self.ledger_path.read_bytes()
-        except FileNotFoundError:
-            raw = b""
-        except OSError as err:
-            raise InputError(self.ledger_path.as_posix(), "", f"cannot read: {err.strerror}") from None
+        raw = read_ledger_file(self.ledger_path)
         if self._known is None or self._known[0] != raw:
             self._known = (raw, read_ledger(raw, self.ledger_path.as_posix()))
         return self._known[1]
@@ -87,6 +83,13 @@ class Store:
             if entry.path in candidates:
                 return entry
         raise InputError(key, "", f"no record in {self.ledger_path.as_posix()} has this path or sha256 (prefixes need >= 12 hex digits)")
+
+    def read_sealed(self, entry: LedgerEntry) -> bytes:
+        """The bytes stored at `entry`'s path, unchecked (callers compare them with
+        entry.sha256); InputError when the file is missing, a link, a folder, a device or a
+        FIFO, or larger than any record may be."""
+        return read_input(self.root / entry.path, self.shown(entry.path), MAX_RECORD_BYTES, "a sealed record",
+                          follow_symlinks=False)
 
     def ledger_index(self) -> LedgerIndex:
         """What sealing knows of the ledger (call under the seal lock): kept between seals of

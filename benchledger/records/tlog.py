@@ -16,12 +16,12 @@ from __future__ import annotations
 import base64
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from benchledger.errors import InputError, LedgerError, Problem
+from benchledger.files import read_input
 from benchledger.records.checkpoint import Checkpoint, SignedNote, read_checkpoint
 from benchledger.records.digest import is_sha256
 from benchledger.records.keys import VerifierKey
@@ -127,13 +127,6 @@ def read_keys(text: str, shown: str) -> tuple[list[VerifierKey], list[Problem]]:
     return keys, problems
 
 
-def _read_regular(path: Path, shown: str) -> bytes:
-    info = path.lstat()
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError(shown, "", "is not a regular file")  # callers add the step name
-    return path.read_bytes()
-
-
 def keys_source(store: "Store") -> str:
     """Where the store's verifier keys are listed, as messages name it."""
     project = _owning_project(store)
@@ -174,7 +167,7 @@ def store_keys(store: "Store") -> tuple[list[VerifierKey], list[Problem]]:
         return [], []
     shown = store.shown(VKEYS_NAME)
     try:
-        return read_keys(_read_regular(path, shown).decode("utf-8", errors="replace"), shown)
+        return read_keys(read_input(path, shown, what="a key list", follow_symlinks=False).decode("utf-8", errors="replace"), shown)
     except InputError as err:
         return [], err.problems
 
@@ -195,7 +188,7 @@ def store_checkpoints(store: "Store") -> tuple[list[StoredCheckpoint], list[Prob
                                                "their tree size and the vkeys file; remove it"))
             continue
         try:
-            raw = _read_regular(folder / name, shown)
+            raw = read_input(folder / name, shown, what="a checkpoint", follow_symlinks=False)
             checkpoint, note = read_checkpoint(raw, shown)
         except InputError as err:
             problems += [Problem(p.file, p.path, f"{FORMAT}: {p.message}", p.line) for p in err.problems]

@@ -136,8 +136,8 @@ def import_file(importer: Importer, source: Source, store: Store, as_path: str |
         if entry.schema != importer.schema:
             continue
         try:
-            sealed = read_json_bytes((store.root / entry.path).read_bytes(), entry.path)
-        except (OSError, InputError):
+            sealed = read_json_bytes(store.read_sealed(entry), entry.path)
+        except InputError:
             continue  # `verify` reports a broken store; this only looks for an earlier import
         if importer.source_of(sealed) == source.sha256:
             raise SealError(f"{source.shown}: this exact file (sha256 {source.sha256}) was already imported as "

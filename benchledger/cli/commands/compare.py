@@ -38,10 +38,7 @@ def add_arguments(parser):
 def _load(store: Store, key: str) -> tuple[LedgerEntry, Any]:
     entry = store.find(key)
     shown = store.shown(entry.path)
-    try:
-        raw = (store.root / entry.path).read_bytes()
-    except OSError as err:
-        raise InputError(shown, "", f"cannot read the sealed file: {err.strerror}") from None
+    raw = store.read_sealed(entry)
     if hashlib.sha256(raw).hexdigest() != entry.sha256:
         raise InputError(shown, "", "its bytes no longer match the ledger; run `benchledger verify`")
     return entry, read_json_bytes(raw, shown)

@@ -8,7 +8,6 @@ import json
 from typing import Any, Iterator
 
 from benchledger.cli.locations import records_dir
-from benchledger.errors import InputError
 from benchledger.records.digest import is_sha256
 from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.pointer import to_pointer, walk
@@ -34,10 +33,7 @@ def run(args) -> int:
     store = Store(records_dir(args))
     entry = store.find(args.record)
     shown = store.shown(entry.path)
-    try:
-        raw = (store.root / entry.path).read_bytes()
-    except OSError as err:
-        raise InputError(shown, "", f"cannot read the sealed file: {err.strerror}") from None
+    raw = store.read_sealed(entry)
     actual = hashlib.sha256(raw).hexdigest()
     intact = actual == entry.sha256
     claims = list(claimed_hashes(read_json_bytes(raw, shown))) if intact else []

@@ -160,3 +160,17 @@ def test_a_broken_vkeys_file_is_named_without_calling_the_checkpoints_forged(rec
     errors = _verify_errors(cli)
     assert errors and all("records/checkpoints/vkeys" in e for e in errors), errors
     assert not any("forged" in e for e in errors)
+
+
+def test_a_linked_or_special_checkpoint_file_is_named_not_followed(records, cli, tmp_path):
+    """The store keeps plain files: a checkpoint or vkeys file that is a symbolic link is not
+    followed (it could point anywhere), and a FIFO is refused at once instead of blocking."""
+    folder = records / "checkpoints"
+    (tmp_path / "elsewhere").write_bytes((folder / "vkeys").read_bytes())
+    (folder / "vkeys").unlink()
+    (folder / "vkeys").symlink_to(tmp_path / "elsewhere")
+    os.mkfifo(folder / "7")
+    errors = _verify_errors(cli)
+    assert ("benchledger verify: error: records/checkpoints/vkeys: is a symbolic link, not a key list; "
+            "the store keeps plain files only") in errors, errors
+    assert "benchledger verify: error: records/checkpoints/7: format: is not a regular file (a device, pipe or socket), not a checkpoint" in errors, errors

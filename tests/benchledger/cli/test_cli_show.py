@@ -1,6 +1,7 @@
 """`benchledger show`: a record's ledger entry and the upstream hashes it claims."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -38,3 +39,24 @@ def test_a_closed_pipe_is_not_a_traceback(records):
     command = f"'{Path(sys.executable).parent / 'benchledger'}' show 24492206c24d --records '{records}' | true"
     done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
     assert done.stderr == ""
+
+
+def test_a_sealed_path_or_ledger_that_is_no_plain_file_is_named_not_read(records, cli):
+    """A FIFO blocked `show` for ever and a link to /dev/zero filled memory: each is named."""
+    path = records / "torch-graph-replay/2026-10-28.json"
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    result = cli("show", "24492206c24d")
+    assert (result.code, result.err) == (1, ["benchledger show: error: records/torch-graph-replay/2026-10-28.json: is a symbolic "
+                                             "link, not a sealed record; the store keeps plain files only"])
+    path.unlink()
+    os.mkfifo(path)
+    result = cli("compare", "24492206c24d", "ebcfc483a547")
+    assert (result.code, result.err) == (1, ["benchledger compare: error: records/torch-graph-replay/2026-10-28.json: is not a "
+                                             "regular file (a device, pipe or socket), not a sealed record"])
+    ledger = records / "ledger.jsonl"
+    ledger.unlink()
+    os.mkfifo(ledger)
+    result = cli("verify")
+    assert (result.code, result.err) == (1, ["benchledger verify: error: records/ledger.jsonl: is not a regular file (a device, "
+                                             "pipe or socket), not a ledger"])
