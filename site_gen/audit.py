@@ -207,6 +207,10 @@ _CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])([^'")\s]+)""")
 _LOAD_ATTRS = {"script": "src", "img": "src", "iframe": "src", "frame": "src", "embed": "src", "source": "src",
                "audio": "src", "video": "src", "track": "src", "object": "data", "input": "src"}
 _LINK_LOADS = {"stylesheet", "preload", "prefetch", "icon", "modulepreload", "manifest", "apple-touch-icon"}
+# SVG presentation attributes whose url() Chromium fetches from another host too (fill, stroke,
+# mask, clip-path, markers and cursor did, in a test of an SVG opened as a page)
+_PRESENTATION_URLS = ("fill", "stroke", "filter", "mask", "clip-path", "marker", "marker-start", "marker-mid",
+                      "marker-end", "cursor")
 
 
 def _is_external(url: str) -> bool:
@@ -247,6 +251,7 @@ class _Loads(HTMLParser):
         if values.get("srcdoc"):  # a document of its own, loaded with the page
             self.external += [(tag, u) for _, u in external_loads(values["srcdoc"])]
         urls += _css_urls(values.get("style", ""))
+        urls += [u for name in _PRESENTATION_URLS if name in values for u in _css_urls(values[name])]
         self.external += [(tag, u) for u in urls if u and _is_external(u)]
         self._in_style = tag == "style"
         # a chart's spec: Vega fetches a "url" it names (data from another host, drawn as the record's)

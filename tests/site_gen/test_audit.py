@@ -212,6 +212,10 @@ TAMPERED = {
     "svg image": ("</body>", '<svg><image href="https://evil.example/x.png"/></svg></body>', "from outside the site (<image>)"),
     "srcdoc": ("</body>", '<iframe srcdoc="&lt;script src=https://evil.example/x.js&gt;&lt;/script&gt;"></iframe></body>',
                "from outside the site (<iframe>)"),
+    "svg paint server": ("</body>", '<svg><rect width="9" height="9" fill="url(https://evil.example/p.svg#g)"/></svg></body>',
+                         "loads https://evil.example/p.svg#g from outside the site (<rect>)"),
+    "svg marker": ("</body>", '<svg><path d="M0 0" marker-end="u&#114;l(//evil.example/m.svg#k)"/></svg></body>',
+                   "loads //evil.example/m.svg#k from outside the site (<path>)"),
     "chart data url": ('"data":{"name":"points"}', '"data":{"url":"https://evil.example/d.json"}', "from outside the site (<script>)"),
     "meta refresh": ("</head>", '<meta http-equiv="refresh" content="0;url=https://evil.example/"></head>', "from outside the site (<meta>)"),
     "fullwidth digits": (SPAN, ">\uff19\uff19.\uff19\u202ftokens/s</span>", "the page was edited"),
@@ -238,6 +242,11 @@ def test_a_tampered_copy_that_lists_its_edit_again_is_still_caught(site, name):
 def test_a_page_under_another_name_is_read_too(site):
     from site_gen.checksums import site_sums
 
+    chart = next(site.rglob("*.svg"))  # a chart opened as a page of its own is a document too
+    chart.write_text(chart.read_text(encoding="utf-8").replace("<rect ", '<rect clip-path="url(https://evil.example/c.svg#c)" ', 1),
+                     encoding="utf-8")
     (site / "extra.htm").write_text('<script src="https://evil.example/x.js"></script>', encoding="utf-8")
     (site / "SHA256SUMS").write_bytes(site_sums(site))
-    assert "extra.htm: loads https://evil.example/x.js from outside the site (<script>)" in [str(p) for p in verify_site(site)]
+    messages = [str(p) for p in verify_site(site)]
+    assert "extra.htm: loads https://evil.example/x.js from outside the site (<script>)" in messages
+    assert f"{chart.relative_to(site).as_posix()}: loads https://evil.example/c.svg#c from outside the site (<rect>)" in messages
