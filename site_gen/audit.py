@@ -68,6 +68,7 @@ class SiteAudit:
         self.expect_head = expect_head
         self.sealed = {e.sha256: e for e in read.entries}
         self._records: dict[str, Any] = {}
+        self._scans: dict[str, _PageScan] = {}
 
     @cached_property
     def pages(self) -> list[tuple[str, Path, str]]:
@@ -75,6 +76,16 @@ class SiteAudit:
         under any of its names, and SVG (which can hold script and load from elsewhere too)."""
         return [(p.relative_to(self.site).as_posix(), p, p.read_text(encoding="utf-8", errors="replace"))
                 for p in sorted(self.site.rglob("*")) if p.suffix.lower() in _PAGE_SUFFIXES and p.is_file()]
+
+    def scan(self, rel: str) -> "_PageScan":
+        """The page at `rel` parsed (once, for every step that reads its elements)."""
+        if rel not in self._scans:
+            self._scans[rel] = scan_page(self._texts[rel])
+        return self._scans[rel]
+
+    @cached_property
+    def _texts(self) -> dict[str, str]:
+        return {rel: text for rel, _, text in self.pages}
 
     def record_data(self, sha256: str) -> Any:
         """The parsed served record with this sha256 (None when not served intact)."""
@@ -152,8 +163,8 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
     formatting rule (`quantity.format_value`), as the value at that pointer in that served
     record: an edited page number (25.8 -> 99.9) no longer passes."""
     problems = []
-    for rel, _, html in audit.pages:
-        for span in _numbers(html):
+    for rel, _, _ in audit.pages:
+        for span in audit.scan(rel).numbers.found:
             if span.sha256 not in audit.sealed:
                 if not re.fullmatch(r"[0-9a-fA-F]{64}", span.sha256):  # a hash, unsealed: check_stated_hashes said so
                     problems.append(Problem(rel, "", f"shows {_q(span.text)} as a traced number without a record's sha256 "
@@ -173,16 +184,14 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
 
 def external_loads(html: str) -> list[tuple[str, str]]:
     """(tag, URL) of everything `html` would load from another host."""
-    finder = _Loads()
-    finder.feed(html)
-    return finder.external
+    return scan_page(html).loads.external
 
 
 def check_no_external_loads(audit: SiteAudit) -> list[Problem]:
     """No page, script or style sheet loads anything from another host (links may point out)."""
     problems = []
-    for rel, _, html in audit.pages:
-        problems += [Problem(rel, "", f"loads {url} from outside the site (<{tag}>)") for tag, url in external_loads(html)]
+    for rel, _, _ in audit.pages:
+        problems += [Problem(rel, "", f"loads {url} from outside the site (<{tag}>)") for tag, url in audit.scan(rel).loads.external]
     for sheet in sorted(audit.site.rglob("*.css")):
         text = sheet.read_text(encoding="utf-8", errors="replace")
         for url in _css_urls(text):
@@ -308,10 +317,34 @@ class _Numbers(HTMLParser):
             self._open = None
 
 
-def _numbers(html: str) -> list[_Shown]:
-    parser = _Numbers()
+class _PageScan(HTMLParser):
+    """One pass over a page for both steps that read its elements: what it loads (`loads`, a
+    `_Loads`) and its traced numbers (`numbers`, a `_Numbers`). At 1,000 articles the pages and
+    chart SVGs are tens of megabytes, and parsing them was most of `verify --site`."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.loads, self.numbers = _Loads(), _Numbers()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.loads.handle_starttag(tag, attrs)
+        self.numbers.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        self.loads.handle_endtag(tag)
+        self.numbers.handle_endtag(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.loads.handle_data(data)
+        self.numbers.handle_data(data)
+
+
+def scan_page(html: str) -> _PageScan:
+    """`html` parsed once: `.loads.external` and `.numbers.found`."""
+    parser = _PageScan()
     parser.feed(html)
-    return parser.found
+    parser.close()
+    return parser
 
 
 # What a traced number may show instead of its value: a label chosen by the page, never a number.
