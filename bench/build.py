@@ -8,7 +8,8 @@ Debian's chromium against the built site served on 127.0.0.1.
 
 Each build runs in a fresh Python process, as a user's `benchledger build` / `mkdocs build`
 would. One line per size, and the last line repeats the largest:
-`articles=1000 cold_s=S warm_s=S one_more_s=S bare_mkdocs_s=S search_query_bytes=B`.
+`articles=1000 cold_s=S warm_s=S one_more_s=S bare_mkdocs_s=S verify_site_s=S search_query_bytes=B`
+(`verify_site_s`: an auditor's `verify --site` of the built folder, which must pass).
 `search_query_bytes` is the largest, over three queries (a model, a GPU, a 12-hex hash prefix),
 of the bytes of every search file the page fetched (index, worker, fragments), from opening
 the page to the first results."""
@@ -163,7 +164,11 @@ def bench(work: Path, n: int, repeat: int, search: bool) -> dict:
         bare.append(timed(bare_code))
     seal_synthetic(Store(records), n)
     one_more = timed(build)
-    result = {"articles": n, "cold_s": cold, "warm_s": min(warm), "one_more_s": one_more, "bare_mkdocs_s": min(bare)}
+    # what an auditor waits for: `benchledger verify --site` of the built folder (it must pass)
+    audit = timed(f"from site_gen.audit import verify_site; p = verify_site({str(out)!r}); "
+                  f"assert not p, [str(x) for x in p[:3]]")
+    result = {"articles": n, "cold_s": cold, "warm_s": min(warm), "one_more_s": one_more, "bare_mkdocs_s": min(bare),
+              "verify_site_s": audit}
     if search:
         result["search_query_bytes"], result["per_query"] = search_query_bytes(out, queries_for(records))
     shutil.rmtree(base / "bare-site", ignore_errors=True)
@@ -172,7 +177,7 @@ def bench(work: Path, n: int, repeat: int, search: bool) -> dict:
 
 def line(r: dict) -> str:
     text = (f"articles={r['articles']} cold_s={r['cold_s']:.2f} warm_s={r['warm_s']:.2f} one_more_s={r['one_more_s']:.2f} "
-            f"bare_mkdocs_s={r['bare_mkdocs_s']:.2f}")
+            f"bare_mkdocs_s={r['bare_mkdocs_s']:.2f} verify_site_s={r['verify_site_s']:.2f}")
     if "search_query_bytes" in r:
         text += f" search_query_bytes={r['search_query_bytes']}"
     return text
