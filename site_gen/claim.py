@@ -7,7 +7,7 @@ same thing."""
 from __future__ import annotations
 
 from site_gen import escape
-from site_gen.changes.claims import CHANGED
+from site_gen.changes.claims import CHANGED, EQUIVALENT
 from site_gen.history import Finding, finding_json
 from site_gen.quantity import format_number
 
@@ -29,6 +29,9 @@ def claim_text(finding: Finding) -> str:
         verdict += ", worse"
     elif claim.verdict == CHANGED:
         verdict += ", better"
+    elif claim.verdict == EQUIVALENT and claim.interval is not None and not claim.interval[0] <= 1 <= claim.interval[1]:
+        # a real shift, smaller than the rule's delta: say both, "equivalent" alone reads as "no shift"
+        verdict += f" (within ±{claim.delta:.1%}, though the interval excludes no change)"
     return f"{shown}, {verdict}"
 
 
@@ -67,7 +70,8 @@ def claim_title(finding: Finding) -> str:
         lines.append(f"p {claim.comparison.p_value:.3g}; Benjamini-Hochberg adjusted {claim.adjusted_p:.3g} over "
                      f"{claim.tests_on_page} tests on this page ({claim.selected_on_page} selected at q {finding.rule.fdr_q})")
     if claim.minimum_detectable is not None and claim.verdict != CHANGED:
-        lines.append(f"minimum detectable change here: {claim.minimum_detectable:.1%}")
+        lines.append(f"smallest change this rule would call changed here (power {finding.rule.power:.0%}): "
+                     f"{claim.minimum_detectable:.1%}")
     lines.append(f"statistic ({stat['method']}): {stat['text']}" + (f", df {stat['df']:.3g}" if stat["df"] else ""))
     lines.append(f"algorithm ({algo['name']}): {algo['text']}; {algo['records_in_series']} records"
                  + (f", change point t-test p {algo['change_point_p']:.3g}" if algo["change_point_p"] is not None else ""))
@@ -93,16 +97,18 @@ def no_change_text(track, rule) -> str:
     d = track.detection
     if d.halves is not None and d.halves.log_ratio is not None:
         mde = d.halves.minimum_detectable(rule)
-        return (f"no change found over {d.size} records; a step of about {mde:.1%} between the halves would have "
-                f"been found (minimum detectable effect, power {rule.power:.0%})")
+        return (f"no change beyond ±delta found over {d.size} records; a step of about {mde:.1%} between the halves "
+                f"would have been found (its interval beyond ±delta with power {rule.power:.0%})")
     if d.halves is not None:
         return f"no change found over {d.size} records; the values have no spread, so no interval is estimated"
     if not d.comparisons:
         return "one record: nothing to compare"
     mdes = [m for m in (c.minimum_detectable(rule) for c in d.comparisons) if m is not None]
     if mdes:
-        return (f"no change found between neighbouring records; changes of about {min(mdes):.1%}–{max(mdes):.1%} "
-                f"would have been found (minimum detectable effect, spread within one run only)")
+        low, high = f"{min(mdes):.1%}", f"{max(mdes):.1%}"
+        return (f"no change beyond ±delta found between neighbouring records; changes of about "
+                f"{low if low == high else f'{low}–{high}'} would have been found (their interval beyond ±delta with "
+                f"power {rule.power:.0%}; spread within one run only)")
     separations = [c.separation for c in d.comparisons if c.separation is not None]
     if separations:
         best = min(sep.smallest_p for sep in separations)

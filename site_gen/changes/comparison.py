@@ -83,11 +83,13 @@ class Comparison:
         return max(rule.delta_floor, rule.noise_factor * noise)
 
     def minimum_detectable(self, rule: Rule) -> float | None:
-        """The smallest relative change the method could find here (Welch methods); None for
-        the rank rule, whose threshold is separation of the ranges."""
+        """The smallest relative change the rule would call *changed* here with probability
+        `rule.power` (Welch methods): its interval must lie beyond ±delta, so this is delta
+        plus what the interval's width asks. None for the rank rule, whose threshold is
+        separation of the ranges."""
         if self.log_ratio is None:
             return None
-        return self.log_ratio.minimum_detectable(rule.confidence, rule.power)
+        return self.log_ratio.minimum_detectable(rule.confidence, rule.power, beyond=self.delta(rule))
 
 
 def compare(series: Sequence[Observation], before: Segment, after: Segment) -> Comparison:

@@ -45,11 +45,12 @@ class LogRatio:
         """Two-sided p-value of "the ratio is 1" (Welch's t-test on log values)."""
         return 2 * t_sf(abs(self.log_ratio) / self.se, self.df)
 
-    def minimum_detectable(self, confidence: float, power: float) -> float:
-        """The smallest relative change (0.05 = 5%) that a two-sided test at `confidence` would
-        find with probability `power`, at this spread and these sample sizes."""
+    def minimum_detectable(self, confidence: float, power: float, beyond: float = 0.0) -> float:
+        """The smallest relative change (0.05 = 5%) whose interval at `confidence` would lie
+        beyond ±`beyond` (a relative change; 0: would exclude no change, a two-sided test)
+        with probability `power`, at this spread and these sample sizes."""
         z = t_ppf(0.5 + confidence / 2, self.df) + t_ppf(power, self.df)
-        return math.expm1(z * self.se)
+        return math.expm1(math.log1p(beyond) + z * self.se)
 
 
 def welch_log_ratio(before: Sequence[float], after: Sequence[float]) -> LogRatio | None:

@@ -115,7 +115,7 @@ def test_without_the_drop_the_page_says_no_change_and_what_could_be_found(steady
     page = (steady_site / SERIES).read_text()
     assert "No change detected in this series." in page
     assert 'data-verdict="changed"' not in page
-    assert re.search(r"no change found over 8 records; a step of about \d\.\d% between the halves would have been found", page)
+    assert re.search(r"no change beyond ±delta found over 8 records; a step of about \d\.\d% between the halves would have been found", page)
     index = (steady_site / "series/index.html").read_text()
     assert "No change detected in any series." in index
 

@@ -53,7 +53,30 @@ def test_eight_records_without_the_drop_give_none_and_say_what_could_have_been_f
     assert d.change_points == () and d.comparisons == ()
     assert assess([d], DEFAULT_RULE) == [[]]
     mde = d.halves.minimum_detectable(DEFAULT_RULE)
-    assert 0 < mde < 0.05  # at ±1% noise over 4 + 4 records a few percent would have been found
+    # a change counts only beyond ±delta (3% here), and at ±1% noise over 4 + 4 records the
+    # interval asks a few percent more
+    assert d.halves.delta(DEFAULT_RULE) < mde < d.halves.delta(DEFAULT_RULE) + 0.03
+
+
+def test_the_printed_minimum_detectable_change_is_called_changed_at_the_stated_power():
+    """"Changes of about X% would have been found": a true change of X% gets a *changed*
+    verdict about `power` of the time (80%), not the far smaller share a test of "no change"
+    alone would suggest (the interval must clear ±delta too)."""
+    rng = random.Random(7)
+    n = 30  # values a side: enough that one sample's spread is close to the true 1%
+
+    def values(scale):
+        return Observation.from_values([scale * (1 + rng.gauss(0, 0.01)) for _ in range(n)], "median")
+
+    mde = compare([values(1), values(1)], Segment(0, 1), Segment(1, 2)).minimum_detectable(DEFAULT_RULE)
+    assert DEFAULT_RULE.delta_floor < mde < DEFAULT_RULE.delta_floor + 0.01
+    called = 0
+    for trial in range(400):
+        before, after = values(1), values(1 + mde)
+        d = detect([before, after], DEFAULT_RULE)
+        [claims] = assess([d], DEFAULT_RULE)
+        called += bool(claims) and claims[0].verdict == CHANGED
+    assert 0.55 < called / 400 < 0.97, (mde, called)
 
 
 def test_three_summary_records_report_what_n_allows_and_no_more():
@@ -183,3 +206,19 @@ def test_a_change_of_unit_changes_no_claim(scales, unit, raw):
     [ca], [cb] = assess([a], DEFAULT_RULE), assess([b], DEFAULT_RULE)
     assert [c.verdict for c in ca] == [c.verdict for c in cb]
     assert [c.ratio for c in ca] == pytest.approx([c.ratio for c in cb], rel=1e-9)
+
+
+def test_a_real_shift_inside_delta_is_equivalent_and_says_it_is_real():
+    """Noisy runs (CV 6%) make delta 12%: an 8% shift whose interval excludes no change is
+    *equivalent*, and its words must not read as "nothing moved"."""
+    from types import SimpleNamespace
+
+    from site_gen.claim import claim_text
+
+    rng = random.Random(3)
+    before = Observation.from_values([1 + rng.gauss(0, 0.06) for _ in range(30)], "median")
+    after = Observation.from_values([1.08 * (1 + rng.gauss(0, 0.06)) for _ in range(30)], "median")
+    [[claim]] = assess([detect([before, after], DEFAULT_RULE)], DEFAULT_RULE)
+    assert claim.verdict == EQUIVALENT and claim.interval[0] > 1 and claim.delta > 0.1
+    text = claim_text(SimpleNamespace(claim=claim))
+    assert text.endswith(f"equivalent (within ±{claim.delta:.1%}, though the interval excludes no change)"), text
