@@ -64,7 +64,7 @@ def claim_title(finding: Finding) -> str:
                      f"from every earlier one (ratio of the nearer range ends)")
     elif claim.comparison.separation is not None:
         lines.append("ranges overlap: no p-value, no claim")
-    lines.append(f"delta ±{claim.delta:.4g} = max({finding.rule.delta_floor}, {finding.rule.noise_factor} x within-segment noise "
+    lines.append(f"delta ±{claim.delta:.4g} = max({claim.comparison.delta_floor(finding.rule)}, {finding.rule.noise_factor} x within-segment noise "
                  f"{stat['noise']!r})" if stat["noise"] is not None else f"delta ±{claim.delta:.4g} (floor; no within-segment noise known)")
     if claim.comparison.p_value is not None:
         lines.append(f"p {claim.comparison.p_value:.3g}; Benjamini-Hochberg adjusted {claim.adjusted_p:.3g} over "

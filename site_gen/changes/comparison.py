@@ -76,11 +76,15 @@ class Comparison:
         if self.before.stop != self.after.start:
             raise ValueError("the segments of a comparison must be adjacent")
 
+    def delta_floor(self, rule: Rule) -> float:
+        """The floor of delta: higher between two single records, whose spread is one run's."""
+        return rule.single_run_delta_floor if self.before.size == 1 and self.after.size == 1 else rule.delta_floor
+
     def delta(self, rule: Rule) -> float:
         """The smallest relative change this comparison may call a change:
-        max(delta_floor, noise_factor x noise)."""
+        max(its delta floor, noise_factor x noise)."""
         noise = self.noise if self.noise is not None else 0.0
-        return max(rule.delta_floor, rule.noise_factor * noise)
+        return max(self.delta_floor(rule), rule.noise_factor * noise)
 
     def minimum_detectable(self, rule: Rule) -> float | None:
         """The smallest relative change the rule would call *changed* here with probability

@@ -13,6 +13,10 @@ class Rule:
     confidence: float = 0.95  # two-sided level of every interval before false-discovery control
     fdr_q: float = 0.05  # Benjamini-Hochberg false-discovery rate across one page's claims
     delta_floor: float = 0.03  # a change smaller than 3% is never called a change
+    # Between two single records the only spread is within one run (a record's rounds share a
+    # server process), so run-to-run variation is unmeasured: such a change must pass 5% (asv's
+    # minimum jump). An audit's three records with ±3% between runs and 3% here were all "changed".
+    single_run_delta_floor: float = 0.05
     noise_factor: float = 2.0  # delta = max(delta_floor, noise_factor x within-segment noise)
     power: float = 0.8  # for the minimum detectable effect
     edivisive_min_records: int = 6  # shorter series are compared neighbour by neighbour only
@@ -26,8 +30,9 @@ class Rule:
             value = getattr(self, name)
             if not 0 < value < 1:
                 raise ValueError(f"Rule.{name} must lie strictly between 0 and 1, not {value!r}")
-        if not 0 <= self.delta_floor < 1:
-            raise ValueError(f"Rule.delta_floor must lie in [0, 1), not {self.delta_floor!r}")
+        for name in ("delta_floor", "single_run_delta_floor"):
+            if not 0 <= getattr(self, name) < 1:
+                raise ValueError(f"Rule.{name} must lie in [0, 1), not {getattr(self, name)!r}")
         if self.noise_factor < 0:
             raise ValueError(f"Rule.noise_factor must be >= 0, not {self.noise_factor!r}")
         if self.min_segment_records < 2:
