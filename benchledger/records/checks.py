@@ -389,7 +389,8 @@ def _case_completed_union(data):
 _ORDER_FIGURES = operator.itemgetter("minimum", "maximum", "median", "mean")
 
 
-@_check("gsh-statistic-order", GSH, "Every statistic has minimum <= median <= maximum and minimum <= mean <= maximum.")
+@_check("gsh-statistic-order", GSH, "Every statistic has 0 <= minimum <= median <= maximum and minimum <= mean <= "
+        "maximum; a duration or rate of requests (response, first token, decode) has minimum > 0.")
 def _statistic_order(data):
     for parts, stats in _statistics(data):
         for key, stat in stats:  # a loop per parent, not a generator step per statistic: ~300 a record
@@ -397,6 +398,12 @@ def _statistic_order(data):
                 continue
             low, high, median, mean = _ORDER_FIGURES(stat)
             try:  # nearly every statistic has all four figures in order: one comparison chain
+                if 0 < low <= median <= high and low <= mean <= high:
+                    continue
+                if low < 0 or low == 0 and key in GROUP_STATISTICS:
+                    # a time or rate of zero or less has no ratio: comparisons and changes divide by it
+                    yield Mismatch(parts + (key, "minimum"), "> 0" if key in GROUP_STATISTICS else ">= 0", low,
+                                   "a duration or rate" if key in GROUP_STATISTICS else "a measured quantity")
                 if low <= median <= high and low <= mean <= high:
                     continue
             except TypeError:  # a null figure
@@ -556,12 +563,15 @@ def _tgr_mismatch_bounds(data):
             yield from _at_most(parts + (name,), m[name], m["comparisons"], "comparisons")
 
 
-@_check("tgr-timing-order", TGR, "For each path, median latency <= 95th-percentile latency.")
+@_check("tgr-timing-order", TGR, "For each path, 0 < median latency <= 95th-percentile latency.")
 def _tgr_timing_order(data):
     for parts, m in _measurements(data):
         for path, timing in m["timing"].items():
             if timing is not None:
-                yield from _at_most(parts + ("timing", path, "median_ms"), timing["median_ms"], timing["p95_ms"], "p95_ms")
+                median = timing["median_ms"]
+                if _number(median) and median <= 0:  # speedups divide by it
+                    yield Mismatch(parts + ("timing", path, "median_ms"), "> 0", median, "a duration")
+                yield from _at_most(parts + ("timing", path, "median_ms"), median, timing["p95_ms"], "p95_ms")
 
 
 @_check("tgr-memory-order", TGR, "Peak device memory >= final, and allocated <= reserved.")

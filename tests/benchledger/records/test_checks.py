@@ -202,3 +202,34 @@ def test_a_derived_value_is_a_mismatch_exactly_when_it_is_a_number_beyond_the_to
     number = isinstance(found, (int, float)) and not isinstance(found, bool)
     differs = number and not math.isclose(found, expected, rel_tol=RELATIVE_TOLERANCE, abs_tol=ABSOLUTE_TOLERANCE)
     assert bool(list(_derived(("x",), found, expected, "f"))) == differs
+
+
+@pytest.mark.parametrize("key, figures, expected", [
+    # an audit sealed this: its comparison page then showed a ratio of -0.603 x, "lower (p = 0.0079)"
+    ("synthetic_first_token_seconds", {"minimum": -2.0, "median": -1.0, "mean": -1.0, "maximum": 0.0}, "> 0 (a duration or rate), found -2.0"),
+    ("response_seconds", {"minimum": 0.0}, "> 0 (a duration or rate), found 0.0"),
+])
+def test_a_duration_or_rate_of_zero_or_less_is_refused(key, figures, expected):
+    record = seed(GSH)
+    _group0(record)[key].update(figures)
+    problems = [str(p) for p in check_record(record, GSH, "a.json") if "gsh-statistic-order" in p.message]
+    assert f"a.json: $.cases[0].groups[0].{key}.minimum: expected {expected} [check gsh-statistic-order]" in problems, problems
+
+
+def test_a_negative_resource_figure_is_refused_and_zero_utilisation_is_not():
+    record = seed(GSH)
+    metrics = _group0(record)["resources"]["metrics"]
+    metrics["gpu_utilization_percent"].update({"minimum": 0.0})
+    assert check_record(record, GSH, "a.json") == []
+    metrics["gpu_board_watts"].update({"minimum": -1.0})
+    assert [str(p) for p in check_record(record, GSH, "a.json")] == [
+        "a.json: $.cases[0].groups[0].resources.metrics.gpu_board_watts.minimum: expected >= 0 (a measured quantity), found -1.0 "
+        "[check gsh-statistic-order]"]
+
+
+def test_a_graph_replay_latency_of_zero_is_refused():
+    record = seed(TGR)
+    timing = next(t for t in record["measurements"][0]["timing"].values() if t is not None)
+    timing["median_ms"] = 0.0
+    assert any(str(p).endswith("median_ms: expected > 0 (a duration), found 0.0 [check tgr-timing-order]")
+               for p in check_record(record, TGR, "b.json"))
