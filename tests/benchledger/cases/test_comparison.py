@@ -213,3 +213,21 @@ def test_values_on_one_side_only_fall_back_to_the_range_rule():
     [a] = kind.cases(graph_with_samples(), "a" * 64)
     [b] = kind.cases(graph_variant(device=H200, eager_factor=0.5), "b" * 64)
     assert evidence.verdict(a.points[0].measures["eager_ms"], b.points[0].measures["eager_ms"]).method == "range"
+
+
+@pytest.mark.parametrize("a, b, expected_p", [
+    ((5.0,) * 5, (6.0,) * 5, 2 / 252),  # tied within each side: the approximation said 0.004
+    ((1.0, 2.0, 2.0, 3.0), (2.0, 3.0, 4.0, 4.0), None),
+])
+def test_tied_values_get_the_exact_rank_test_where_it_is_cheap(a, b, expected_p):
+    """With ties among a few values, the p-value is exact over every split (as scipy's
+    permutation method gives it), never below what the sample sizes allow."""
+    import numpy as np
+    from scipy.stats import PermutationMethod, mannwhitneyu
+
+    v = evidence._rank_test(a, b)
+    exact = mannwhitneyu(b, a, alternative="two-sided", method=PermutationMethod(n_resamples=np.inf)).pvalue
+    assert v.method == "exact" and v.p == pytest.approx(exact, rel=1e-12)
+    assert v.p >= evidence.rank_test_p(len(a), len(b))
+    if expected_p is not None:
+        assert v.p == pytest.approx(expected_p) and v.direction == "higher"
