@@ -22,6 +22,10 @@ values themselves (per request, per repetition). So:
 - If a side has no range or no count (a mean without its values, a single aggregate, a derived
   number), nothing is claimed: "no range in the record".
 
+Every table of verdicts (a comparison page's metric, `benchledger compare`'s report) then goes
+through Benjamini-Hochberg at ALPHA over all its tests (`control_false_discoveries`): a
+difference stays called only when its adjusted p <= ALPHA.
+
 The p-value treats the n values of a side as independent draws. Repeated rounds of one record
 share one server process (or one Python process), so between-run variation is not in them; a
 called difference says the two runs differ, not that every installation would.
@@ -29,8 +33,12 @@ called difference says the two runs differ, not that every installation would.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from benchledger.cases.base import Measure
 
@@ -53,16 +61,28 @@ class Verdict:
     n_a: int | None = None
     n_b: int | None = None
     method: str = "range"  # "range" (from min/max and n), or "exact" / "asymptotic" (on the values)
+    adjusted_p: float | None = None  # Benjamini-Hochberg over the `tests` of its table (control_false_discoveries)
+    tests: int = 1
+
+    @property
+    def _control(self) -> str:
+        if self.adjusted_p is None:
+            return ""
+        return f"; Benjamini-Hochberg adjusted p = {self.adjusted_p:.2g} over the {self.tests} tests of this table"
 
     @property
     def text(self) -> str:
         if self.method != "range":
             test = (f"two-sided Mann-Whitney test on the {self.n_a} values of A and {self.n_b} of B "
                     f"({self.method}), p = {self.p:.2g}")
-            return f"B is {self.direction}: {test}" if self.status == CALLED else f"no difference shown: {test}, above {ALPHA}"
-        if self.status == CALLED:
-            return (f"B is {self.direction}: all {self.n_b} values of B lie {'above' if self.direction == 'higher' else 'below'} "
-                    f"all {self.n_a} of A (exact rank test p = 2/C({self.n_a + self.n_b},{self.n_a}) = {self.p:.2g})")
+            if self.status == CALLED:
+                return f"B is {self.direction}: {test}{self._control}"
+            return f"no difference shown: {test}{self._control}, above {ALPHA}"
+        if self.status in (CALLED, NOT_SHOWN):
+            assert self.n_a is not None and self.n_b is not None and self.p is not None
+            disjoint = (f"all {self.n_b} values of B lie {'above' if self.direction == 'higher' else 'below'} all {self.n_a} of A "
+                        f"(exact rank test p = 2/C({self.n_a + self.n_b},{self.n_a}) = {self.p:.2g}{self._control})")
+            return f"B is {self.direction}: {disjoint}" if self.status == CALLED else f"no difference shown: {disjoint}, above {ALPHA}"
         if self.status == TOO_FEW:
             return (f"ranges disjoint, but {self.n_a} and {self.n_b} values cannot reach p <= {ALPHA} "
                     f"(p = {self.p:.2g}): no claim")
@@ -76,13 +96,49 @@ class Verdict:
     @property
     def short(self) -> str:
         """A few words for a table cell (the full `text` goes in a hover or a note)."""
+        p = "" if self.p is None else f"p = {self.p:.2g}" + (f", adjusted {self.adjusted_p:.2g}" if self.adjusted_p is not None else "")
         if self.status == CALLED:
-            return f"{self.direction} (p = {self.p:.2g})"
+            return f"{self.direction} ({p})"
         if self.status == NOT_SHOWN:
-            return f"no difference shown (p = {self.p:.2g})"
+            return f"no difference shown ({p})"
         if self.status == TOO_FEW:
             return f"disjoint, too few values: no claim (p = {self.p:.2g})"
         return {OVERLAP: "ranges overlap: no claim", NO_RANGE: "no range: no claim"}.get(self.status, "n/a")
+
+
+def control_false_discoveries(verdicts: Sequence[Verdict], q: float = ALPHA) -> list[Verdict]:
+    """The verdicts of one table after Benjamini-Hochberg at `q` over all its tests (a cell whose
+    ranges overlap counts as a test with p = 1): a difference stays called only when its
+    adjusted p <= q. Tested alone at 0.05, one cell in twenty differs by chance, and an audit
+    found a false "higher" or "lower" on half of the comparison pages of identical runs."""
+    tested = [i for i, v in enumerate(verdicts) if v.p is not None or v.status == OVERLAP]
+    out = list(verdicts)
+    if len(tested) < 2:
+        return out
+    adjusted = bh_adjusted([1.0 if verdicts[i].p is None else verdicts[i].p for i in tested])
+    for i, adj in zip(tested, adjusted):
+        v = verdicts[i]
+        if v.p is not None:
+            status = NOT_SHOWN if v.status == CALLED and adj > q else v.status
+            out[i] = replace(v, status=status, adjusted_p=float(adj), tests=len(tested))
+    return out
+
+
+def bh_adjusted(ps: Sequence[float]) -> "np.ndarray":
+    """Benjamini-Hochberg adjusted p-values, in the order given (scipy.stats
+    false_discovery_control(ps, method="bh")): p x m / rank, then the running minimum from the
+    largest p down, capped at 1."""
+    import numpy as np  # loaded where p-values are adjusted, not by every command that reads a case
+
+    ps = np.asarray(ps, dtype=float)
+    if ps.size <= 1:
+        return ps
+    if not np.all((ps >= 0) & (ps <= 1)):
+        raise ValueError("p-values must lie between 0 and 1")
+    order = np.argsort(ps)
+    adjusted = ps[order] * (ps.size / np.arange(1, ps.size + 1, dtype=float))
+    np.minimum.accumulate(adjusted[::-1], out=adjusted[::-1])
+    return np.clip(adjusted[order.argsort()], 0, 1)
 
 
 def rank_test_p(n_a: int, n_b: int) -> float:

@@ -8,7 +8,7 @@ Cases and points that found no partner are listed, with the reason."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from benchledger.cases import evidence
@@ -93,6 +93,9 @@ def pair_records(kind: CaseKind, a_cases: Sequence[Case], b_cases: Sequence[Case
     for i, a in enumerate(a_cases):
         if i not in used_a:
             report.unmatched.append(Unmatched("A", a, None, "no case of B was paired with it"))
+    # one report is one table of tests: its verdicts under false-discovery control, as on the site
+    verdicts = evidence.control_false_discoveries([row.verdict for row in report.rows])
+    report.rows = [replace(row, verdict=v) for row, v in zip(report.rows, verdicts)]
     axes = report.axes_differing
     if axis is None:
         report.axis = axes[0] if len(axes) == 1 else None

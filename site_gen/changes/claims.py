@@ -18,7 +18,7 @@ from typing import Sequence
 
 from site_gen.changes.comparison import NO_RANGE, RANK_SUMMARY, Comparison
 from site_gen.changes.detection import Detection
-from site_gen.changes.distributions import bh_adjusted
+from benchledger.cases.evidence import bh_adjusted
 from site_gen.changes.rule import Rule
 
 CHANGED = "changed"

@@ -94,10 +94,8 @@ def _ratio(base_case: Case, base: Measure, case: Case, m: Measure) -> str:
     return traced(m.value / base.value, "×", case.record_sha256, None, formula=formula, inputs=inputs, input_records=records)
 
 
-def _verdict(base: Measure, m: Measure) -> str:
-    v = evidence.verdict(base, m)
-    short = v.short
-    return f'<span class="bl-verdict bl-verdict-{v.status}" title="{escape.attr(v.text)}">{escape.html(short)}</span>'
+def _verdict_html(v: evidence.Verdict) -> str:
+    return f'<span class="bl-verdict bl-verdict-{v.status}" title="{escape.attr(v.text)}">{escape.html(v.short)}</span>'
 
 
 def _strictly_inside(scope: str, case_pointer: str) -> bool:
@@ -266,6 +264,8 @@ class ComparisonPages(PageKind):
         long_rows: list[dict[str, str]] = []
         columns = ["point"] if wide else ["point", axis.label, "record", metric.label, "ratio to baseline", "difference"]
         series, lims = [], []
+        # each verdict's cell, filled once the table's tests are all known (false-discovery control)
+        pending: list[tuple[dict[str, str], str, Measure, Measure]] = []
         for value, cases in by_value:
             points = []
             for case in cases:
@@ -280,22 +280,27 @@ class ComparisonPages(PageKind):
                     m = point.measures[metric.name]
                     number = _number(case, m) + (f'<br><small class="bl-range">{_range(case, m)}</small>' if m.has_range else "")
                     ratio = verdict = ""
+                    base = None
                     if not is_base:
                         base_point = base_points.get(point.key)
                         base = base_point.measures[metric.name] if base_point is not None else None
                         ratio = _ratio(base_case, base, case, m) if base else "no baseline point"
-                        verdict = _verdict(base, m) if base else "no baseline point"
+                        verdict = "" if base else "no baseline point"
                     if wide:
                         row = rows[point.key]
                         row[head] = number
                         if not is_base:
                             row[f"{head}: ratio to baseline"], row[f"{head}: difference"] = ratio, verdict
+                        cell = (row, f"{head}: difference")
                     else:
                         long_rows.append({
                             "_key": point.key, "point": rows[point.key]["point"], axis.label: escape.html(value),
                             "record": f'<a href="{escape.attr(case_href(site, path, case))}">{escape.html(case.record_path)} '
                                       f"{escape.html(case.label)}</a>",
                             metric.label: number, "ratio to baseline": "baseline" if is_base else ratio, "difference": verdict})
+                        cell = (long_rows[-1], "difference")
+                    if base:
+                        pending.append((*cell, base, m))
                     x = _x_value(point, point_field.name if point_field else None)
                     if m.value is not None and x is not None:
                         points.append((x, m.value, _origin(case, m)))
@@ -309,6 +314,9 @@ class ComparisonPages(PageKind):
                     points = []
             if repeated:  # one line per axis value, through the points of all its cases
                 series.append(Series(value, sorted(points, key=lambda p: p[0])))
+        verdicts = evidence.control_false_discoveries([evidence.verdict(base, m) for _, _, base, m in pending])
+        for (target, key, _, _), v in zip(pending, verdicts):
+            target[key] = _verdict_html(v)
         long_rows.sort(key=lambda r: tuple(_sort_value(v) for _, v in r["_key"]))  # stable: axis order within a point
         parts = [f"### {escape.text(metric.label)} {{#s{s}-{metric.name.replace('_', '-')}}}"]
         assets: dict[str, bytes] = {}

@@ -94,8 +94,9 @@ def test_llm_gpu_comparison_calls_disjoint_ranges_and_places_limitations(site):
     assert gpu.count('id="section-') == 3  # one section per placement held fixed (81, 40, 20 layers)
     assert gpu.count('class="bl-chart"') == 3 * 4  # four headline metrics each
     # decode 1.5x with ranges of 5 values disjoint: called, with the exact rank-test p
-    assert gpu.count("higher (p = 0.0079)") == 6 and gpu.count("lower (p = 0.0079)") == 6
-    assert 'title="B is higher: all 5 values of B lie above all 5 of A (exact rank test p = 2/C(10,5) = 0.0079)"' in gpu
+    assert gpu.count("higher (p = 0.0079, adjusted 0.0079)") == 6 and gpu.count("lower (p = 0.0079, adjusted 0.0079)") == 6
+    assert ('title="B is higher: all 5 values of B lie above all 5 of A (exact rank test p = 2/C(10,5) = 0.0079; '
+            'Benjamini-Hochberg adjusted p = 0.0079 over the 2 tests of this table)"') in gpu
     # energy per token is derived (no range): its ratio names the joules and tokens of both records
     assert "B / A, each joules / completed_output_tokens" in gpu
     assert "single-stream" in gpu and "Five repeated rounds share a process" in gpu

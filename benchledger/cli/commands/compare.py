@@ -23,7 +23,8 @@ HELP = "compare two sealed records case by case: A, B and B/A per matched case, 
 SHA256_SHOWN = 12
 RULE = (f"called at p <= {evidence.ALPHA}: by a Mann-Whitney test where both records carry their values, "
         "else only where all n values of one side lie beyond all n of the other (exact rank test "
-        "p = 2/C(n_A+n_B, n_A)); otherwise no claim. See the methodology page.")
+        "p = 2/C(n_A+n_B, n_A)), after Benjamini-Hochberg over every test of the table (adjusted p <= "
+        f"{evidence.ALPHA}); otherwise no claim. See the methodology page.")
 
 
 def add_arguments(parser):

@@ -42,7 +42,7 @@ def test_another_gpu_prints_the_matched_table_golden(variants, cli):
     assert "axis: gpu (GPU): NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition -> NVIDIA H200" in result.out
     # 3 placements x 2 contexts x 4 headline metrics, decode called higher at n = 5 per side
     assert result.out.count("\n| offload-72b-") == 24  # rows (case A, then case B, in each)
-    assert result.out.count("higher (p = 0.0079)") == 6 and result.out.count("lower (p = 0.0079)") == 6
+    assert result.out.count("higher (p = 0.0079, adjusted 0.0079)") == 6 and result.out.count("lower (p = 0.0079, adjusted 0.0079)") == 6
 
 
 def test_a_later_release_by_hash_prefix_as_json(variants, cli):

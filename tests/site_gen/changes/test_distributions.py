@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from site_gen.changes.distributions import bh_adjusted, norm_cdf, norm_sf, t_ppf, t_sf
+from benchledger.cases.evidence import bh_adjusted
+from site_gen.changes.distributions import norm_cdf, norm_sf, t_ppf, t_sf
 
 X = st.floats(min_value=-60, max_value=60, allow_nan=False)
 DF = st.floats(min_value=0.5, max_value=1e4, allow_nan=False)
