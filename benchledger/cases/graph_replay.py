@@ -13,6 +13,9 @@ I, A, C = Role.IDENTITY, Role.AXIS, Role.CONTEXT
 P = Scope.POINT
 
 FIELDS = (
+    # the model scored: other weights are another benchmark, whatever else agrees
+    Field("model_weights", I, ("/original_artifact_hashes/FP16_weight", "/original_artifact_hashes/source_weight"),
+          "model weights", "SHA-256 of the scored weights (the FP16 weights, else the source weights)."),
     Field("timing_scope", I, ("/timing_scope",), "timing scope", "What one timed call includes."),
     Field("physical_rows", I, ("/physical_rows",), "rows", "Rows scored per call."),
     Field("exact_shape_only", I, ("/exact_shape_only",), "exact shapes only", "Whether graphs were captured per exact input shape."),

@@ -21,6 +21,8 @@ FIELDS = (
     # What is measured: the same model file, prompt and request shape, or it is another benchmark.
     Field("model", I, ("/models/0/name",), "model", "The model's name.", R),
     Field("quantization", I, ("/models/0/quantization",), "quantisation", "The model file's quantisation.", R),
+    Field("model_file", I, ("/models/0/files/0/sha256",), "model file",
+          "SHA-256 of the model's first file: other bytes are another model, whatever its name says.", R),
     Field("model_revision", I, ("/models/0/revision",), "model revision",
           "The revision of the model repository the files come from: another revision is another file.", R),
     Field("protocol", I, ("/protocol",), "protocol", "The measuring protocol and its version.", R),

@@ -171,7 +171,7 @@ class ComparisonPages(PageKind):
         parts: list[tuple[bool, str]] = [(False, f"# {escape.text(cp.title)}")]
         parts.append((True, f'<p class="bl-lede">Cases from {len(cp.records)} records of kind <code>{escape.html(kind.schema)}</code> '
                  f"that agree on every identity field and on every other axis field: they differ only in "
-                 f"<strong>{escape.html(axis.label)}</strong>. Ratios are to the baseline "
+                 f"<strong>{escape.html(axis.label)}</strong>{self._context_differing(kind, cp)}. Ratios are to the baseline "
                  f"{escape.html(axis.label)} <strong>{escape.html(cp.values[0])}</strong> (the first in sort order). "
                  f'A difference is called only as the rule on the <a href="{url(path, "methodology.md")}#comparisons">'
                  f"methodology page</a> allows; otherwise the table says why not.</p>"))
@@ -208,6 +208,16 @@ class ComparisonPages(PageKind):
             for n, v in section.fixed:
                 values.setdefault(n, set()).add(v)
         return {n for n, vs in values.items() if len(vs) > 1} or {n for n, _ in cp.sections[0].fixed[:1]}
+
+    @staticmethod
+    def _context_differing(kind: CaseKind, cp: "ComparisonPage") -> str:
+        """"; context fields differ too (...): X, Y", or "": what else a reader should weigh."""
+        cases = [c for section in cp.sections for c in section.cases]
+        labels = [f.label for f in kind.fields_of(Role.CONTEXT) if len({c.values[f.name].text for c in cases}) > 1]
+        if not labels:
+            return ""
+        return (f"; context fields differ too (shown in the tables below, never required to agree): "
+                f"{escape.html(', '.join(labels))}")
 
     def _members(self, site: "SiteContext", kind: CaseKind, path: str, section: "Comparison", placed: _Placed) -> str:
         axis = kind.field(section.axis)

@@ -100,6 +100,10 @@ def test_llm_gpu_comparison_calls_disjoint_ranges_and_places_limitations(site):
     # energy per token is derived (no range): its ratio names the joules and tokens of both records
     assert "B / A, each joules / completed_output_tokens" in gpu
     assert "single-stream" in gpu and "Five repeated rounds share a process" in gpu
+    # what else differs, though never required to agree, is said in the lede too
+    release = page(site, "comparisons/" + links(index, "gsh-llm-core-article-1")["runtime-release"])
+    assert ("differ only in <strong>runtime release</strong>; context fields differ too (shown in the tables below, never "
+            "required to agree): runtime commit.") in release
 
 
 def test_a_later_release_with_overlapping_ranges_makes_no_claim_where_they_overlap(site):

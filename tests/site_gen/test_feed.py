@@ -87,7 +87,7 @@ def test_every_detected_change_gets_an_entry(tmp_path):
     change = entries[0]  # sealed today: newer than the article
     assert change.find(f"{ATOM}title").text == ("Regression: Qwen2.5-72B-Instruct Q4_K_M, GPU layers 81: LLM server along runtime release "
                                                 "from b11151")
-    assert change.find(f"{ATOM}link").get("href") == "https://bench.example/series/36f2e4c80242.html#change-36f2e4c80242-5"
+    assert change.find(f"{ATOM}link").get("href") == "https://bench.example/series/bc915e547af1.html#change-bc915e547af1-5"
     assert change.find(f"{ATOM}updated").text == store.entries()[-1].sealed_at
     summary = change.find(f"{ATOM}summary").text
     assert store.entries()[5].sha256 in summary and "server decode (median) at context 2048: −1" in summary

@@ -18,7 +18,7 @@ from site_gen.pages import series as series_pages
 from site_gen.context import BuildOptions
 from tests.history import llm_history
 
-SERIES = "series/36f2e4c80242.html"  # the full-offload case (gpu_layers 81) along runtime_release
+SERIES = "series/bc915e547af1.html"  # the full-offload case (gpu_layers 81) along runtime_release
 
 
 def history_site(tmp: Path, records_data: list[dict]) -> Path:
@@ -50,7 +50,7 @@ def _titles(page: str, css: str) -> list[str]:
 def test_the_change_is_on_the_page_with_its_records(drop_site):
     page = (drop_site / SERIES).read_text()
     assert "Detected changes" in page
-    [change] = re.findall(r'<li class="bl-change bl-change-worse" id="change-36f2e4c80242-5">(.*?)</li>', page, re.S)
+    [change] = re.findall(r'<li class="bl-change bl-change-worse" id="change-bc915e547af1-5">(.*?)</li>', page, re.S)
     assert "from runtime release b11151" in change
     assert change.count('data-verdict="changed"') == 2  # decode at both contexts
     records = set(re.findall(r'data-records="([0-9a-f ]+)"', change)[0].split())
@@ -95,9 +95,9 @@ def test_the_chart_marks_the_change(drop_site):
 
 def test_the_index_lists_series_and_changes(drop_site):
     index = (drop_site / "series/index.html").read_text()
-    assert index.count('href="36f2e4c80242.html"') == 1
-    assert 'href="36f2e4c80242.html#change-36f2e4c80242-5"' in index
-    assert "e9973468a128.html" in index and "a55958a1046d.html" in index
+    assert index.count('href="bc915e547af1.html"') == 1
+    assert 'href="bc915e547af1.html#change-bc915e547af1-5"' in index
+    assert "d9716aca4b45.html" in index and "06c79fbd8441.html" in index
 
 
 def test_methodology_states_the_rule_delta_and_parameters(drop_site):
@@ -134,7 +134,7 @@ def test_a_series_page_is_kept_in_the_render_cache_and_made_again_when_a_record_
     history = llm_history(4)
     site = history_site(tmp_path, history[:3])
     records, cache, articles = tmp_path / "records", tmp_path / "cache", tmp_path / "articles"
-    cached = [p for p in (cache / "render" / "values").iterdir() if b'"path": "series/36f2e4c80242.md"' in p.read_bytes()]
+    cached = [p for p in (cache / "render" / "values").iterdir() if b'"path": "series/bc915e547af1.md"' in p.read_bytes()]
     assert len(cached) == 1
     before = sorted((cache / "render" / "values").iterdir())
     build_site(records, site, cache_dir=cache, options=BuildOptions(articles_dir=articles))

@@ -260,3 +260,21 @@ def test_identical_setups_rarely_get_a_called_difference_in_a_table():
     alone = sum(any(v.status == evidence.CALLED for v in t) for t in tables)
     controlled = sum(any(v.status == evidence.CALLED for v in evidence.control_false_discoveries(t)) for t in tables)
     assert alone > 40 and controlled <= 20, (alone, controlled)
+
+
+def test_other_weights_or_another_model_file_is_another_benchmark_not_an_axis():
+    """An audit's graph-replay record on an A100 with other weights, and an LLM record whose
+    model file had other bytes, were each compared as differing "only in" the hardware."""
+    graph = seed(TGR)
+    graph["device"] = "NVIDIA A100"
+    graph["original_artifact_hashes"]["FP16_weight"] = "0" * 64
+    [a] = kind_for(TGR).cases(seed(TGR), "a" * 64)
+    [b] = kind_for(TGR).cases(graph, "b" * 64)
+    assert [d.field for d in differences(a, b)] == ["device"] and dict(a.identity) != dict(b.identity)
+    assert {n for n, v in a.identity if dict(b.identity)[n] != v} == {"model_weights"}
+    llm = seed(GSH)
+    llm["hardware"]["gpu"] = "NVIDIA H200"
+    llm["models"][0]["files"][0]["sha256"] = "1" * 64
+    a, b = kind_for(GSH).cases(seed(GSH), "a" * 64)[0], kind_for(GSH).cases(llm, "b" * 64)[0]
+    assert [d.field for d in differences(a, b)] == ["gpu"]
+    assert {n for n, v in a.identity if dict(b.identity)[n] != v} == {"model_file"}
