@@ -57,6 +57,16 @@ def resolve(document: Any, pointer: str, default: Any = _MISSING) -> Any:
     return node
 
 
+def held_pointer(document: Any, pointer: str) -> str:
+    """`pointer` when `document` holds it, else its nearest ancestor that it does: a page that
+    shows "n/a" for a value the record lacks (a CPU run's graph timing under a null
+    `timing.graph`) must point at what the record holds, or an audit cannot follow it."""
+    parts, absent = parse_pointer(pointer), object()
+    while parts and resolve(document, to_pointer(parts), default=absent) is absent:
+        parts.pop()
+    return to_pointer(parts)
+
+
 def walk(document: Any) -> Iterator[tuple[list[str | int], Any]]:
     """Every (parts, value) of `document` in document order, the root first (parts [], object
     keys as str, array indexes as int). Iterative, so a deeply nested record cannot exhaust the

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Sequence
 
-from benchledger.records.pointer import parse_pointer, resolve, to_pointer
+from benchledger.records.pointer import held_pointer, parse_pointer, resolve, to_pointer
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, by_scope, withheld_percentile
@@ -84,7 +84,7 @@ class ArticleWriter:
         `limited_at`, e.g. the energy block whose `available` flag is shown)."""
         value = resolve(self.view.data, pointer, default=None)
         lims = self._limitations_by_scope.get(limited_at if limited_at is not None else pointer, ())
-        return traced(value, unit, self.view.sha256, pointer, limitations=lims, text=text)
+        return traced(value, unit, self.view.sha256, held_pointer(self.view.data, pointer), limitations=lims, text=text)
 
     @cached_property
     def _limitations_by_scope(self) -> dict[str, list[Limitation]]:

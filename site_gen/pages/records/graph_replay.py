@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from benchledger.records.pointer import resolve
+from benchledger.records.pointer import held_pointer, resolve
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, at, audit_block, provenance, under,
@@ -35,16 +35,20 @@ class GraphReplayRenderer(RecordRenderer):
             (i0, m0), (i1, m1) = ms[0], ms[-1]
 
             def num(ptr: str, unit: str) -> str:
-                return traced(resolve(data, ptr, default=None), unit, sha, ptr)
+                return traced(resolve(data, ptr, default=None), unit, sha, held_pointer(data, ptr))
 
             first = f"/measurements/{i0}"
             last = f"/measurements/{i1}"
-            headline = (
-                f"At {num(first + '/tokens', 'tokens')}, graph replay takes {num(first + '/timing/graph/mean_ms', 'ms')} "
-                f"against {num(first + '/timing/eager/mean_ms', 'ms')} eager "
-                f"({num(first + '/mean_speedup', '×')} faster); at {num(last + '/tokens', 'tokens')} the gain is "
-                f"{num(last + '/mean_speedup', '×')}."
-            )
+            if (m0.get("timing") or {}).get("graph") is None:  # a CPU run: no graph was captured
+                headline = (f"No CUDA graph was captured in this run; at {num(first + '/tokens', 'tokens')}, eager scoring "
+                            f"takes {num(first + '/timing/eager/mean_ms', 'ms')}.")
+            else:
+                headline = (
+                    f"At {num(first + '/tokens', 'tokens')}, graph replay takes {num(first + '/timing/graph/mean_ms', 'ms')} "
+                    f"against {num(first + '/timing/eager/mean_ms', 'ms')} eager "
+                    f"({num(first + '/mean_speedup', '×')} faster); at {num(last + '/tokens', 'tokens')} the gain is "
+                    f"{num(last + '/mean_speedup', '×')}."
+                )
             numbers = [
                 f"speedup at {format_value(m0.get('tokens'), 'tokens')}: {num(first + '/mean_speedup', '×')}",
                 f"speedup at {format_value(m1.get('tokens'), 'tokens')}: {num(last + '/mean_speedup', '×')}",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from benchledger.records.pointer import resolve
+from benchledger.records.pointer import held_pointer, resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
@@ -130,7 +130,7 @@ class LlmCoreRenderer(RecordRenderer):
         data, sha = view.data, view.sha256
 
         def num(pointer: str, unit: str) -> str:
-            return traced(resolve(data, pointer, default=None), unit, sha, pointer)
+            return traced(resolve(data, pointer, default=None), unit, sha, held_pointer(data, pointer))
 
         contexts = _contexts(data)
         comps = _comparisons(data)

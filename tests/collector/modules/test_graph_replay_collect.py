@@ -125,6 +125,13 @@ def test_site_renders_the_record(collected, tmp_path):
     result = build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
     pages = [p for p in result.docs_dir.rglob("*.md") if entry.sha256[:12] in p.read_text()]
     assert pages, "no page shows the record's sha256"
+    # what an auditor runs next must pass too: a CPU run has no graph timing, and a page that
+    # traced "n/a" to /timing/graph/mean_ms (absent) failed it 34 times
+    from site_gen.audit import verify_site
+
+    assert [str(p) for p in verify_site(tmp_path / "site")] == []
+    article = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "No CUDA graph was captured in this run" in article and "graph replay takes n/a" not in article
 
 
 def test_the_gpu_plan_without_cuda_seals_an_incomplete_record_saying_why(tmp_path, capsys):
