@@ -237,3 +237,16 @@ def test_build_marks_its_folder_and_rebuilds_into_it(tmp_path):
     build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")  # its own folder: rebuilt
     (tmp_path / "empty").mkdir()
     assert (build_site(records, tmp_path / "empty", cache_dir=tmp_path / "cache").out_dir / MARKER).is_file()
+
+
+def test_a_site_published_under_a_sub_path_roots_its_404_page_and_sitemap_there(tmp_path):
+    """A project site (https://user.github.io/repo/) serves 404.html for every missing page:
+    its style sheet and links must lead into /repo/, not to the host's root."""
+    records = shipped_copy(tmp_path / "records")
+    build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache",
+               options=BuildOptions(site_url="https://example.org/bench/"))
+    missing = (tmp_path / "site" / "404.html").read_text(encoding="utf-8")
+    rooted = re.findall(r'(?:href|src)="(/[^"]*)"', missing)
+    assert rooted and all(u.startswith("/bench/") for u in rooted), rooted
+    sitemap = (tmp_path / "site" / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>https://example.org/bench/index.html</loc>" in sitemap
