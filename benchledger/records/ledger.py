@@ -23,6 +23,9 @@ from benchledger.records.digest import is_sha256
 from benchledger.records.jsonread import read_json_text
 
 LEDGER_NAME = "ledger.jsonl"
+# what a command says when its store is not there (most often: run outside any project)
+NO_STORE = ("no such records folder: run this inside a project (a folder holding benchledger.toml, or below it), "
+            "pass --project DIR or --records DIR, or make a project with `benchledger init DIR`")
 # about 3.4 million entries of about 300 bytes: far past any store, short of what /dev/zero gives
 MAX_LEDGER_BYTES = 2**30
 # The folder of the signed checkpoints of the ledger's Merkle tree (see tlog.py): no record lives there.

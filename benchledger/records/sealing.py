@@ -27,7 +27,7 @@ from benchledger.atomic import fsync_dir, write_all
 from benchledger.errors import ConsistencyError, InputError, LedgerError, Problem, ProblemsError, SchemaError, SealError
 from benchledger.records import schema
 from benchledger.records.jsonread import count_colons_with_numpy
-from benchledger.records.ledger import TEMP_NAME, LedgerEntry, entry_after, is_seal_temp, store_path_problem
+from benchledger.records.ledger import NO_STORE, TEMP_NAME, LedgerEntry, entry_after, is_seal_temp, store_path_problem
 from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, validate_record
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ def _raise_if_invalid(schema_id: str, shown: str, result: tuple[str, list[Proble
 def _locked(root: Path) -> Iterator[None]:
     """An exclusive lock on the store folder, so two sealers cannot fork the chain."""
     if not root.is_dir():
-        raise InputError(root.as_posix(), "", "no such records folder")
+        raise InputError(root.as_posix(), "", NO_STORE)
     fd = os.open(root, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -14,7 +14,7 @@ from benchledger.records import sealing, verification
 from benchledger.records.digest import is_sha256_prefix
 from benchledger.records.jsonread import MAX_RECORD_BYTES, read_record_bytes
 from benchledger.records.ledger_index import LedgerIndex
-from benchledger.records.ledger import LEDGER_NAME, LedgerEntry, LedgerRead, is_seal_temp, read_ledger, read_ledger_file
+from benchledger.records.ledger import LEDGER_NAME, NO_STORE, LedgerEntry, LedgerRead, is_seal_temp, read_ledger, read_ledger_file
 from benchledger.records.validation_cache import ValidationCache
 from benchledger.records.verification import RecordStatus, SealedRecord, VerifyReport
 
@@ -42,7 +42,7 @@ class Store:
     def read(self) -> LedgerRead:
         """The ledger as it is on disk (a missing ledger is an empty one); never raises for contents."""
         if not self.root.is_dir():
-            raise InputError(self.root.as_posix(), "", "no such records folder")
+            raise InputError(self.root.as_posix(), "", NO_STORE)
         raw = read_ledger_file(self.ledger_path)
         if self._known is None or self._known[0] != raw:
             self._known = (raw, read_ledger(raw, self.ledger_path.as_posix()))
@@ -97,7 +97,7 @@ class Store:
         ledger_index.py); raises LedgerError when the ledger is broken."""
         if self._index is None or not self._index.current(self.ledger_path):
             if not self.root.is_dir():
-                raise InputError(self.root.as_posix(), "", "no such records folder")
+                raise InputError(self.root.as_posix(), "", NO_STORE)
             self._index = LedgerIndex.load(self.ledger_path, self.cache.folder)
         return self._index
 

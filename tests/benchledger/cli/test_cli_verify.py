@@ -184,7 +184,9 @@ def test_a_consistently_forged_entry_is_caught_by_a_pinned_head(records, cli):
 
 def test_missing_store_is_one_line(cli, tmp_path):
     result = cli("verify", "--records", "nowhere")
-    assert (result.code, result.err) == (1, ["benchledger verify: error: nowhere: no such records folder"])
+    assert (result.code, result.err) == (1, ["benchledger verify: error: nowhere: no such records folder: run this inside a project (a folder "
+                                             "holding benchledger.toml, or below it), pass --project DIR or --records DIR, or make a "
+                                             "project with `benchledger init DIR`"])
 
 
 @pytest.mark.parametrize("args, message", [
