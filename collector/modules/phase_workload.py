@@ -106,7 +106,10 @@ class PhaseWorkloadModule(MeasuringModule):
         return case.options.get(key, OPTIONS[key].default)
 
     def _case_settings(self, case) -> dict[str, Any]:
-        return {**case.settings.as_dict(), "concurrency": 1, "endpoint": "stdin-pipe", "placement": {"gpu_layers": 0}}
+        # the case's options are what its plan compares along (`axis = "alloc_mib"`): recorded,
+        # or the article reads "alloc_mib None" for every case
+        options = {key: self._option(case, key) for key in ("alloc_mib", "write_bytes")}
+        return {**case.settings.as_dict(), **options, "concurrency": 1, "endpoint": "stdin-pipe", "placement": {"gpu_layers": 0}}
 
     def run_case(self, case, session) -> dict[str, Any]:
         s = case.settings

@@ -169,6 +169,8 @@ def test_real_workload_through_every_phase_without_gpu(make_plan, tmp_path):
     runner, outcome, record = run(make_plan(), tmp_path)
     assert Store(tmp_path / "records").verify().ok
     assert record["status"] == "completed" and outcome.statuses == {"small": "completed", "large": "completed"}
+    # the options the plan compares along are recorded (the article read "alloc_mib None" before)
+    assert [c["settings"]["alloc_mib"] for c in record["cases"]] == [8, 32]
     assert record["hardware"]["gpu"] is None and "NVML" in record["hardware"]["gpu_unavailable_reason"] or record["hardware"]["gpu"]
     for case in record["cases"]:
         raw = json.loads((runner.run_dir / "logs" / case["id"] / "telemetry.json").read_bytes())
