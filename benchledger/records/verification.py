@@ -106,8 +106,12 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
             data[entry.path] = payload
     in_rows = [p for line in read.entry_lines for p in read.line_problems.get(line, [])]
     ledger_problems = [p for p in read.problems if p not in in_rows]
-    if not read.entries and (missing := store.missing_ledger_problem()) is not None:
+    missing = store.missing_ledger_problem() if not read.entries else None
+    if missing is not None:
         ledger_problems.append(missing)
+    # with the ledger gone every file looks unsealed: sealing or removing them would lose the history
+    unsealed = ("unsealed: not listed, as the ledger is missing; restore the ledger first, and do not seal or remove this file"
+                if missing is not None else "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it")
     sealed = {e.path for e in read.entries}
     for rel in stored_files(store):
         if rel.startswith(f"{CHECKPOINTS_DIR}/"):
@@ -115,7 +119,7 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
         if rel not in sealed and is_seal_temp(rel):
             rows.append(RecordStatus(rel, "", "", STALE_TEMP, (Problem(store.shown(rel), "", "a temp file left by an interrupted seal (it holds nothing sealed): the next `benchledger seal` or `benchledger repair` removes it"),)))
         elif rel not in sealed:
-            rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(store.shown(rel), "", "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"),)))
+            rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(store.shown(rel), "", unsealed),)))
     # the transparency log's checkpoints, against the tree of the ledger's lines
     log_problems = tlog.check_store(store, read.entries)
     return VerifyReport(store.root.as_posix(), read.head_sha256, len(read.entries), rows, ledger_problems, data, log_problems)

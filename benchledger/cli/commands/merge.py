@@ -6,6 +6,8 @@ from pathlib import Path
 
 from benchledger.cli.locations import records_dir
 from benchledger.errors import MergeError
+from benchledger.project import DEFAULT_RECORDS, PROJECT_FILE, load_project
+from benchledger.records.ledger import LEDGER_NAME
 from benchledger.records.merge import merge
 from benchledger.records.store import Store
 
@@ -13,13 +15,25 @@ HELP = "append to this store every record of another store it does not hold yet 
 
 
 def add_arguments(parser):
-    parser.add_argument("other", type=Path, help="the other records store (a folder with ledger.jsonl)")
+    parser.add_argument("other", type=Path, help="the other records store (a folder with ledger.jsonl), or the project folder holding it")
     parser.add_argument("--records", default=None, help="the store merged into (default: the project's, ./records)")
+
+
+def _other_store(path: Path) -> Store:
+    """The store at `path`, or, when `path` is a project folder (its benchledger.toml, or a
+    records/ with a ledger, and no ledger of its own), that project's store: merging the project
+    folder itself read its site, articles and configuration as 164 unsealed files."""
+    if not (path / LEDGER_NAME).exists():
+        if (path / PROJECT_FILE).is_file():
+            return Store(load_project(path).records_dir)
+        if (path / DEFAULT_RECORDS / LEDGER_NAME).is_file():
+            return Store(path / DEFAULT_RECORDS)
+    return Store(path)
 
 
 def run(args) -> int:
     store = Store(records_dir(args))
-    report = merge(store, Store(args.other))
+    report = merge(store, _other_store(args.other))
     for entry in report.added:
         print(f"merged {store.shown(entry.path)}  sha256 {entry.sha256}")
     print(f"{len(report.added)} record(s) merged, {len(report.held)} already held, {len(report.conflicts)} in conflict; "

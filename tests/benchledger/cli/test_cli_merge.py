@@ -66,3 +66,17 @@ def test_an_other_store_that_does_not_verify_merges_nothing(records, tmp_path, c
     assert result.err[-1] == "benchledger merge: error: other: nothing was merged"
     assert tree_digest(records) == before
     assert cli("merge", "records").err == ["benchledger merge: error: records: is the store being merged into; pass another store"]
+
+
+def test_a_project_folder_is_merged_from_its_store(records, tmp_path, cli):
+    """`merge ../p2` names a project, not its store: its records are merged (as if `../p2/records`
+    was given), where its site and articles were once read as 164 unsealed files."""
+    project = tmp_path / "p2"
+    project.mkdir()
+    other_store(records, project, name="kept")
+    (project / "benchledger.toml").write_text('[paths]\nrecords = "kept"\n')
+    (project / "site").mkdir()
+    (project / "site" / "index.html").write_text("<p>a built site</p>")
+    result = cli("merge", "p2")
+    assert result.code == 0, result.err
+    assert "2 record(s) merged, 2 already held, 0 in conflict" in result.out

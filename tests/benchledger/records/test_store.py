@@ -282,3 +282,6 @@ def test_a_lost_ledger_is_named_and_no_new_chain_starts(store):
     assert tree_digest(store.root) == before
     report = Store(store.root).verify()
     assert not report.ok and any("ledger.jsonl: missing" in str(p) for p in report.problems)
+    # and no file is called something to seal again or remove, which would lose the history
+    unsealed = [str(p) for r in report.records if r.status == "unsealed" for p in r.problems]
+    assert unsealed and all("restore the ledger first, and do not seal or remove this file" in m for m in unsealed)
