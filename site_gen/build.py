@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from benchledger.atomic import write_if_changed
-from benchledger.errors import BuildError
+from benchledger.errors import BuildError, ProblemsError
 from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from benchledger.records.store import Store
 from benchledger.records.tlog import published_log
@@ -30,7 +30,7 @@ from site_gen.page import Asset, Page, PendingAsset, asset_sha256
 from site_gen.pages.registry import NAV, PAGE_KINDS
 from site_gen.render_cache import RenderCache
 from site_gen.search_index import index_site
-from site_gen.templating import make_jinja_env, template_bytes
+from site_gen.templating import make_jinja_env, override_problems, template_bytes
 
 STATIC_ASSETS = ("assets/benchledger.css", "assets/benchledger.js")
 HOOKS_FILE = Path(__file__).resolve().parent / "mkdocs_hooks.py"
@@ -67,6 +67,9 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         "the records store": records_dir, "the cache": cache_dir, "the project folder": options.project_root,
         "the articles folder": options.articles_dir, "the templates folder": options.templates_dir,
     })
+
+    if options.templates_dir is not None and (unused := override_problems(options.templates_dir, options.templates_dir.as_posix())):
+        raise ProblemsError(unused, f"{len(unused)} file(s) of the templates folder replace nothing; nothing was built")
 
     # Load and verify: every byte, the chain, the schemas and the consistency checks, or nothing.
     store = Store(records_dir, ValidationCache(cache_dir))

@@ -13,6 +13,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from benchledger.errors import Problem
 from site_gen import escape, raw_html
 from site_gen.resources import templates_dir
 
@@ -53,6 +54,23 @@ def template_bytes(name: str, override_dir: Path | None = None) -> bytes:
     if override_dir is not None and (override_dir / name).is_file():
         return (override_dir / name).read_bytes()
     return (templates_dir() / name).read_bytes()
+
+
+def override_problems(override_dir: Path, shown: str) -> list[Problem]:
+    """A file of a project's templates folder (`shown` as the user names it) that replaces no
+    packaged template or asset: it was silently ignored (a `benchledger.css` at the top where
+    the packaged one is `assets/benchledger.css`)."""
+    root = templates_dir()
+    packaged = {p.relative_to(root).as_posix() for p in root.rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".py"}
+    problems = []
+    for path in sorted(p for p in override_dir.rglob("*") if p.is_file()):
+        rel = path.relative_to(override_dir).as_posix()
+        if rel not in packaged:
+            near = sorted(name for name in packaged if posixpath.basename(name) == path.name)
+            hint = f"did you mean {' or '.join(near)}?" if near else f"the packaged ones are {', '.join(sorted(packaged))}"
+            problems.append(Problem(f"{shown}/{rel}", "", f"replaces no packaged template or asset, so it would be ignored; {hint}"))
+    return problems
 
 
 def template_problem(name: str, err: Exception) -> str:

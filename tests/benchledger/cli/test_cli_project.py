@@ -96,6 +96,20 @@ def test_a_changed_template_override_renders_again(tmp_path, capsys, monkeypatch
     assert "SECOND OVERRIDE" in article.read_text() and "FIRST OVERRIDE" not in article.read_text()
 
 
+def test_a_template_override_that_replaces_nothing_is_named_not_ignored(tmp_path, capsys, monkeypatch):
+    """`look/benchledger.css` (the packaged one is assets/benchledger.css) was silently ignored."""
+    project = tmp_path / "p"
+    shutil.copytree(SHIPPED, project / "records")
+    (project / "look").mkdir()
+    (project / "look" / "benchledger.css").write_text("/* mine */")
+    (project / "benchledger.toml").write_text("[paths]\ntemplates = 'look'\n")
+    monkeypatch.chdir(project)
+    code, out, err = run(capsys, "build")
+    assert code == 1 and not (project / "site").exists()
+    assert err == [f"benchledger build: error: {project / 'look'}/benchledger.css: replaces no packaged template or asset, "
+                   "so it would be ignored; did you mean assets/benchledger.css?"]
+
+
 def test_record_commands_use_the_projects_store(tmp_path, capsys, monkeypatch):
     project = tmp_path / "p"
     (project / "data").mkdir(parents=True)
