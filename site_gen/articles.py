@@ -129,6 +129,11 @@ def load_articles(directory: Path, display_root: Path | None = None) -> list[Art
         return []
     articles: list[Article] = []
     problems: list[Problem] = []
+    # an article one folder down was left out without a word; say so rather than publish a draft
+    for path in sorted(p for p in directory.glob("*/**/*.md") if p.is_file()):
+        source = str(path.relative_to(display_root)) if display_root else str(path)
+        problems.append(Problem(source, "", "is in a subfolder of the articles folder, which is not read: move it up "
+                                            "to publish it, or keep drafts outside the articles folder"))
     for path in sorted(directory.glob("*.md")):
         source = str(path.relative_to(display_root)) if display_root else str(path)
         try:

@@ -130,6 +130,15 @@ def test_an_unreadable_article_is_a_problem_not_a_traceback(tmp_path):
     ]
 
 
+def test_an_article_in_a_subfolder_is_named_not_left_out(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "first.md").write_text("---\ntitle: x\n---\n")
+    with pytest.raises(ProblemsError) as err:
+        load_articles(tmp_path, display_root=tmp_path)
+    assert err.value.lines() == ["sub/first.md: is in a subfolder of the articles folder, which is not read: move it up to "
+                                 "publish it, or keep drafts outside the articles folder"]
+
+
 @pytest.fixture()
 def pages(tmp_path):
     records, articles = copy_project(tmp_path)
