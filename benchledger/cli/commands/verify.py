@@ -48,6 +48,13 @@ def run(args) -> int:
     if args.expect_head is not None and not re.fullmatch(r"[0-9a-f]{64}", args.expect_head):
         raise InputError("--expect-head", "", f"expected the ledger head's 64 lowercase hex digits (as verify prints it), "
                                               f"found {args.expect_head[:80]!r}")
+    # a flag that means nothing in this mode was accepted and ignored: `--vkey K` without --site
+    # passed, as if the key had been checked
+    wrong = ([f"--{name}" for name in ("vkey", "checkpoint") if getattr(args, name)] if not args.site else
+             [flag for flag, given in (("--records", args.records), ("--no-cache", args.no_cache), ("--cache", args.cache)) if given])
+    if wrong:
+        needs = "--site (they check a site's signed log)" if not args.site else "a records store, not --site (a site is checked whole)"
+        raise InputError(wrong[0], "", f"{' and '.join(wrong)} {'goes' if len(wrong) == 1 else 'go'} only with {needs}")
     if args.site:
         return run_site(args.site, [VerifierKey.parse(k, "--vkey") for k in args.vkey], _kept(args.checkpoint),
                         expect_head=args.expect_head, as_json=args.json)
