@@ -20,7 +20,7 @@ class Derived(CitationKind):
     def render(self, env: CitationEnv, record: str, a: str, b: str, unit: str | None = None) -> str:
         unit = self.default_unit if unit is None else unit
         if unit is None:
-            raise CitationProblem("name the result's unit, e.g. unit=\"J/token\" (see docs/authoring.md)")
+            raise CitationProblem("name the result's unit, e.g. unit=\"J/token\" (see the authoring guide, posts/authoring.html in your built site)")
         shown, limits = self.markup(env, record, a, b, unit)
         return shown + env.marker(record, limits)
 

@@ -72,7 +72,7 @@ def render_call(env: CitationEnv, call: Call) -> str:
     try:
         inspect.signature(kind.render).bind(env, *call.args, **call.kwargs)
     except TypeError as err:
-        raise CitationProblem(f"{err} (see docs/authoring.md)") from None
+        raise CitationProblem(f"{err} (see the authoring guide, posts/authoring.html in your built site)") from None
     if kind.block and not call.alone:
         raise CitationProblem("a block citation must stand alone on its own lines")
     rendered = kind.render(env, *call.args, **call.kwargs)

@@ -33,5 +33,6 @@ def run(args) -> int:
     store = Store(records_dir(args))
     entry = import_file(importer, source, store, args.as_path, args.limitation)
     print(f"sealed {store.shown(entry.path)}  sha256 {entry.sha256}  schema {entry.schema}")
-    print(f"imported {source.shown} ({args.tool}, sha256 {source.sha256}); ledger line {entry.position + 1}, head {entry.entry_sha256}")
+    print(f"imported {source.shown} ({args.tool} output; that file's own sha256 {source.sha256}, kept in the record as its "
+          f"source); ledger line {entry.position + 1}, head {entry.entry_sha256}")
     return 0
