@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchledger.cli.locations import records_dir
+from benchledger.records.schema import schema_ids
 from benchledger.records.store import Store
 
 HELP = "validate a record, copy its exact bytes into the store and append its ledger entry"
@@ -14,7 +15,7 @@ HELP = "validate a record, copy its exact bytes into the store and append its le
 def add_arguments(parser):
     parser.add_argument("files", type=Path, nargs="+", metavar="FILE",
                         help="the record files to seal (their bytes are kept exactly), in ledger order")
-    parser.add_argument("--schema", required=True, metavar="ID", help="schema id, e.g. gsh-llm-core-article/1")
+    parser.add_argument("--schema", required=True, metavar="ID", help=f"schema id: one of {', '.join(schema_ids())}")
     parser.add_argument("--as", dest="as_path", metavar="PATH",
                         help="path inside the store, e.g. llm-cpu-offload/2026-09-27.json, for one FILE (default: each file's name)")
     parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
