@@ -1,11 +1,11 @@
 """The one part of the build configuration pyproject.toml cannot say: the repository's
-top-level templates/ and docs/ stay where they are, and are mapped into the package as
-`site_gen.templates` and `site_gen.guides` (package data of the wheel, read through
-importlib.resources). Everything else is in pyproject.toml."""
+top-level templates/, docs/ and examples/ stay where they are, and are mapped into the package
+as `site_gen.templates`, `site_gen.guides` and `benchledger.examples` (package data of the
+wheel, read through importlib.resources). Everything else is in pyproject.toml."""
 
 from setuptools import find_packages, setup
 
-RESOURCE_PACKAGES = {"site_gen.templates": "templates", "site_gen.guides": "docs"}
+RESOURCE_PACKAGES = {"site_gen.templates": "templates", "site_gen.guides": "docs", "benchledger.examples": "examples"}
 
 setup(
     packages=find_packages(include=["benchledger*", "collector*", "site_gen*"]) + list(RESOURCE_PACKAGES),

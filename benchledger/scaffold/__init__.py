@@ -5,6 +5,7 @@
     docs/articles/welcome.md       an example article explaining the citation syntax (cites nothing yet)
     .gitignore                     site/, .cache/, runs/
     .github/workflows/publish.yml  build with --no-cache and publish on GitHub Pages
+    plans/                         the example plans (README.md, *.toml) to collect a first record
 
 The files are package data (`files/`), read through importlib.resources. A folder that holds
 anything is refused: init never overwrites or deletes what it did not make."""
@@ -27,6 +28,8 @@ FILES = {
     ".github/workflows/publish.yml": "publish.yml",
 }
 LEDGER = "records/ledger.jsonl"
+# the repository's examples/ (package data): copied as plans/, their "examples/" paths with them
+EXAMPLES_PACKAGE, PLANS = "benchledger.examples", "plans"
 
 
 def create_project(folder: Path | str, today: dt.date | None = None) -> list[str]:
@@ -52,6 +55,13 @@ def create_project(folder: Path | str, today: dt.date | None = None) -> list[str
         with open(path, "x", encoding="utf-8") as out:  # "x": never over a file that appeared meanwhile
             out.write(text)
         written.append(target)
+    (folder / PLANS).mkdir()
+    for example in sorted(resources.files(EXAMPLES_PACKAGE).iterdir(), key=lambda e: e.name):
+        if example.name.endswith((".toml", ".md")):
+            target = f"{PLANS}/{example.name}"
+            with open(folder / target, "x", encoding="utf-8") as out:
+                out.write(example.read_text(encoding="utf-8").replace("examples/", f"{PLANS}/"))
+            written.append(target)
     (folder / LEDGER).parent.mkdir(parents=True, exist_ok=True)
     with open(folder / LEDGER, "xb"):
         pass

@@ -1,11 +1,12 @@
 """`benchledger init DIR`: scaffold a new project (settings, empty store, example article,
-.gitignore, a GitHub Pages workflow) in a new or empty folder."""
+example plans, .gitignore, a GitHub Pages workflow) in a new or empty folder."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-HELP = "make a new project in a new or empty folder: benchledger.toml, an empty store, an example article, a publishing workflow"
+HELP = ("make a new project in a new or empty folder: benchledger.toml, an empty store, an example article, example "
+        "plans, a publishing workflow")
 
 
 def add_arguments(parser):
@@ -19,5 +20,7 @@ def run(args) -> int:
     print(f"made a benchledger project in {args.folder}:")
     for rel in written:
         print(f"  {rel}")
-    print(f"next: cd {args.folder} && benchledger build, then seal a record (benchledger seal FILE --schema ID) and cite it")
+    enter = "" if Path(args.folder) == Path(".") else f"cd {args.folder} && "
+    print(f"next: {enter}benchledger build; then collect a first record (benchledger collect plans/graph-replay-cpu.toml, "
+          "see plans/README.md) or seal one (benchledger seal FILE --schema ID), and cite it")
     return 0

@@ -22,7 +22,12 @@ def test_init_scaffolds_a_project_that_builds_and_then_cites_a_sealed_record(tmp
     assert code == 0, err
     project = tmp_path / "lab"
     files = sorted(p.relative_to(project).as_posix() for p in project.rglob("*") if p.is_file())
-    assert files == [".github/workflows/publish.yml", ".gitignore", "benchledger.toml", "docs/articles/welcome.md", "records/ledger.jsonl"]
+    plans = ["plans/README.md", "plans/graph-replay-cpu.toml", "plans/graph-replay-gpu.toml", "plans/llama-tiny.toml", "plans/ray-cpu.toml"]
+    assert files == [".github/workflows/publish.yml", ".gitignore", "benchledger.toml", "docs/articles/welcome.md", *plans,
+                     "records/ledger.jsonl"]
+    # a pip user has no examples/ folder: the plans come with the project, their paths its own
+    assert "benchledger collect plans/graph-replay-cpu.toml" in (project / "plans" / "graph-replay-cpu.toml").read_text()
+    assert "examples/" not in "".join((project / p).read_text() for p in plans)
     assert (project / "records" / "ledger.jsonl").read_bytes() == b""
     assert load_project(project).config_file == (project / "benchledger.toml").resolve()  # every key commented: valid, defaults
     toml = (project / "benchledger.toml").read_text()
