@@ -124,7 +124,8 @@ def find_project(explicit: Path | str | None = None, start: Path | str | None = 
     if explicit is not None:
         root = Path(explicit).resolve()
         if not root.is_dir():
-            raise InputError(str(explicit), "", "no such project folder (--project names a folder, optionally holding a benchledger.toml)")
+            what = "is a file, not a project folder" if root.exists() else "no such project folder"
+            raise InputError(str(explicit), "", f"{what} (--project names a folder, optionally holding a benchledger.toml)")
         return load_project(root)
     here = Path(start if start is not None else Path.cwd()).resolve()
     for folder in (here, *here.parents):

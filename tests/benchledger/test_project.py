@@ -48,6 +48,9 @@ def test_project_names_the_folder_explicitly(tmp_path, monkeypatch):
     assert (bare.root, bare.config_file, bare.site_name) == ((tmp_path / "bare").resolve(), None, "benchledger")
     with pytest.raises(InputError, match="no such project folder"):
         find_project(tmp_path / "absent")
+    (tmp_path / "run.json").write_text("{}")
+    with pytest.raises(InputError, match="run.json: is a file, not a project folder"):
+        find_project(tmp_path / "run.json")
 
 
 def test_this_repository_is_a_project_with_the_shipped_defaults():
