@@ -69,10 +69,16 @@ def render_call(env: CitationEnv, call: Call) -> str:
     kind = KINDS.get(call.name)
     if kind is None:
         raise CitationProblem(f"unknown citation kind; known: {', '.join(sorted(KINDS))}")
+    signature = inspect.signature(kind.render)
     try:
-        inspect.signature(kind.render).bind(env, *call.args, **call.kwargs)
+        signature.bind(env, *call.args, **call.kwargs)
     except TypeError as err:
-        raise CitationProblem(f"{err} (see the authoring guide, posts/authoring.html in your built site)") from None
+        # Python names the first missing argument only: name them all, so one edit fixes the call
+        params = list(signature.parameters.values())[1 + len(call.args):]
+        missing = [p.name for p in params if p.default is p.empty and p.name not in call.kwargs
+                   and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        reason = f"missing required arguments: {', '.join(missing)}" if len(missing) > 1 else str(err)
+        raise CitationProblem(f"{reason} (see the authoring guide, posts/authoring.html in your built site)") from None
     if kind.block and not call.alone:
         raise CitationProblem("a block citation must stand alone on its own lines")
     rendered = kind.render(env, *call.args, **call.kwargs)

@@ -107,6 +107,7 @@ FAILURES = [
     ("unknown kind", {"r": OFFLOAD}, '{{ quote("r", "/x") }}', 10, "quote(): unknown citation kind"),
     ("expression argument", {"r": OFFLOAD}, '{{ cite("r", "/a" + "/b") }}', 10, "arguments must be literals"),
     ("missing argument", {"r": OFFLOAD}, '{{ cite("r") }}', 10, "missing a required argument: 'pointer'"),
+    ("missing arguments", {"r": OFFLOAD}, '{{ chart("r") }}', 10, "chart(): missing required arguments: rows, x, y, x_title, y_title"),
     ("block inline", {"r": OFFLOAD}, 'see {{ limitations("r") }}', 10, "a block citation must stand alone"),
     ("unclosed", {"r": OFFLOAD}, "x\n\ny {{ cite(", 12, "'{{' is not closed by '}}'"),
     ("short prefix", {"r": OFFLOAD[:8]}, "x", 8, "prefix 'ebcfc483' is too short"),
