@@ -376,12 +376,25 @@
       var script = block && block.querySelector('script[type="application/json"]');
       if (!script || script.id !== view.dataset.spec) return;
       var spec = JSON.parse(script.textContent);
+      // A phone's column is narrower than the drawn width: the SVG scaled down to 5 px text.
+      // Draw it to fit instead, its legend below the plot.
+      var room = view.clientWidth;
+      if (typeof spec.width === "number" && room > 0 && room < spec.width + 150) {
+        spec.width = Math.max(160, room - 70);
+        spec.config = spec.config || {};
+        spec.config.legend = Object.assign({ orient: "bottom" }, spec.config.legend);
+      }
       var target = document.createElement("div");
       target.className = "bl-chart-live";
       view.appendChild(target);
       window.vegaEmbed(target, spec, { actions: false, renderer: "svg", mode: "vega-lite" }).then(function () {
         var fallback = view.querySelector("img");
-        if (fallback) fallback.remove();
+        if (fallback) {
+          // the static image's text lists every value; the live SVG's own is its tick labels
+          target.setAttribute("role", "img");
+          target.setAttribute("aria-label", fallback.getAttribute("alt") || "");
+          fallback.remove();
+        }
       }, function () { target.remove(); });
     });
   }

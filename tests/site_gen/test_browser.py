@@ -183,3 +183,31 @@ def test_search_finds_a_record_by_model_name_gpu_and_hash_prefix(site: Path, bro
         assert any("/pagefind/fragment/" in url for url in fetched)  # pieces, not one whole index
         assert not any("search_index.json" in url for url in fetched)
         page.close()
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+@pytest.mark.parametrize("path", ["index.html", OFFLOAD_PAGE, GRAPH_PAGE, "methodology.html", "audit.html"])
+def test_on_a_phone_no_page_runs_wider_than_the_screen_and_chart_text_stays_readable(site: Path, browser, path):
+    """An audit at 390 px: unwrapped tables (a provenance row of long URLs, an opened chart-data
+    panel) made pages 583-1036 px wide, and charts scaled their text down to 5 px."""
+    with serve(site) as base:
+        context = browser.new_context(**PHONE)
+        page = context.new_page()
+        watch = Watch(page, base)
+        page.goto(base + path)
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        page.wait_for_timeout(100)
+        # a phone widens the layout viewport to fit wide content (and zooms out): measure against the screen
+        assert page.evaluate("[innerWidth, document.documentElement.scrollWidth]") == [390, 390]
+        if page.locator(".bl-chart-view").count():
+            charts_drawn(page)
+            smallest = page.evaluate("Math.min(...[...document.querySelectorAll('.bl-chart-live svg text')]"
+                                     ".map(t => t.getBoundingClientRect().height).filter(h => h > 0))")
+            assert smallest >= 8, smallest
+            labels = page.evaluate("[...document.querySelectorAll('.bl-chart-live')].map(v => v.getAttribute('aria-label'))")
+            assert labels and all(label and any(c.isdigit() for c in label) for label in labels), labels
+        page.screenshot(path=str(ARTIFACTS / f"phone-{path.replace('/', '-')}.png"), full_page=False)
+        context.close()
+        assert watch.errors == [] and watch.outside == []
