@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchledger.cases.llm_core import PHASES
 from collector.intervals import Interval
 
-PHASES = ("baseline", "load", "ready", "warmup", "responses", "cleanup")
+__all__ = ["PHASES", "CpuSnapshot", "Window", "Timeline"]
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,10 @@ from __future__ import annotations
 from benchledger.cases.base import Better, CaseKind, Field, Metric, Role, Scope
 from benchledger.records.checks import REQUEST_VALUES
 
+# A case's phases in the order they happen (the keys of its resources_by_phase): the collector
+# runs them so, and pages list them so.
+PHASES = ("baseline", "load", "ready", "warmup", "responses", "cleanup")
+
 I, A, C = Role.IDENTITY, Role.AXIS, Role.CONTEXT
 R, P = Scope.RECORD, Scope.POINT
 

@@ -169,3 +169,16 @@ def test_provenance_hashes_are_code_that_wraps_and_sentences_one_per_line(site):
     assert '<span class="bl-text" data-pointer="/limitations/0"' in page
     assert re.search(r'data-pointer="/limitations/0"[^>]*>[^<]*</span><br><span class="bl-text" data-pointer="/limitations/1"', page)
     assert "word-break: break-all" in (site[1].out_dir / "assets" / "benchledger.css").read_text(encoding="utf-8")
+
+
+def test_a_graph_replay_headline_calls_a_ratio_below_one_slower_not_a_gain():
+    """A browser audit read "(3.67x faster); at 32,768 tokens the gain is 0.911x" on a home card."""
+    from types import SimpleNamespace
+
+    from site_gen.pages.records.graph_replay import GraphReplayRenderer
+    from tests.variants import graph_variant
+
+    data = graph_variant(graph_factor=1.1)  # replay 10% slower: the seed's 1.002x at 32,768 tokens falls below 1
+    headline = GraphReplayRenderer().summary(SimpleNamespace(data=data, sha256="a" * 64)).headline_html
+    text = re.sub(r"<[^>]+>", "", headline)
+    assert "(the speedup 3.6" in text and text.endswith("at 32,768\u202ftokens, replay is slower: 0.911\u202f×."), text

@@ -43,11 +43,15 @@ class GraphReplayRenderer(RecordRenderer):
                 headline = (f"No CUDA graph was captured in this run; at {num(first + '/tokens', 'tokens')}, eager scoring "
                             f"takes {num(first + '/timing/eager/mean_ms', 'ms')}.")
             else:
+                def speedup(m: dict, ptr: str) -> str:  # a ratio below 1 is a loss: never "faster"
+                    ratio = m.get("mean_speedup")
+                    said = "the speedup" if not isinstance(ratio, (int, float)) or ratio >= 1 else "replay is slower:"
+                    return f"{said} {num(ptr + '/mean_speedup', '×')}"
+
                 headline = (
                     f"At {num(first + '/tokens', 'tokens')}, graph replay takes {num(first + '/timing/graph/mean_ms', 'ms')} "
-                    f"against {num(first + '/timing/eager/mean_ms', 'ms')} eager "
-                    f"({num(first + '/mean_speedup', '×')} faster); at {num(last + '/tokens', 'tokens')} the gain is "
-                    f"{num(last + '/mean_speedup', '×')}."
+                    f"against {num(first + '/timing/eager/mean_ms', 'ms')} eager ({speedup(m0, first)}); "
+                    f"at {num(last + '/tokens', 'tokens')}, {speedup(m1, last)}."
                 )
             numbers = [
                 f"speedup at {format_value(m0.get('tokens'), 'tokens')}: {num(first + '/mean_speedup', '×')}",

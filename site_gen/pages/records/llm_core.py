@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from benchledger.cases.llm_core import PHASES
 from benchledger.records.pointer import held_pointer, resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
@@ -384,7 +385,8 @@ class LlmCoreRenderer(RecordRenderer):
             return
         page.heading(3, "Resources by phase")
         rows = []
-        for name in phases:
+        # in time order (a record's keys are sorted: cleanup came second)
+        for name in sorted(phases, key=lambda n: (PHASES.index(n) if n in PHASES else len(PHASES), n)):
             pp = f"{base}/resources_by_phase/{name}"
             row = {"phase": escape.html(name), "duration": page.num(f"{pp}/response_union_seconds", "s")}
             energy = phases[name].get("gpu_energy") or {}
