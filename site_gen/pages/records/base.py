@@ -13,7 +13,7 @@ from benchledger.records.pointer import held_pointer, parse_pointer, resolve, to
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, by_scope, withheld_percentile
-from site_gen.quantity import traced
+from site_gen.quantity import traced, utc_date
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -171,6 +171,11 @@ def kv_rows(page: ArticleWriter, pointer: str, units: dict[str, str] | None = No
 
         if isinstance(value, bool) or value is None:
             shown = page.text(child)
+        elif isinstance(value, (int, float)) and _IDENTIFIER.search(key):
+            # a seed or a Unix time names something; it is no quantity to round and group
+            # ("20,260,927"): its digits as the record holds them, a time with its date
+            date = utc_date(value) if key.endswith("epoch") else ""
+            shown = page.text(child) + (f" ({date} UTC)" if date else "")
         elif isinstance(value, (int, float)):
             shown = page.num(child, (units or {}).get(key, unit_for(key)))
         elif isinstance(value, str):
@@ -186,6 +191,7 @@ def kv_rows(page: ArticleWriter, pointer: str, units: dict[str, str] | None = No
 
 
 _HEX_DIGEST = re.compile(r"[0-9a-f]{40,128}")
+_IDENTIFIER = re.compile(r"(^|_)(seed|epoch|id)$")
 
 
 def _text_or_hash(page: ArticleWriter, pointer: str, value: object) -> str:
