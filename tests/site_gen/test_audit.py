@@ -250,3 +250,19 @@ def test_a_page_under_another_name_is_read_too(site):
     messages = [str(p) for p in verify_site(site)]
     assert "extra.htm: loads https://evil.example/x.js from outside the site (<script>)" in messages
     assert f"{chart.relative_to(site).as_posix()}: loads https://evil.example/c.svg#c from outside the site (<rect>)" in messages
+
+
+def test_pages_parsed_in_a_pool_of_workers_give_the_same_findings(site, monkeypatch):
+    """Past a few hundred pages each worker parses its share (about 30 s on one CPU at 1,000
+    articles); what they find must be what one process finds."""
+    from site_gen.checksums import site_sums
+
+    page = site / OFFLOAD
+    html = page.read_text(encoding="utf-8")
+    old, new, _ = TAMPERED["svg paint server"]
+    page.write_text(html.replace(old, new, 1).replace(SPAN, ">99.9\u202ftokens/s</span>", 1), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    alone = [str(p) for p in verify_site(site)]
+    monkeypatch.setattr("benchledger.records.verification.PARALLEL_MIN_RECORDS", 2)
+    pooled = [str(p) for p in verify_site(site)]
+    assert pooled == alone and any("evil.example" in m for m in alone) and any("the page was edited" in m for m in alone)
