@@ -65,12 +65,13 @@ class AuthoredArticles(PageKind):
         feed = atom_feed(articles, feed_path=FEED, page_paths={a.slug: article_path(a) for a in articles},
                          site_name=site.options.site_name, site_url=site.options.site_url, extra=feed_entries(site))
         tags = sorted({t for a in articles for t in a.tags})
-        pages.append(self.listing(site, INDEX, "Articles", articles, tags, show_tags=True, assets={FEED: feed},
+        # titled as the navigation names it: "Articles" is the home page's (the records' articles)
+        pages.append(self.listing(site, INDEX, "Write-ups", articles, tags, show_tags=True, assets={FEED: feed},
                                   intro="Articles written around sealed records. Every number in them is cited from a record's exact bytes, newest first."))
         for tag in tags:
             tagged = [a for a in articles if tag in a.tags]
-            pages.append(self.listing(site, tag_path(tag), f"Articles tagged “{tag}”", tagged, tags, show_tags=False,
-                                      intro=f"{len(tagged)} article(s) tagged {tag}. [All articles]({posixpath.relpath(INDEX, posixpath.dirname(tag_path(tag)))})"))
+            pages.append(self.listing(site, tag_path(tag), f"Write-ups tagged “{tag}”", tagged, tags, show_tags=False,
+                                      intro=f"{len(tagged)} article(s) tagged {tag}. [All write-ups]({posixpath.relpath(INDEX, posixpath.dirname(tag_path(tag)))})"))
         pages.append(Page(GUIDE, "Writing an article that cites sealed records", guide_text(GUIDE_SOURCE)))
         return pages
 

@@ -367,6 +367,24 @@
     pickedFiles(input.files).then(function (read) { return checkLog(box, read); });
   });
 
+  // A number's source on a touch screen, where there is no hover: a tap shows its title (the
+  // record's sha256 and JSON pointer, or a derived number's formula) as selectable text right
+  // after it; a second tap hides it.
+  document.addEventListener("click", function (event) {
+    var number = event.target.closest(".bl-num");
+    if (!number || event.target.closest("a")) return;
+    var shown = number.nextElementSibling;
+    if (shown && shown.classList.contains("bl-num-source")) {
+      shown.remove();
+      return;
+    }
+    var note = document.createElement("span");
+    note.className = "bl-num-source";
+    note.setAttribute("role", "note");
+    note.textContent = number.getAttribute("title") || "";
+    number.after(note);
+  });
+
   function drawCharts() {
     if (typeof window.vegaEmbed !== "function") return;  // the static SVG stays
     document.querySelectorAll(".bl-chart-view[data-spec]").forEach(function (view) {

@@ -208,6 +208,12 @@ def test_on_a_phone_no_page_runs_wider_than_the_screen_and_chart_text_stays_read
             assert smallest >= 8, smallest
             labels = page.evaluate("[...document.querySelectorAll('.bl-chart-live')].map(v => v.getAttribute('aria-label'))")
             assert labels and all(label and any(c.isdigit() for c in label) for label in labels), labels
+        if page.locator(".bl-head .bl-num").count():  # no hover on a phone: a tap shows the source, a second hides it
+            number = page.locator(".bl-head .bl-num").first
+            number.tap()
+            assert page.locator(".bl-num-source").first.inner_text().startswith("record sha256 ")
+            number.tap()
+            assert page.locator(".bl-num-source").count() == 0
         page.screenshot(path=str(ARTIFACTS / f"phone-{path.replace('/', '-')}.png"), full_page=False)
         context.close()
         assert watch.errors == [] and watch.outside == []

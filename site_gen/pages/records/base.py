@@ -108,9 +108,11 @@ class ArticleWriter:
     def text(self, pointer: str) -> str:
         """A record string at `pointer`, escaped for HTML, with its origin in the title."""
         value = resolve(self.view.data, pointer, default=None)
+        # as the record's JSON writes it: true / false, not Python's True / False
+        shown = "n/a" if value is None else ("true" if value else "false") if isinstance(value, bool) else value
         return (
             f'<span class="bl-text" data-pointer="{escape.attr(pointer)}" title="{escape.attr(pointer)}">'
-            f"{escape.html('n/a' if value is None else value)}</span>"
+            f"{escape.html(shown)}</span>"
         )
 
     def table(self, rows: Iterable[dict[str, str]], columns: list[str], caption: str | None = None) -> None:

@@ -27,7 +27,8 @@ class GraphReplayRenderer(RecordRenderer):
 
     def summary(self, view: "RecordView") -> Summary:
         data, sha = view.data, view.sha256
-        title = f"CUDA-graph replay vs eager scoring ({data.get('profile', '?')}) on {data.get('device', '?')}"
+        title = (f"CUDA-graph replay vs eager scoring ({data.get('profile', '?')}) on {data.get('device', '?')}, "
+                 f"torch {data.get('torch_version', '?')}")
         ms = _measurements(data)
         numbers = []
         headline = "No measurements in this record."
@@ -65,7 +66,7 @@ class GraphReplayRenderer(RecordRenderer):
             f"on {data.get('device', '?')}: {len(ms)} token length(s), {'/'.join(map(str, reps)) or '?'} repetitions each; "
             f"timing scope: {data.get('timing_scope', '?')}."
         )
-        return Summary(title, date, f"{data.get('device', '?')} · torch {data.get('torch_version', '?')}", headline,
+        return Summary(title, date, str(data.get("device", "?")), headline,
                        numbers, measured)
 
     def case_anchor(self, case_pointer: str) -> str | None:

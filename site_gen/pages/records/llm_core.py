@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from benchledger.cases.llm_core import PHASES
+from benchledger.cases.llm_core import FIELDS, PHASES
 from benchledger.records.pointer import held_pointer, resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
@@ -112,8 +112,14 @@ class LlmCoreRenderer(RecordRenderer):
         hw = data.get("hardware", {})
         runtime = data.get("runtime", {})
         comps = _comparisons(data)
-        axis_text = f" across {comps[0][0]}" if comps else ""
-        title = f"{model.get('name', '?')} {model.get('quantization', '')} on {runtime.get('name', '?')}{axis_text}"
+        labels = {f.name: f.label for f in FIELDS}
+        axis_text = f" across {labels.get(comps[0][0], comps[0][0].replace('_', ' '))}" if comps else ""
+        # the GPU and the runtime's release in the title: records of one model on two GPUs or two
+        # releases had the same <title> and the same home card heading
+        where = hw.get("gpu") or hw.get("cpu") or "?"
+        release = f" {runtime['release']}" if runtime.get("release") else ""
+        title = (f"{model.get('name', '?')} {model.get('quantization', '')} on {where}, {runtime.get('name', '?')}{release}"
+                 f"{axis_text}")
         headline, numbers = self._headline(view)
         cases = data.get("cases", [])
         settings = (cases[0].get("settings") or {}) if cases else {}
@@ -183,7 +189,8 @@ class LlmCoreRenderer(RecordRenderer):
             ("Environment", "/environment"), ("Operating system", "/environment/os"),
             ("Hardware", "/hardware"), ("Runtime", "/runtime"),
         ] + [(f"Model {m.get('id', i)}", f"/models/{i}") for i, m in enumerate(data.get("models", []))]  # page.heading escapes
-          + [(f"Sources {i + 1}", f"/sources/{i}") for i in range(len(data.get("sources", [])))]
+          + [(f"Source {i + 1} of {len(data['sources'])}" if len(data["sources"]) > 1 else "Source", f"/sources/{i}")
+             for i in range(len(data.get("sources", [])))]
           + [("Record", "")])
         self._model_files(page)
         audit_block(page)
@@ -321,11 +328,11 @@ class LlmCoreRenderer(RecordRenderer):
                     page.num(f"{sp}/median", unit) + ' <br><small class="bl-range">'
                     + page.num(f"{sp}/minimum") + "–" + page.num(f"{sp}/maximum") + "</small>")
                 row[f"{label} p95"] = page.percentile(sp, "p95", None, unit)
-            row["aggregate"] = page.num(f"{gp}/aggregate_output_tokens_per_second", "tokens/s")
+            row["aggregate output"] = page.num(f"{gp}/aggregate_output_tokens_per_second", "tokens/s")
             per_token = _energy_per_token(page.view.data, gp)
             if per_token is not None:
                 row["GPU energy / token"] = page.derived(
-                    per_token, "J", "joules / completed_output_tokens",
+                    per_token, "J/token", "joules / completed_output_tokens",
                     {"joules": f"{gp}/resources/gpu_energy/joules", "completed_output_tokens": f"{gp}/completed_output_tokens"},
                 )
             else:
@@ -336,7 +343,7 @@ class LlmCoreRenderer(RecordRenderer):
         columns = ["context", "requests"]
         for _, label, _ in GROUP_SUMMARIES:
             columns += [f"{label} median", f"{label} p95"]
-        columns += ["aggregate", "GPU energy / token", "CPU (one logical CPU = 100%)"]
+        columns += ["aggregate output", "GPU energy / token", "CPU (one logical CPU = 100%)"]
         page.html('<div class="bl-scroll">')
         page.table(rows, [c for c in columns if any(c in r for r in rows)])
         page.html("</div>")
