@@ -90,7 +90,7 @@ class SiteAudit:
         paths = [path for _, path, _ in self.pages]
         workers = pool_workers(len(paths))
         if workers < 2:
-            found = [scan_page(text).found() for _, _, text in self.pages]
+            found = [scan_page(text) for _, _, text in self.pages]
         else:
             with ProcessPoolExecutor(workers) as pool:
                 found = list(pool.map(_scan_file, paths, chunksize=32))
@@ -193,7 +193,7 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
 
 def external_loads(html: str) -> list[tuple[str, str]]:
     """(tag, URL) of everything `html` would load from another host."""
-    return scan_page(html).loads.external
+    return list(scan_page(html).loads)
 
 
 def check_no_external_loads(audit: SiteAudit) -> list[Problem]:
@@ -349,10 +349,6 @@ class _PageScan(HTMLParser):
         self.loads.handle_data(data)
         self.numbers.handle_data(data)
 
-    def found(self) -> "Scanned":
-        """What the parse found, as plain data (a pool worker sends it back)."""
-        return Scanned(tuple(self.loads.external), tuple(self.numbers.found))
-
 
 @dataclass(frozen=True)
 class Scanned:
@@ -362,17 +358,18 @@ class Scanned:
     numbers: tuple["_Shown", ...]
 
 
-def scan_page(html: str) -> _PageScan:
-    """`html` parsed once: `.loads.external` and `.numbers.found` (`.found()` for both)."""
+def scan_page(html: str) -> Scanned:
+    """`html` parsed once, for what it loads and the traced numbers it shows (plain data, which
+    a pool worker sends back)."""
     parser = _PageScan()
     parser.feed(html)
     parser.close()
-    return parser
+    return Scanned(tuple(parser.loads.external), tuple(parser.numbers.found))
 
 
 def _scan_file(path: Path) -> Scanned:
     """A pool worker's part: one page file read (as `SiteAudit.pages` reads it) and parsed."""
-    return scan_page(path.read_text(encoding="utf-8", errors="replace")).found()
+    return scan_page(path.read_text(encoding="utf-8", errors="replace"))
 
 
 # What a traced number may show instead of its value: a label chosen by the page, never a number.
