@@ -276,6 +276,21 @@ class CaseKind:
         raise KeyError(f"{self.schema} has no metric {name!r}")
 
     # -- reading a record -----------------------------------------------------------------
+    def input_pointers(self, data: Any) -> set[str]:
+        """Absolute pointers of every case's and point's key fields, under each pointer a field
+        may be read from: what a run was given (a context length, the GPU layers), not what it
+        measured."""
+        out = set()
+        for case in self.cases(data, ""):
+            for f in self.fields:
+                if f.scope is Scope.POINT:
+                    out.update(point.pointer + p for point in case.points for p in f.pointers)
+                elif f.scope is Scope.CASE:
+                    out.update(case.pointer + p for p in f.pointers)
+                else:
+                    out.update(f.pointers)
+        return out
+
     def cases(self, data: Any, record_sha256: str, record_path: str = "") -> list[Case]:
         """Every counted case of a (schema-valid) record, with its key and its points."""
         out = []

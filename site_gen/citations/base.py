@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from benchledger.cases.registry import kind_for
 from benchledger.records.pointer import parse_pointer, resolve
 from site_gen import escape
 from site_gen.limitations import Limitation, find_limitations, limitations_for, withheld_percentile
@@ -55,6 +56,7 @@ class CitationEnv:
     notes: dict[tuple[str, str], tuple[str, list[Limitation]]] = field(default_factory=dict)
     common: dict[str, list[Limitation]] = field(default_factory=dict)
     _found: dict[str, list[Limitation]] = field(default_factory=dict)
+    _inputs: dict[str, set[str]] = field(default_factory=dict)
     # Placeholders carry a random token of this expansion: record or article text cannot hold
     # one (a fixed marker such as NUL 0 NUL could, and was substituted or crashed the build).
     _token: str = field(default_factory=lambda: secrets.token_hex(16))
@@ -68,13 +70,29 @@ class CitationEnv:
                                  else find_limitations(record.data))
         return self._found[name]
 
+    def inputs(self, name: str) -> set[str]:
+        """Pointers of record `name`'s run inputs (its kind's key fields), once per article."""
+        if name not in self._inputs:
+            record = self.records[name]
+            kind = kind_for(record.entry.schema)
+            self._inputs[name] = kind.input_pointers(record.data) if kind is not None else set()
+        return self._inputs[name]
+
+    def is_input(self, name: str, pointer: str) -> bool:
+        """Whether `pointer` of record `name` is a run's input: not counted when deciding what
+        holds for every number cited from the record (the page's common note)."""
+        return pointer in self.inputs(name)
+
     def applicable(self, cited: "Cited") -> list[Limitation]:
         """Limitations beside a cited value: those scoped at it or at an ancestor below the
         record root (record-wide ones belong in the record's limitations list), leaving out
-        percentile rules unless this value is that percentile."""
+        percentile rules unless this value is that percentile. A run's input (a context length,
+        the GPU layers) takes only those scoped at itself: "the GPU was mostly idle" is about
+        what the case measured, and marked "2,048 tokens" in prose."""
         out = []
+        is_input = self.is_input(cited.name, cited.pointer)
         for lim in limitations_for(cited.record.data, cited.pointer, self.found(cited.name)):
-            if lim.scope == "":
+            if lim.scope == "" or is_input and lim.scope != cited.pointer:
                 continue
             if lim.percentile and lim != self.withheld(cited):
                 continue

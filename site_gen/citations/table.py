@@ -48,7 +48,7 @@ class Table(CitationKind):
             "| " + " | ".join(escape.text(s.label) for s in specs) + " |",
             "|" + "|".join("---" for _ in specs) + "|",
         ]
-        grid: list[list[tuple[str, list[Limitation]]]] = []
+        grid: list[list[tuple[str, list[Limitation], bool]]] = []  # (markup, limitations, counted)
         for row_pointer, stars in row_keys:
             row = []
             for spec in specs:
@@ -57,15 +57,18 @@ class Table(CitationKind):
                 if kind == "value":
                     value = env.value(record, resolved[0]).value
                     if isinstance(value, (str, bool)):
-                        row.append(_TEXT.markup(env, record, resolved[0]))
+                        row.append((*_TEXT.markup(env, record, resolved[0]), False))
                     else:
-                        row.append(_CITE.markup(env, record, resolved[0], unit=unit or ""))
+                        # a run's input (a context length) does not decide the page's common note
+                        counted = not env.is_input(record, resolved[0])
+                        row.append((*_CITE.markup(env, record, resolved[0], unit=unit or ""), counted))
                 else:
                     derived = _DERIVED[kind]
-                    row.append(derived.markup(env, record, resolved[0], resolved[1], unit if unit is not None else derived.default_unit or ""))
+                    unit_shown = unit if unit is not None else derived.default_unit or ""
+                    row.append((*derived.markup(env, record, resolved[0], resolved[1], unit_shown), True))
             grid.append(row)
         for row in grid:
-            cells = [shown + env.marker(record, limits, counted="bl-num" in shown) for shown, limits in row]
+            cells = [shown + env.marker(record, limits, counted=counted and "bl-num" in shown) for shown, limits, counted in row]
             lines.append("| " + " | ".join(_UNESCAPED_PIPE.sub("&#124;", c) for c in cells) + " |")
         table = "\n".join(lines)
         if caption:

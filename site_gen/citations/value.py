@@ -17,7 +17,7 @@ class Cite(CitationKind):
 
     def render(self, env: CitationEnv, record: str, pointer: str, unit: str = "") -> str:
         shown, limits = self.markup(env, record, pointer, unit)
-        return shown + env.marker(record, limits)
+        return shown + env.marker(record, limits, counted=not env.is_input(record, pointer))
 
     def markup(self, env: CitationEnv, record: str, pointer: str, unit: str = "") -> tuple[str, list[Limitation]]:
         """The number's markup and the limitations to mark beside it."""
