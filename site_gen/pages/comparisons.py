@@ -193,7 +193,9 @@ class ComparisonPages(PageKind):
                              + f'. <a href="{explorer}">The explorer</a> lists every case.</p>'))
             parts.append((True, self._members(site, kind, path, section, placed)))
             for name in kind.headline:
-                metric_parts, chart_assets = self._metric(site, kind, path, section, kind.metric(name), s, placed)
+                # a metric's heading sits under its section's (##), or under the page's own (#)
+                level = "###" if len(cp.sections) > 1 else "##"
+                metric_parts, chart_assets = self._metric(site, kind, path, section, kind.metric(name), s, placed, level)
                 parts += metric_parts
                 assets.update(chart_assets)
         record_wide = [(c, lim) for sec in cp.sections for c in sec.cases
@@ -256,7 +258,7 @@ class ComparisonPages(PageKind):
         return "\n".join(out) + "\n"
 
     def _metric(self, site: "SiteContext", kind: CaseKind, path: str, section: "Comparison", metric: Metric, s: int,
-                placed: _Placed) -> tuple[list[tuple[bool, str]], dict[str, bytes]]:
+                placed: _Placed, level: str) -> tuple[list[tuple[bool, str]], dict[str, bytes]]:
         axis = kind.field(section.axis)
         base_case = section.cases[0]
         base_points = {p.key: p for p in base_case.points}
@@ -328,7 +330,7 @@ class ComparisonPages(PageKind):
         for (target, key, _, _), v in zip(pending, verdicts):
             target[key] = _verdict_html(v)
         long_rows.sort(key=lambda r: tuple(_sort_value(v) for _, v in r["_key"]))  # stable: axis order within a point
-        parts = [f"### {escape.text(metric.label)} {{#s{s}-{metric.name.replace('_', '-')}}}"]
+        parts = [f"{level} {escape.text(metric.label)} {{#s{s}-{metric.name.replace('_', '-')}}}"]
         assets: dict[str, bytes] = {}
         if any(sr.points for sr in series) and point_field is not None:
             xs = [x for sr in series for x, _, _ in sr.points]

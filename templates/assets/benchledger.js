@@ -49,7 +49,10 @@
     }
     var copy = event.target.closest(".bl-copy");
     if (copy && navigator.clipboard) {
-      navigator.clipboard.writeText(copy.dataset.copy).then(function () { copy.textContent = "copied"; }, function () {});
+      navigator.clipboard.writeText(copy.dataset.copy).then(function () {
+        copy.textContent = "copied";
+        setTimeout(function () { copy.textContent = "copy"; }, 2000);  // ready for the next one
+      }, function () {});
     }
   });
 
