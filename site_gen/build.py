@@ -219,9 +219,15 @@ theme:
   name: material
   font: false
   features: [navigation.tabs, navigation.top, content.code.copy]{logo}
-  palette:
-    primary: {json.dumps(options.palette_primary)}
-    accent: {json.dumps(options.palette_accent)}
+  palette:  # light and dark, the reader's choice (Material keeps it in the browser); charts keep a white ground
+    - scheme: default
+      primary: {json.dumps(options.palette_primary)}
+      accent: {json.dumps(options.palette_accent)}
+      toggle: {{icon: material/brightness-4, name: Switch to dark mode}}
+    - scheme: slate
+      primary: {json.dumps(options.palette_primary)}
+      accent: {json.dumps(options.palette_accent)}
+      toggle: {{icon: material/brightness-7, name: Switch to light mode}}
 plugins: []
 extra:
   generator: false

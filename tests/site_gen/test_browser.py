@@ -217,3 +217,19 @@ def test_on_a_phone_no_page_runs_wider_than_the_screen_and_chart_text_stays_read
         page.screenshot(path=str(ARTIFACTS / f"phone-{path.replace('/', '-')}.png"), full_page=False)
         context.close()
         assert watch.errors == [] and watch.outside == []
+
+
+def test_a_reader_can_switch_to_the_dark_scheme_and_charts_keep_their_ground(site: Path, browser):
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        watch = Watch(page, base)
+        page.goto(base + OFFLOAD_PAGE)
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
+        page.locator('label[for="__palette_1"]').first.click()
+        page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+        charts_drawn(page)
+        grounds = page.evaluate("[...document.querySelectorAll('.bl-chart-live svg')].map(s => getComputedStyle(s).backgroundColor)")
+        assert grounds and set(grounds) == {"rgb(255, 255, 255)"}, grounds  # dark text on a white ground, not on slate
+        page.screenshot(path=str(ARTIFACTS / "dark.png"))
+        page.close()
+        assert watch.errors == [] and watch.outside == []
