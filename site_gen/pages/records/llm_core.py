@@ -72,6 +72,12 @@ def _left_out(data: dict) -> str:
     )
 
 
+def axis_label(axis: str) -> str:
+    """A plan's comparison axis as readers read it: the kind's label for the field ("GPU
+    layers" for gpu_layers), else the name with spaces."""
+    return next((f.label for f in FIELDS if f.name == axis), axis.replace("_", " "))
+
+
 def _comparisons(data: dict) -> list[tuple[str, list[int]]]:
     """(axis, indexes of completed cases in declared order) per declared comparison; cases named
     but missing are skipped (the schema checks catch them)."""
@@ -112,8 +118,7 @@ class LlmCoreRenderer(RecordRenderer):
         hw = data.get("hardware", {})
         runtime = data.get("runtime", {})
         comps = _comparisons(data)
-        labels = {f.name: f.label for f in FIELDS}
-        axis_text = f" across {labels.get(comps[0][0], comps[0][0].replace('_', ' '))}" if comps else ""
+        axis_text = f" across {axis_label(comps[0][0])}" if comps else ""
         # the GPU and the runtime's release in the title: records of one model on two GPUs or two
         # releases had the same <title> and the same home card heading
         where = hw.get("gpu") or hw.get("cpu") or "?"
@@ -199,7 +204,8 @@ class LlmCoreRenderer(RecordRenderer):
     # -- sections -------------------------------------------------------------------------
     def _comparison(self, page: ArticleWriter, axis: str, order: list[int]) -> None:
         data = page.view.data
-        page.heading(2, f"Results along {axis}", f"results-{axis}".replace("_", "-"))
+        label = axis_label(axis)
+        page.heading(2, f"Results along {label}", f"results-{axis}".replace("_", "-"))  # the anchor keeps the field's name
         contexts = _contexts(data)
         labels = ", ".join(escape.html(_axis_phrase(data["cases"][i], axis)) for i in order)
         page.html(f'<p class="bl-lede">Cases compared: {labels}. One line per context length.</p>')
@@ -251,8 +257,8 @@ class LlmCoreRenderer(RecordRenderer):
                 continue
             page.chart(line_chart(
                 escape.anchor(f"{axis}-{chart_id}"), title, series,
-                x_title=axis, y_title=f"{title.split(' (')[0]} ({unit})", series_title="context",
-                alt_text=f"{title} against {axis}. {points_text(series, unit)}.",
+                x_title=label, y_title=f"{title.split(' (')[0]} ({unit})", series_title="context",
+                alt_text=f"{title} against {label}. {points_text(series, unit)}.",
             ))
         page.notes(lambda lim: lim.rule_id == "energy-unavailable" and "/groups/" in lim.scope)
 
