@@ -371,7 +371,8 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
     if marks:
         datasets["claims"] = [{"at": text(m.at), "text": m.text, "kind": "change" if m.changed else "no change called"}
                               for m in marks]
-    spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), step > 1), datasets,
+    has_ranges = any(row["low"] is not None for row in rows)
+    spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), step > 1, has_ranges), datasets,
                    {"order": order, "ticks": order[::step]})
     table = pd.DataFrame([[r["label"], r["value"], r["low"], r["high"], r["origin"]] for r in rows],
                          columns=[x_title, y_title, "minimum", "maximum", "record (sha256, pointer)"])
@@ -379,7 +380,7 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
 
 
 @lru_cache(maxsize=1024)
-def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, thinned: bool) -> str:
+def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, thinned: bool, has_ranges: bool) -> str:
     import altair as alt  # see _line_template
 
     order = _placeholder("order")
@@ -389,12 +390,15 @@ def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, th
     base = alt.Chart(alt.NamedData("points"))
     ranges = base.transform_filter("isValid(datum.low)").mark_rule(color="#7f8c8d").encode(
         x=x, y=alt.Y("low:Q", scale=y_scale, title=y_title), y2="high:Q")
-    tooltip = [alt.Tooltip("label:N", title=x_title), alt.Tooltip("value:Q", title=y_title, format=",.4~g"),
-               alt.Tooltip("low:Q", title="minimum", format=",.4~g"), alt.Tooltip("high:Q", title="maximum", format=",.4~g"),
-               alt.Tooltip("origin:N", title="record")]
+    # a track whose records give no range has no range layer and no range in its tooltip: an
+    # all-null field made Vega warn of an infinite extent on every such page
+    tooltip = [alt.Tooltip("label:N", title=x_title), alt.Tooltip("value:Q", title=y_title, format=",.4~g")]
+    if has_ranges:
+        tooltip += [alt.Tooltip("low:Q", title="minimum", format=",.4~g"), alt.Tooltip("high:Q", title="maximum", format=",.4~g")]
+    tooltip.append(alt.Tooltip("origin:N", title="record"))
     dots = base.mark_point(filled=True, size=60, color="#2c7fb8").encode(
         x=x, y=alt.Y("value:Q", scale=y_scale, title=y_title), tooltip=tooltip)
-    layers = [ranges, dots]
+    layers = [ranges, dots] if has_ranges else [dots]
     if segments:
         layers.append(alt.Chart(alt.NamedData("segments")).mark_rule(strokeWidth=2, color="#555").encode(
             x=alt.X("first:N", sort=order), x2="last:N", y=alt.Y("median:Q", scale=y_scale),

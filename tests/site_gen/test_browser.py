@@ -45,8 +45,10 @@ class Watch:
 
     def __init__(self, page, base: str):
         self.errors: list[str] = []
+        self.warnings: list[str] = []
         self.outside: list[str] = []
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("console", lambda m: self.warnings.append(m.text) if m.type == "warning" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
 
         def route(r):
