@@ -27,7 +27,7 @@ from site_gen import urls
 from site_gen.checksums import check_site_files
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
-from site_gen.quantity import format_value
+from site_gen.quantity import DIGITS, MAX_DIGITS, format_value
 
 RECORDS = "records"
 # Hashes a page states about records: traced numbers and audit blocks carry data-sha256.
@@ -393,6 +393,8 @@ def _candidates(text: str, value: Any) -> list[str]:
     for u in units:
         try:
             out.append(str(format_value(value, u)))
+            # a range's ends may carry more digits, where fewer would read alike (range_digits)
+            out += [str(format_value(value, u, digits)) for digits in range(DIGITS + 1, MAX_DIGITS + 1)]
         except (TypeError, ValueError, OverflowError):
             continue
         # a caller's label after the number ("330 tokens" cited as "330 tokens" or "1,024 token")

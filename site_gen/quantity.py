@@ -38,9 +38,15 @@ class Formatted:
         return f"{self.number}{sep}{self.unit}"
 
 
-def format_number(value: float | int) -> str:
-    """A number with about three significant digits; integers and values >= 1000 in full with
-    thousands separators (`43,317`), small values to three significant digits (`1.08`, `0.738`)."""
+# The significant digits a number gets (`DIGITS`), and at most (`MAX_DIGITS`) where a range's
+# two ends would otherwise read alike ("1.08–1.08" for 1.0771 and 1.0794).
+DIGITS, MAX_DIGITS = 3, 7
+
+
+def format_number(value: float | int, digits: int = DIGITS) -> str:
+    """A number with about `digits` significant digits; integers and values >= 10^digits in
+    full with thousands separators (`43,317`), smaller values to that many significant digits
+    (`1.08`, `0.738`)."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int):
@@ -51,14 +57,14 @@ def format_number(value: float | int) -> str:
         return "0"
     magnitude = math.floor(math.log10(abs(value)))
     if magnitude < -3:
-        return f"{value:.3g}"  # 1.23e-05: a row of zeros would hide the digits
-    if magnitude >= 3:
+        return f"{value:.{digits}g}"  # 1.23e-05: a row of zeros would hide the digits
+    if magnitude >= digits:
         return f"{value:,.0f}"
-    decimals = max(0, 2 - magnitude)
+    decimals = max(0, digits - 1 - magnitude)
     return f"{value:,.{decimals}f}"
 
 
-def format_value(value: float | int | None, unit: str = "") -> Formatted:
+def format_value(value: float | int | None, unit: str = "", digits: int = DIGITS) -> Formatted:
     """`value` in `unit`, rescaled where a reader expects it (bytes -> KiB/MiB/GiB)."""
     if value is None:
         return Formatted("n/a", "")
@@ -69,8 +75,19 @@ def format_value(value: float | int | None, unit: str = "") -> Formatted:
             index += 1
         if index == 0:
             return Formatted(format_number(int(value)), "B")
-        return Formatted(format_number(scaled), _BYTE_UNITS[index])
-    return Formatted(format_number(value), unit)
+        return Formatted(format_number(scaled, digits), _BYTE_UNITS[index])
+    return Formatted(format_number(value, digits), unit)
+
+
+def range_digits(low: object, high: object, unit: str = "") -> int:
+    """The fewest significant digits (DIGITS to MAX_DIGITS) at which a range's two ends read
+    differently, when they differ: a range shown as "1.08–1.08" hid what a verdict called."""
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high)) or low == high:
+        return DIGITS
+    for digits in range(DIGITS, MAX_DIGITS + 1):
+        if str(format_value(low, unit, digits)) != str(format_value(high, unit, digits)):
+            return digits
+    return MAX_DIGITS
 
 
 def _raw(value: object) -> str:
@@ -89,6 +106,7 @@ def traced(
     limitations: Iterable["Limitation"] = (),
     text: str | None = None,
     reason: str | None = None,
+    digits: int = DIGITS,
 ) -> str:
     """Inline HTML for one number shown on a page.
 
@@ -105,10 +123,11 @@ def traced(
     - `text`: overrides the visible text (e.g. "withheld"), the origin markup stays; a labelled
       cell without a value shows no "raw value" (a null there would read as a measured null).
     - `reason`: why no number is shown (a withheld percentile's rule); it leads the hover text.
+    - `digits`: significant digits, more than DIGITS only for a range's ends (`range_digits`).
 
     Returns `<span class="bl-num" data-sha256=.. data-pointer=.. title=..>25.8 tokens/s</span>`.
     """
-    shown = text if text is not None else str(format_value(value, unit))
+    shown = text if text is not None else str(format_value(value, unit, digits))
     origin = ([reason] if reason else []) + [f"record sha256 {sha256}"]
     attrs = [f'class="bl-num{" bl-derived" if formula else ""}"', f'data-sha256="{sha256}"']
     if pointer is not None:

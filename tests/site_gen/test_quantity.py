@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -78,3 +79,23 @@ def test_any_pointer_text_stays_inside_its_attribute(token, value):
     match = re.fullmatch(r'<span class="bl-num" data-sha256="[0-9a-f]{64}" data-pointer="([^"]*)" title="([^"]*)">([^<]*)</span>', out)
     assert match is not None
     assert html.unescape(match.group(1)) == " ".join(pointer.split())
+
+
+@pytest.mark.parametrize("low, high, unit, digits, shown", [
+    (1.0771, 1.0794, "tokens/s", 4, ("1.077\u202ftokens/s", "1.079\u202ftokens/s")),  # read "1.08–1.08" before
+    (249.1, 249.4, "", 4, ("249.1", "249.4")),
+    (11.37, 11.64, "s", 3, ("11.4\u202fs", "11.6\u202fs")),  # three digits tell them apart already
+    (2.0, 2.0, "", 3, ("2.00", "2.00")),  # the same value: the same text
+])
+def test_a_range_gets_the_digits_that_tell_its_ends_apart(low, high, unit, digits, shown):
+    from site_gen.quantity import range_digits
+
+    assert range_digits(low, high, unit) == digits
+    assert (str(format_value(low, unit, digits)), str(format_value(high, unit, digits))) == shown
+
+
+def test_verify_site_reads_a_range_end_shown_with_more_digits_and_refuses_a_wrong_one():
+    from site_gen.audit import _reads_as
+
+    assert _reads_as("1.077\u202ftokens/s", 1.0771) and _reads_as("1.08\u202ftokens/s", 1.0771)
+    assert not _reads_as("1.078\u202ftokens/s", 1.0771)

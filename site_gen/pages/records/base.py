@@ -13,7 +13,7 @@ from benchledger.records.pointer import held_pointer, parse_pointer, resolve, to
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, by_scope, withheld_percentile
-from site_gen.quantity import traced, utc_date
+from site_gen.quantity import DIGITS, range_digits, traced, utc_date
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -79,12 +79,21 @@ class ArticleWriter:
         suffix = f" {{#{escape.anchor(anchor)}}}" if anchor else ""
         self.add("#" * level + " " + escape.text(text) + suffix)
 
-    def num(self, pointer: str, unit: str = "", text: str | None = None, limited_at: str | None = None) -> str:
+    def num(self, pointer: str, unit: str = "", text: str | None = None, limited_at: str | None = None,
+            digits: int = DIGITS) -> str:
         """The traced number at `pointer`, with markers for limitations scoped at it (or at
         `limited_at`, e.g. the energy block whose `available` flag is shown)."""
         value = resolve(self.view.data, pointer, default=None)
         lims = self._limitations_by_scope.get(limited_at if limited_at is not None else pointer, ())
-        return traced(value, unit, self.view.sha256, held_pointer(self.view.data, pointer), limitations=lims, text=text)
+        return traced(value, unit, self.view.sha256, held_pointer(self.view.data, pointer), limitations=lims, text=text,
+                      digits=digits)
+
+    def num_range(self, summary: str, unit: str = "") -> str:
+        """"minimum–maximum" of the summary at `summary`, each end traced, with the digits that
+        tell them apart."""
+        low, high = (resolve(self.view.data, f"{summary}/{end}", default=None) for end in ("minimum", "maximum"))
+        digits = range_digits(low, high, unit)
+        return self.num(f"{summary}/minimum", unit, digits=digits) + "–" + self.num(f"{summary}/maximum", unit, digits=digits)
 
     @cached_property
     def _limitations_by_scope(self) -> dict[str, list[Limitation]]:

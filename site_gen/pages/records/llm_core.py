@@ -332,7 +332,7 @@ class LlmCoreRenderer(RecordRenderer):
                 # The space keeps median and range apart in the search index's text.
                 row[f"{label} median"] = (
                     page.num(f"{sp}/median", unit) + ' <br><small class="bl-range">'
-                    + page.num(f"{sp}/minimum") + "–" + page.num(f"{sp}/maximum") + "</small>")
+                    + page.num_range(sp) + "</small>")
                 row[f"{label} p95"] = page.percentile(sp, "p95", None, unit)
             row["aggregate output"] = page.num(f"{gp}/aggregate_output_tokens_per_second", "tokens/s")
             per_token = _energy_per_token(page.view.data, gp)
