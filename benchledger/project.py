@@ -310,7 +310,9 @@ def _pages(r: _Reader, value: Any) -> tuple[ExtraPage, ...]:
         for unknown in sorted(set(item) - {"title", "source"}):
             r.bad(f"{where}.{unknown}", "unknown key; expected title, source")
         title = item.get("title")
-        if not (isinstance(title, str) and _PAGE_TITLE.fullmatch(title) and title.strip()):
+        if "title" not in item:
+            r.bad(f"{where}.title", "missing: the page's title in the navigation")
+        elif not (isinstance(title, str) and _PAGE_TITLE.fullmatch(title) and title.strip()):
             r.bad(f"{where}.title", "expected a title of 1 to 80 printable characters without < > & \" ' ` \\ { }")
         if "source" not in item:
             r.bad(f"{where}.source", "missing: the Markdown file of the page, relative to the project")

@@ -99,6 +99,7 @@ def test_every_problem_is_reported_at_once(tmp_path, monkeypatch):
     (tmp_path / "notes.txt").write_text("x")
     (tmp_path / "a.md").write_text("x")
     (tmp_path / "A.md").write_text("x")
+    (tmp_path / "b.md").write_text("x")
     write(tmp_path, """
 colour = "red"
 [site]
@@ -122,6 +123,9 @@ title = 5
 source = "A.md"
 [[pages]]
 title = "No source"
+[[pages]]
+titel = "Typo"
+source = "b.md"
 """)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ProjectError) as caught:
@@ -131,9 +135,11 @@ title = "No source"
     assert all(line.startswith("benchledger.toml: $.") for line in lines[:-1])
     assert where == ["$.colour", "$.site.extra", "$.site.name", "$.site.url", "$.paths.records", "$.paths.articles",
                      "$.paths.templates", "$.theme.logo", "$.theme.palette.primary", "$.theme.palette.accent",
-                     "$.pages[1].title", "$.pages[1].source", "$.pages[2].source"]
+                     "$.pages[1].title", "$.pages[1].source", "$.pages[2].source", "$.pages[3].titel", "$.pages[3].title"]
     assert "leaves the project folder" in lines[4] and "expected an absolute http(s) URL" in lines[3]
-    assert lines[-1] == "benchledger.toml: 13 problem(s) in the project file; nothing was done"
+    # a misspelt key: named as unknown, and the title as missing (not as a title of bad characters)
+    assert lines[-2] == "benchledger.toml: $.pages[3].title: missing: the page's title in the navigation"
+    assert lines[-1] == "benchledger.toml: 15 problem(s) in the project file; nothing was done"
 
 
 def test_a_file_that_is_not_toml_names_the_line(tmp_path):
