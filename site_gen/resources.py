@@ -44,11 +44,18 @@ def guide_text(name: str) -> str:
     return _root(GUIDES_PACKAGE).joinpath(name).read_text(encoding="utf-8")
 
 
+def template_names() -> list[str]:
+    """Every packaged template and asset, as its path under templates/ ("assets/benchledger.css"),
+    sorted: what a project's templates folder may replace."""
+    root = templates_dir()
+    return [p.relative_to(root).as_posix() for p in sorted(root.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".py"]
+
+
 def resource_files() -> list[tuple[str, bytes]]:
     """(name, bytes) of every packaged template, asset and default page, in a fixed order, for
     fingerprints: a changed resource changes what the generator renders."""
     root = templates_dir()
-    files = [(f"templates/{p.relative_to(root).as_posix()}", p.read_bytes())
-             for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".py"]
+    files = [(f"templates/{name}", (root / name).read_bytes()) for name in template_names()]
     files += [(f"guides/{name}", guide_text(name).encode()) for name in GUIDES]
     return files

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from benchledger.errors import Problem
 from site_gen import escape, raw_html
-from site_gen.resources import templates_dir
+from site_gen.resources import template_names, templates_dir
 
 
 
@@ -60,9 +60,7 @@ def override_problems(override_dir: Path, shown: str) -> list[Problem]:
     """A file of a project's templates folder (`shown` as the user names it) that replaces no
     packaged template or asset: it was silently ignored (a `benchledger.css` at the top where
     the packaged one is `assets/benchledger.css`)."""
-    root = templates_dir()
-    packaged = {p.relative_to(root).as_posix() for p in root.rglob("*")
-                if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".py"}
+    packaged = set(template_names())
     problems = []
     for path in sorted(p for p in override_dir.rglob("*") if p.is_file()):
         rel = path.relative_to(override_dir).as_posix()

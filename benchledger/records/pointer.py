@@ -57,14 +57,19 @@ def resolve(document: Any, pointer: str, default: Any = _MISSING) -> Any:
     return node
 
 
-def held_pointer(document: Any, pointer: str) -> str:
-    """`pointer` when `document` holds it, else its nearest ancestor that it does: a page that
-    shows "n/a" for a value the record lacks (a CPU run's graph timing under a null
-    `timing.graph`) must point at what the record holds, or an audit cannot follow it."""
-    parts, absent = parse_pointer(pointer), object()
+def resolve_held(document: Any, pointer: str) -> tuple[Any, str]:
+    """(the value at `pointer`, `pointer`) when `document` holds it, else (None, its nearest
+    ancestor that it holds): a page that shows "n/a" for a value the record lacks (a CPU run's
+    graph timing under a null `timing.graph`) must point at what the record holds, or an audit
+    cannot follow it."""
+    absent = object()
+    value = resolve(document, pointer, default=absent)
+    if value is not absent:
+        return value, pointer
+    parts = parse_pointer(pointer)
     while parts and resolve(document, to_pointer(parts), default=absent) is absent:
         parts.pop()
-    return to_pointer(parts)
+    return None, to_pointer(parts)
 
 
 def walk(document: Any) -> Iterator[tuple[list[str | int], Any]]:

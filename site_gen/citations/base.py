@@ -70,18 +70,15 @@ class CitationEnv:
                                  else find_limitations(record.data))
         return self._found[name]
 
-    def inputs(self, name: str) -> set[str]:
-        """Pointers of record `name`'s run inputs (its kind's key fields), once per article."""
+    def is_input(self, name: str, pointer: str) -> bool:
+        """Whether `pointer` of record `name` is a run's input (one of its kind's key fields,
+        found once per article): not counted when deciding what holds for every number cited
+        from the record (the page's common note)."""
         if name not in self._inputs:
             record = self.records[name]
             kind = kind_for(record.entry.schema)
             self._inputs[name] = kind.input_pointers(record.data) if kind is not None else set()
-        return self._inputs[name]
-
-    def is_input(self, name: str, pointer: str) -> bool:
-        """Whether `pointer` of record `name` is a run's input: not counted when deciding what
-        holds for every number cited from the record (the page's common note)."""
-        return pointer in self.inputs(name)
+        return pointer in self._inputs[name]
 
     def applicable(self, cited: "Cited") -> list[Limitation]:
         """Limitations beside a cited value: those scoped at it or at an ancestor below the

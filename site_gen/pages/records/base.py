@@ -7,9 +7,9 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence
 
-from benchledger.records.pointer import held_pointer, parse_pointer, resolve, to_pointer
+from benchledger.records.pointer import parse_pointer, resolve, resolve_held, to_pointer
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, by_scope, withheld_percentile
@@ -31,6 +31,13 @@ class Summary:
     numbers_html: Sequence[str]  # a few "label: <traced number>" snippets
     measured: str = ""  # plain text: what was measured, how often, on what
     left_out: str = ""  # plain text: cases left out of the numbers ("1 of 3 cases failed: x")
+
+
+def traced_at(data: Any, sha256: str, pointer: str, unit: str = "") -> str:
+    """The traced number at `pointer` of a record's `data`, for a summary (a card's headline),
+    which has no page and so no limitation markers."""
+    value, held = resolve_held(data, pointer)
+    return traced(value, unit, sha256, held)
 
 
 class RecordRenderer(ABC):
@@ -83,10 +90,9 @@ class ArticleWriter:
             digits: int = DIGITS) -> str:
         """The traced number at `pointer`, with markers for limitations scoped at it (or at
         `limited_at`, e.g. the energy block whose `available` flag is shown)."""
-        value = resolve(self.view.data, pointer, default=None)
+        value, held = resolve_held(self.view.data, pointer)
         lims = self._limitations_by_scope.get(limited_at if limited_at is not None else pointer, ())
-        return traced(value, unit, self.view.sha256, held_pointer(self.view.data, pointer), limitations=lims, text=text,
-                      digits=digits)
+        return traced(value, unit, self.view.sha256, held, limitations=lims, text=text, digits=digits)
 
     def num_range(self, summary: str, unit: str = "") -> str:
         """"minimum–maximum" of the summary at `summary`, each end traced, with the digits that

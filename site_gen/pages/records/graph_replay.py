@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from benchledger.records.pointer import held_pointer, resolve
+from benchledger.records.pointer import resolve
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
-    ArticleWriter, RecordRenderer, Summary, at, audit_block, provenance, under,
+    ArticleWriter, RecordRenderer, Summary, at, audit_block, provenance, traced_at, under,
 )
-from site_gen.quantity import format_value, traced, utc_date
+from site_gen.quantity import format_value, utc_date
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -36,7 +36,7 @@ class GraphReplayRenderer(RecordRenderer):
             (i0, m0), (i1, m1) = ms[0], ms[-1]
 
             def num(ptr: str, unit: str) -> str:
-                return traced(resolve(data, ptr, default=None), unit, sha, held_pointer(data, ptr))
+                return traced_at(data, sha, ptr, unit)
 
             first = f"/measurements/{i0}"
             last = f"/measurements/{i1}"

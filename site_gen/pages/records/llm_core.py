@@ -9,13 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from benchledger.cases.llm_core import FIELDS, PHASES
-from benchledger.records.pointer import held_pointer, resolve
+from benchledger.records.pointer import resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
-    ArticleWriter, RecordRenderer, Summary, at, audit_block, kv_rows, provenance, under,
+    ArticleWriter, RecordRenderer, Summary, at, audit_block, kv_rows, provenance, traced_at, under,
 )
-from site_gen.quantity import traced
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -142,7 +141,7 @@ class LlmCoreRenderer(RecordRenderer):
         data, sha = view.data, view.sha256
 
         def num(pointer: str, unit: str) -> str:
-            return traced(resolve(data, pointer, default=None), unit, sha, held_pointer(data, pointer))
+            return traced_at(data, sha, pointer, unit)
 
         contexts = _contexts(data)
         comps = _comparisons(data)
