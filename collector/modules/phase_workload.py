@@ -85,6 +85,12 @@ class PhaseWorkloadModule(MeasuringModule):
 
     def validate_case(self, case) -> list[Problem]:
         problems = case.key_problems("options", case.options, OPTIONS, "unknown option")
+        # it records gpu_layers 0 and none of another module's keys: one written in the plan would
+        # be silently left out of the run and its record
+        problems += [case.problem(f"settings.{key}", "not a phase_workload setting (it takes only the core settings; "
+                                  f"its own keys are [cases.options]: {', '.join(OPTIONS)})") for key in sorted(case.settings.extra)]
+        if case.placement:
+            problems.append(case.problem("placement", "phase_workload runs on the CPU only and takes no placement; remove it"))
         if not case.settings.contexts:
             problems.append(case.problem("settings.contexts", "expected at least one work size (milliseconds of CPU per request)"))
         if case.settings.output_tokens is None:

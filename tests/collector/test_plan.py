@@ -16,24 +16,26 @@ contexts = [20, 40]
 output_tokens = 8
 measured_rounds = 2
 host_sample_hz = 5
-threads = 4
 [models.blob]
 files = ["m.bin"]
 name = "blob"
 [[cases]]
 id = "a"
 model = "blob"
-placement = { gpu_layers = 10 }
+options = { alloc_mib = 32 }
 [cases.settings]
 measured_rounds = 4
-threads = 8
 [[cases]]
 id = "b"
 model = "blob"
 [[comparisons]]
-axis = "threads"
+axis = "alloc_mib"
 cases = ["a", "b"]
 """
+# the same plan for llama_server, whose module keys (threads) and placement pass through
+LLAMA = (GOOD.replace('module = "phase_workload"', 'module = "llama_server"').replace("host_sample_hz = 5\n", "host_sample_hz = 5\nthreads = 4\n")
+         .replace("options = { alloc_mib = 32 }\n", "placement = { gpu_layers = 10 }\n").replace("measured_rounds = 4\n", "measured_rounds = 4\nthreads = 8\n")
+         .replace('axis = "alloc_mib"', 'axis = "threads"'))
 
 
 def refused(tmp_path, text) -> str:
@@ -55,11 +57,30 @@ def test_a_good_plan_with_case_overrides(tmp_path):
     a, b = plan.cases
     assert plan.article_key == "llm-cpu-offload" and plan.timezone == "Europe/Warsaw" and len(plan.sha256) == 64
     assert a.settings.measured_rounds == 4 and b.settings.measured_rounds == 2
-    assert a.settings.extra == {"threads": 8} and b.settings.extra == {"threads": 4}
+    assert a.settings.extra == {} and a.options == {"alloc_mib": 32} and b.options == {}
     assert a.settings.host_sample_hz == 5.0 and a.settings.warmup_rounds == 1  # default
-    assert a.placement == {"gpu_layers": 10} and a.model.files == ((tmp_path / "m.bin").resolve(),)
-    assert a.settings.as_dict()["contexts"] == [20, 40] and a.settings.as_dict()["threads"] == 8
+    assert a.placement == {} and a.model.files == ((tmp_path / "m.bin").resolve(),)
     assert plan.comparisons[0].cases == ("a", "b")
+    llama = load_plan(write(tmp_path, LLAMA, "llama.toml"))
+    a, b = llama.cases
+    assert a.settings.extra == {"threads": 8} and b.settings.extra == {"threads": 4}
+    assert a.placement == {"gpu_layers": 10} and b.placement == {}
+    assert a.settings.as_dict()["contexts"] == [20, 40] and a.settings.as_dict()["threads"] == 8
+
+
+def test_phase_workload_refuses_what_it_would_leave_out_of_its_run(tmp_path):
+    """Another module's setting or a placement in a phase_workload plan was silently dropped: the
+    record said gpu_layers 0 and carried no threads while the plan compared along them."""
+    text = LLAMA.replace('module = "llama_server"', 'module = "phase_workload"')
+    f = str(tmp_path / "plan.toml")
+    assert refused(tmp_path, text).splitlines() == [
+        f"{f}: $.cases[0].settings.threads: not a phase_workload setting (it takes only the core settings; "
+        "its own keys are [cases.options]: alloc_mib, write_bytes, ready_seconds, fail_phase)",
+        f"{f}: $.cases[0].placement: phase_workload runs on the CPU only and takes no placement; remove it",
+        f"{f}: $.settings.threads: not a phase_workload setting (it takes only the core settings; "
+        "its own keys are [cases.options]: alloc_mib, write_bytes, ready_seconds, fail_phase)",
+        f"{f}: 3 problem(s) in plan; nothing was run",
+    ]
 
 
 def test_every_problem_is_reported_at_once(tmp_path):
@@ -130,7 +151,7 @@ def test_a_module_problem_is_reported_where_the_value_is_written(tmp_path):
         f"{f}: 2 problem(s) in plan; nothing was run",
     ]
     # A module-specific key (llama_server's threads) with three cases: one problem, not three.
-    llama = GOOD.replace('module = "phase_workload"', 'module = "llama_server"').replace("threads = 4", 'threads = "four"')
+    llama = LLAMA.replace("threads = 4", 'threads = "four"')
     llama = llama.replace("threads = 8\n", "").replace("[[comparisons]]", '[[cases]]\nid = "c"\nmodel = "blob"\n[[comparisons]]')
     with pytest.raises(PlanError) as err:
         load_plan(write(tmp_path, llama))

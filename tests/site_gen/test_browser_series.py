@@ -11,7 +11,7 @@ import pytest
 
 from tests.history import llm_history
 from tests.site_gen.site_support import ARTIFACTS, serve
-from tests.site_gen.test_browser import ARGS, CHROMIUM, Watch, charts_drawn
+from tests.site_gen.test_browser import ARGS, CHROMIUM, PHONE, Watch, charts_drawn
 from tests.site_gen.test_series_pages import SERIES, history_site
 
 pytestmark = [pytest.mark.browser]
@@ -62,4 +62,31 @@ def test_the_series_page_draws_the_change(site):
         # a track without ranges (aggregate throughput) drew a range layer over null fields
         assert not [w for w in watch.warnings if "Infinite extent" in w], watch.warnings
         assert watch.outside == []
+        browser.close()
+
+
+def test_on_a_phone_the_change_label_stays_inside_its_chart(site):
+    """At 390 px the label of a change near the last records ran past the plot: the charts' SVG
+    grew wider than their column and the browser scaled their text down to 9 px. Vega also warned
+    of conflicting sort properties (the segments' x2 had none)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p, serve(site) as base:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        context = browser.new_context(**PHONE)
+        page = context.new_page()
+        watch = Watch(page, base)
+        page.goto(base + SERIES)
+        charts_drawn(page)
+        assert page.evaluate("[innerWidth, document.documentElement.scrollWidth]") == [390, 390]
+        # every live chart drawn at its own size: the SVG no wider than its column, never scaled
+        sizes = page.evaluate("[...document.querySelectorAll('.bl-chart-live svg')].map(s => "
+                              "[s.getAttribute('width') - s.getBoundingClientRect().width, s.closest('.bl-chart-view').clientWidth - s.getBoundingClientRect().width])")
+        assert len(sizes) == 10 and all(abs(scaled) < 0.5 and room >= 0 for scaled, room in sizes), sizes
+        labels = page.eval_on_selector_all(".bl-chart-live svg g.mark-text.role-mark text", "els => els.map(e => e.getBoundingClientRect().height)")
+        assert len(labels) == 2 and min(labels) >= 10, labels
+        page.screenshot(path=str(ARTIFACTS / "phone-series-change.png"), full_page=False)
+        assert watch.errors == [] and watch.outside == []
+        assert not [w for w in watch.warnings if "sort" in w.lower()], watch.warnings
+        context.close()
         browser.close()
