@@ -369,8 +369,11 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
     if segments:
         datasets["segments"] = [{"first": text(a), "last": text(b), "median": m} for a, b, m in segments]
     if marks:
-        datasets["claims"] = [{"at": text(m.at), "text": m.text, "kind": "change" if m.changed else "no change called"}
-                              for m in marks]
+        # a label runs from its rule toward the wider side of the plot, or one near the last
+        # records ran past the plot, widening the SVG (a phone then scaled all its text down)
+        position = {label: i for i, label in enumerate(order)}
+        datasets["claims"] = [{"at": text(m.at), "text": m.text, "kind": "change" if m.changed else "no change called",
+                               "side": "right" if 2 * position.get(text(m.at), 0) >= len(order) else "left"} for m in marks]
     has_ranges = any(row["low"] is not None for row in rows)
     spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), step > 1, has_ranges), datasets,
                    {"order": order, "ticks": order[::step]})
@@ -383,9 +386,11 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
 def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, thinned: bool, has_ranges: bool) -> str:
     import altair as alt  # see _line_template
 
-    order = _placeholder("order")
+    # every layer's x is placed by one explicit domain, the records in series order: sorting each
+    # field instead left the segments' x2 unsorted, and Vega warned of conflicting sorts
+    x_scale = alt.Scale(domain=_placeholder("order"))
     axis = alt.Axis(labelAngle=-45, values=_placeholder("ticks")) if thinned else alt.Axis(labelAngle=-45)
-    x = alt.X("label:N", sort=order, title=x_title, axis=axis)
+    x = alt.X("label:N", scale=x_scale, title=x_title, axis=axis)
     y_scale = alt.Scale(zero=False)
     base = alt.Chart(alt.NamedData("points"))
     ranges = base.transform_filter("isValid(datum.low)").mark_rule(color="#7f8c8d").encode(
@@ -401,7 +406,7 @@ def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, th
     layers = [ranges, dots] if has_ranges else [dots]
     if segments:
         layers.append(alt.Chart(alt.NamedData("segments")).mark_rule(strokeWidth=2, color="#555").encode(
-            x=alt.X("first:N", sort=order), x2="last:N", y=alt.Y("median:Q", scale=y_scale),
+            x=alt.X("first:N", scale=x_scale), x2="last:N", y=alt.Y("median:Q", scale=y_scale),
             tooltip=[alt.Tooltip("first:N", title="segment from"), alt.Tooltip("last:N", title="to"),
                      alt.Tooltip("median:Q", title="segment median", format=",.4~g")]))
     if marks:
@@ -409,8 +414,10 @@ def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, th
                            legend=None)
         claims = alt.Chart(alt.NamedData("claims"))
         layers.append(claims.mark_rule(strokeDash=[4, 3], strokeWidth=2).encode(
-            x=alt.X("at:N", sort=order), color=colour, tooltip=[alt.Tooltip("text:N", title="claim")]))
-        layers.append(claims.mark_text(align="left", dx=4, dy=8, fontSize=11).encode(
-            x=alt.X("at:N", sort=order), y=alt.value(0), text="text:N", color=colour))
+            x=alt.X("at:N", scale=x_scale), color=colour, tooltip=[alt.Tooltip("text:N", title="claim")]))
+        for side, dx in (("left", 4), ("right", -4)):  # cut with an ellipsis to the half it runs into
+            layers.append(claims.transform_filter(f"datum.side === '{side}'").mark_text(
+                align=side, dx=dx, dy=8, fontSize=11, limit=alt.ExprRef("width / 2 - 8")).encode(
+                x=alt.X("at:N", scale=x_scale), y=alt.value(0), text="text:N", color=colour))
     return _template_json(alt.layer(*layers, width=CHART_WIDTH, height=CHART_HEIGHT)
                           .configure_view(stroke=None).configure_axis(grid=True, gridOpacity=0.4))
