@@ -121,14 +121,18 @@ def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, l
 
     scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
     scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
+    # a log axis labels 100, 200, 300 ...: at a phone's width they touched ("100200"); labels
+    # closer than this many px are hidden, the powers of ten first kept
+    axis_x = alt.Axis(labelSeparation=4) if log_x else alt.Undefined
+    axis_y = alt.Axis(labelSeparation=4) if log_y else alt.Undefined
     return _template_json(
         # No title inside the chart: the page shows it once, above, as text that wraps on a
         # narrow screen; the alt text repeats it for the static SVG.
         alt.Chart(alt.NamedData("points"), width=CHART_WIDTH, height=CHART_HEIGHT)
         .mark_line(point=alt.OverlayMarkDef(size=60, filled=True))
         .encode(
-            x=alt.X("x:Q", title=x_title, scale=scale_x),
-            y=alt.Y("y:Q", title=y_title, scale=scale_y),
+            x=alt.X("x:Q", title=x_title, scale=scale_x, axis=axis_x),
+            y=alt.Y("y:Q", title=y_title, scale=scale_y, axis=axis_y),
             color=alt.Color("series:N", title=series_title, sort=_placeholder("series")),
             tooltip=[
                 alt.Tooltip("series:N", title=series_title),

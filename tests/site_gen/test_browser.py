@@ -188,6 +188,14 @@ def test_search_finds_a_record_by_model_name_gpu_and_hash_prefix(site: Path, bro
 
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+# the narrowest gap, in px, between neighbouring visible labels of each live chart's horizontal x axis
+X_LABEL_GAPS = """[...document.querySelectorAll('.bl-chart-live svg g.role-axis')]
+  .filter(axis => (axis.getAttribute('aria-label') || '').startsWith('X-axis'))
+  .map(axis => [...axis.querySelectorAll('g.role-axis-label text')]
+    .filter(t => t.textContent && t.getAttribute('opacity') !== '0' && !(t.getAttribute('transform') || '').includes('rotate'))
+    .map(t => t.getBoundingClientRect()).sort((a, b) => a.left - b.left))
+  .filter(boxes => boxes.length > 1)
+  .map(boxes => Math.min(...boxes.slice(1).map((box, i) => box.left - boxes[i].right)))"""
 
 
 @pytest.mark.parametrize("path", ["index.html", OFFLOAD_PAGE, GRAPH_PAGE, "methodology.html", "audit.html"])
@@ -208,6 +216,9 @@ def test_on_a_phone_no_page_runs_wider_than_the_screen_and_chart_text_stays_read
             smallest = page.evaluate("Math.min(...[...document.querySelectorAll('.bl-chart-live svg text')]"
                                      ".map(t => t.getBoundingClientRect().height).filter(h => h > 0))")
             assert smallest >= 8, smallest
+            # unrotated x-axis labels a reader can see keep a gap between them (a log axis ran "100200")
+            gaps = page.evaluate(X_LABEL_GAPS)
+            assert all(gap >= 3 for gap in gaps), gaps
             labels = page.evaluate("[...document.querySelectorAll('.bl-chart-live')].map(v => v.getAttribute('aria-label'))")
             assert labels and all(label and any(c.isdigit() for c in label) for label in labels), labels
         if page.locator(".bl-head .bl-num").count():  # no hover on a phone: a tap shows the source, a second hides it
