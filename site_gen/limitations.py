@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, Callable, Iterator
 
+from benchledger.records.checks import GROUP_STATISTICS
 from benchledger.records.pointer import to_pointer
 
 # MLPerf LoadGen's early-stopping minimums: fewer samples than this and the percentile estimate
@@ -99,9 +100,14 @@ def _nearest(data: Any, parts: list, key: str) -> tuple[list, Any] | None:
     return None
 
 
+# The percentile a page shows beside each per-request summary (its p95 column): the one whose
+# default minimum applies to those summaries when the record declares none.
+SUMMARY_PERCENTILE = "p95"
+
+
 def _percentile_rule(name: str) -> Rule:
     default = DEFAULT_PERCENTILE_MINIMUMS[name]
-
+    shown_for_summaries = name == SUMMARY_PERCENTILE
     timing, declaring = f"{name}_ms", f"{name}_minimum_requests"
 
     def find(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
@@ -113,11 +119,13 @@ def _percentile_rule(name: str) -> Rule:
             if timing in node and _number(node.get("repetitions")):
                 count = node["repetitions"]
                 declared = _nearest(data, parts, declaring)
-            elif _is_summary(node) and (not parts or parts[-2:-1] != ["metrics"]):
+            elif parts and parts[-1] in GROUP_STATISTICS and _is_summary(node):
+                # A per-request summary (a telemetry summary has no percentile to withhold): its
+                # p95 against the declared minimum or the default, another percentile only
+                # against a declared one (no page shows it)
                 declared = _nearest(data, parts, declaring)
-                if not declared:
+                if not declared and not shown_for_summaries:
                     continue
-                # A per-request summary (not a telemetry metric) under a declared minimum.
                 count = node["sample_count"]
             else:
                 continue
@@ -134,6 +142,7 @@ def _percentile_rule(name: str) -> Rule:
             f"a {name} is shown for a per-request summary or a timing with `{name}_ms`, and its "
             f"sample count is below the record's `{name}_minimum_requests` or, when the record "
             f"declares none, below {default}"
+            + ("" if shown_for_summaries else f" (for a timing; a per-request summary, whose page shows its {SUMMARY_PERCENTILE}, only against a declared minimum)")
         ),
         wording="{name} withheld: {count} samples, below {minimum} required by {basis}.",
         find=find,

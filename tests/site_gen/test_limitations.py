@@ -72,6 +72,23 @@ def test_rules_fire_on_changed_data():
     assert not any(s.startswith("/cases/0/") for s in found["percentile-p95-minimum-samples"])
 
 
+def test_a_per_request_p95_is_withheld_by_the_default_where_the_record_declares_no_minimum():
+    """The rule says 130 applies where a record declares no p95 minimum; per-request summaries
+    were skipped instead, and their p95 read "n/a" without a reason. A telemetry summary (boundary
+    PSS) has no percentile to withhold, declared minimum or not."""
+    data = copy.deepcopy(OFFLOAD)
+    for case in data["cases"]:
+        del case["settings"]["p95_minimum_requests"]
+    data["cases"][0]["groups"][0]["resources"]["boundary_pss_bytes"] = {
+        "minimum": 1, "maximum": 2, "mean": 1.5, "median": 1.5, "sample_count": 2}
+    found = [lim for lim in find_limitations(data) if lim.rule_id.startswith("percentile-")]
+    assert len(found) == 18 and {lim.rule_id for lim in found} == {"percentile-p95-minimum-samples"}
+    lim = withheld_percentile(found, "/cases/0/groups/0/server_decode_tokens_per_second", "p95")
+    assert lim.text == "p95 withheld: 5 samples, below 130 required by the generator's default (MLPerf LoadGen early-stopping minimum)."
+    data["cases"][0]["settings"]["p95_minimum_requests"] = 200  # declared: the boundary summary stays out
+    assert not any("boundary_pss" in lim.scope for lim in find_limitations(data))
+
+
 def test_limitations_for_includes_ancestors_only():
     found = find_limitations(OFFLOAD)
     here = limitations_for(OFFLOAD, "/cases/1/groups/0/server_decode_tokens_per_second", found)
