@@ -1,6 +1,6 @@
 """The one error tree. Every error a user can cause is a BenchledgerError; `cli.main` is the
-only place that catches it, prints it and exits non-zero. Messages say what is wrong, where,
-and what to do."""
+only place that catches it, prints it and exits non-zero (`serve` reports a failed rebuild and
+goes on serving the last good site). Messages say what is wrong, where, and what to do."""
 
 from __future__ import annotations
 

@@ -65,3 +65,77 @@ def test_get_of_a_nul_path_is_a_400_not_a_traceback(tmp_path):
         proc.terminate()
         _, stderr = proc.communicate(timeout=30)
     assert "Traceback" not in stderr
+
+
+def test_serve_rebuilds_when_an_article_changes_and_keeps_the_last_good_site_on_a_bad_one(tmp_path):
+    """A writer saves an article and reloads the preview: the page is there. An article with a
+    broken citation is reported on stderr, and the preview goes on serving the last good build."""
+    import os
+    import queue
+    import subprocess
+    import sys
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from tests.site_gen.authored_support import OFFLOAD, copy_project, write_article
+
+    records, articles = copy_project(tmp_path)
+    env = {**os.environ, "BENCHLEDGER_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "benchledger", "serve", "--records", str(records), "--out", str(tmp_path / "site"),
+                             "--port=0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env=env, cwd=tmp_path)
+    lines: queue.Queue = queue.Queue()  # (stream name, line) from both pipes, as they come
+    for name, stream in (("out", proc.stdout), ("err", proc.stderr)):
+        threading.Thread(target=lambda n=name, s=stream: [lines.put((n, line)) for line in s], daemon=True).start()
+
+    def next_line(wanted: str, stream: str) -> str:
+        while True:
+            try:
+                name, line = lines.get(timeout=240)
+            except queue.Empty:
+                raise AssertionError(f"no {wanted!r} line (exit status {proc.poll()})") from None
+            if wanted in line:
+                assert name == stream, (name, line)
+                return line
+
+    try:
+        base = next_line("serving", "out").split(" on ", 1)[1].split(" ", 1)[0]
+        page = base + "posts/fresh-notes.html"
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(page, timeout=10)
+        cite = '{{ cite("r", "/cases/0/groups/0/server_decode_tokens_per_second/median", unit="tokens/s") }}'
+        write_article(articles, "fresh-notes", f"Decode ran at {cite}.\n", {"r": OFFLOAD})
+        assert "fresh-notes.md" in next_line("rebuilt", "out")
+        served = urllib.request.urlopen(page, timeout=10).read().decode()
+        assert "Decode ran at" in served and "25.8" in served
+        write_article(articles, "fresh-notes", 'Now {{ cite("r", "/cases/0/no_such_field") }}.\n', {"r": OFFLOAD})
+        assert "fresh-notes.md" in next_line("rebuild failed", "err")
+        next_line("still serving the last good build", "err")
+        assert "Decode ran at" in urllib.request.urlopen(page, timeout=10).read().decode()
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_no_watch_builds_once_and_says_so(tmp_path):
+    """With --no-watch the preview is one build: the serving line promises no rebuild."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.store_copies import shipped_copy
+
+    env = {**os.environ, "BENCHLEDGER_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "benchledger", "serve", "--records", str(shipped_copy(tmp_path)),
+                             "--out", str(tmp_path / "site"), "--port=0", "--no-watch"],
+                            stdout=subprocess.PIPE, text=True, start_new_session=True, env=env, cwd=tmp_path)
+    try:
+        line = ""
+        while "serving" not in line and proc.poll() is None:
+            line = proc.stdout.readline()
+        assert line.rstrip().endswith("(Ctrl-C stops)"), line
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
