@@ -196,6 +196,15 @@ def external_loads(html: str) -> list[tuple[str, str]]:
     return list(scan_page(html).loads)
 
 
+def local_references(html: str) -> list[str]:
+    """Every URL `html` loads or links that is not on another host, as written (relative paths,
+    site paths, fragments, mailto: and the like), in document order."""
+    parser = _Loads(keep_local=True)
+    parser.feed(html)
+    parser.close()
+    return parser.local
+
+
 def check_no_external_loads(audit: SiteAudit) -> list[Problem]:
     """No page, script or style sheet loads anything from another host (links may point out)."""
     problems = []
@@ -249,9 +258,11 @@ class _Loads(HTMLParser):
     another host, inline <style> and srcdoc documents are looked at too; any attribute that
     holds a URL the browser fetches without a click counts, whatever the element."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_local: bool = False) -> None:
         super().__init__(convert_charrefs=True)
         self.external: list[tuple[str, str]] = []
+        # with keep_local, every other URL it loads or links too (`local_references`)
+        self.local: list[str] | None = [] if keep_local else None
         self._in_style = self._in_spec = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -273,6 +284,9 @@ class _Loads(HTMLParser):
         urls += _css_urls(values.get("style", ""))
         urls += [u for name in _PRESENTATION_URLS if name in values for u in _css_urls(values[name])]
         self.external += [(tag, u) for u in urls if u and _is_external(u)]
+        if self.local is not None:
+            links = [values.get("href", "")] if tag in ("a", "area") else []
+            self.local += [u for u in urls + links if u and not _is_external(u)]
         self._in_style = tag == "style"
         # a chart's spec: Vega fetches a "url" it names (data from another host, drawn as the record's)
         self._in_spec = tag == "script" and values.get("type", "").lower() == "application/json"

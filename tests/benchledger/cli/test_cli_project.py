@@ -184,3 +184,29 @@ def test_a_broken_link_in_a_hand_written_page_names_the_projects_file(tmp_path, 
     project, code, err = build_with_page(tmp_path, capsys, monkeypatch, "# About\n\nSee [the missing page](missing.md).\n")
     assert code == 1 and len(err) == 1
     assert f"'pages/about.md' (the project's {(project / 'about.md').as_posix()}) contains a link 'missing.md'" in err[0]
+
+
+def test_a_hand_written_page_publishes_the_files_it_shows_and_links_beside_it(tmp_path, capsys, monkeypatch):
+    """`![Rig](img/rig.svg)` beside the page failed the strict build (nothing put it in the
+    site), while the refusal of a remote image told the user to do exactly that."""
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>'
+    (tmp_path / "p" / "img").mkdir(parents=True)
+    (tmp_path / "p" / "img" / "rig.svg").write_bytes(svg)
+    (tmp_path / "p" / "runs.csv").write_bytes(b"run,seconds\n1,2.5\n")
+    project, code, err = build_with_page(tmp_path, capsys, monkeypatch, "# About\n\n![The rig](img/rig.svg)\n\n"
+                                         "The [raw runs](./runs.csv#top), [the methodology](../methodology.md) and [mail](mailto:a@b.c).\n")
+    assert code == 0, err
+    site = project / "site"
+    page = (site / "pages" / "about.html").read_text()
+    assert 'src="img/rig.svg"' in page and 'href="runs.csv#top"' in page
+    assert (site / "pages" / "img" / "rig.svg").read_bytes() == svg
+    assert (site / "pages" / "runs.csv").read_bytes() == b"run,seconds\n1,2.5\n"
+    assert run(capsys, "verify", "--site", str(site))[0] == 0  # listed in SHA256SUMS like every other file
+
+
+def test_a_file_a_hand_written_page_shows_must_be_beside_it(tmp_path, capsys, monkeypatch):
+    project, code, err = build_with_page(tmp_path, capsys, monkeypatch, "# About\n\n![The rig](img/rig.png)\n")
+    assert code == 1 and err == [f"benchledger build: error: {project / 'about.md'}: shows or links img/rig.png, but there is "
+                                 f"no {project / 'img' / 'rig.png'}; put the file there (the site publishes it as pages/img/rig.png) "
+                                 "or fix the path"]
+    assert not (project / "site").exists()
