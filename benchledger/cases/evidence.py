@@ -26,6 +26,12 @@ Every table of verdicts (a comparison page's metric, `benchledger compare`'s rep
 through Benjamini-Hochberg at ALPHA over all its tests (`control_false_discoveries`): a
 difference stays called only when its adjusted p <= ALPHA.
 
+A clear difference smaller than PRACTICAL_PERCENT between the two summaries (medians) is not
+called either: it is SMALL, "higher by 0.21 %, under the 1 % this site calls a difference". The
+test's values come from one process per side (below), so it finds differences far smaller than
+what separates two installations of one setup; a reader comparing hardware should see such a
+difference is there without reading it as one that matters.
+
 The p-value treats the n values of a side as independent draws. Repeated rounds of one record
 share one server process (or one Python process), so between-run variation is not in them; a
 called difference says the two runs differ, not that every installation would.
@@ -49,6 +55,9 @@ EXACT_SPLITS = 20_000
 
 CALLED, TOO_FEW, OVERLAP, NO_RANGE, MISSING = "called", "too-few", "overlap", "no-range", "missing"
 NOT_SHOWN = "not-shown"  # the rank test on the values themselves gave p > ALPHA
+SMALL = "small"  # clear, but the summaries differ by less than PRACTICAL_PERCENT
+# The smallest difference between two summaries, in percent of A's, that a comparison calls.
+PRACTICAL_PERCENT = 1.0
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,11 @@ class Verdict:
     method: str = "range"  # "range" (from min/max and n), or "exact" / "asymptotic" (on the values)
     adjusted_p: float | None = None  # Benjamini-Hochberg over the `tests` of its table (control_false_discoveries)
     tests: int = 1
+    change_percent: float | None = None  # |B / A - 1| x 100 of the summaries, for a SMALL verdict
+
+    @property
+    def _small(self) -> str:
+        return f"{self.direction} by {self.change_percent:.2g} %, under the {PRACTICAL_PERCENT:g} % this site calls a difference"
 
     @property
     def _control(self) -> str:
@@ -77,7 +91,12 @@ class Verdict:
                     f"({self.method}), p = {self.p:.2g}")
             if self.status == CALLED:
                 return f"B is {self.direction}: {test}{self._control}"
+            if self.status == SMALL:
+                return f"B is {self._small}: {test}{self._control}"
             return f"no difference shown: {test}{self._control}, above {ALPHA}"
+        if self.status == SMALL:
+            return (f"B is {self._small}: all {self.n_b} values of B lie {'above' if self.direction == 'higher' else 'below'} "
+                    f"all {self.n_a} of A (exact rank test p = 2/C({self.n_a + self.n_b},{self.n_a}) = {self.p:.2g}{self._control})")
         if self.status in (CALLED, NOT_SHOWN):
             assert self.n_a is not None and self.n_b is not None and self.p is not None
             disjoint = (f"all {self.n_b} values of B lie {'above' if self.direction == 'higher' else 'below'} all {self.n_a} of A "
@@ -99,6 +118,8 @@ class Verdict:
         p = "" if self.p is None else f"p = {self.p:.2g}" + (f", adjusted {self.adjusted_p:.2g}" if self.adjusted_p is not None else "")
         if self.status == CALLED:
             return f"{self.direction} ({p})"
+        if self.status == SMALL:
+            return f"small: {self.direction} by {self.change_percent:.2g} % ({p})"
         if self.status == NOT_SHOWN:
             return f"no difference shown ({p})"
         if self.status == TOO_FEW:
@@ -119,7 +140,7 @@ def control_false_discoveries(verdicts: Sequence[Verdict], q: float = ALPHA) -> 
     for i, adj in zip(tested, adjusted):
         v = verdicts[i]
         if v.p is not None:
-            status = NOT_SHOWN if v.status == CALLED and adj > q else v.status
+            status = NOT_SHOWN if v.status in (CALLED, SMALL) and adj > q else v.status
             out[i] = replace(v, status=status, adjusted_p=float(adj), tests=len(tested))
     return out
 
@@ -148,6 +169,16 @@ def rank_test_p(n_a: int, n_b: int) -> float:
 
 def verdict(a: Measure, b: Measure) -> Verdict:
     """The verdict on B against A (see the module docstring for the rule)."""
+    found = _tested(a, b)
+    if found.status == CALLED and a.value:
+        change = abs(b.value / a.value - 1) * 100
+        if change < PRACTICAL_PERCENT:
+            return replace(found, status=SMALL, change_percent=change)
+    return found
+
+
+def _tested(a: Measure, b: Measure) -> Verdict:
+    """The verdict of the tests alone, whatever the size of the difference."""
     if a.value is None or b.value is None:
         return Verdict(MISSING)
     if a.samples and b.samples:

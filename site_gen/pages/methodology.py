@@ -78,5 +78,6 @@ class MethodologyPage(PageKind):
             "methodology.md",
             "Methodology",
             site.render("methodology.md.j2", intro=intro, rules=RULES, flags=FLAG_WORDINGS, schemas=sections,
-                        change_rule=DEFAULT_RULE, kinds=list(KINDS.values()), alpha=evidence.ALPHA),
+                        change_rule=DEFAULT_RULE, kinds=list(KINDS.values()), alpha=evidence.ALPHA,
+                        practical_percent=f"{evidence.PRACTICAL_PERCENT:g}"),
         )

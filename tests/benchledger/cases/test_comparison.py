@@ -148,6 +148,19 @@ def test_disjoint_ranges_of_five_each_are_called_with_the_exact_rank_test_p():
     assert v.p == pytest.approx(2 / 252) and "0.0079" in v.text
 
 
+def test_a_clear_difference_under_one_percent_is_small_not_called():
+    """An audit: 0.998 x between two GPUs was "lower" because the ranges were disjoint. Clear, it
+    is now "small", with its size; BH still demotes it like a called one."""
+    v = evidence.verdict(_measure(100.0, 99.9, 100.1, 5), _measure(100.3, 100.2, 100.4, 5))
+    assert (v.status, v.direction) == (evidence.SMALL, "higher") and v.change_percent == pytest.approx(0.3)
+    assert v.short == "small: higher by 0.3 % (p = 0.0079)"
+    assert v.text.startswith("B is higher by 0.3 %, under the 1 % this site calls a difference: all 5 values of B lie above")
+    assert evidence.verdict(_measure(100.0, 99.9, 100.1, 5), _measure(101.5, 101, 102, 5)).status == evidence.CALLED
+    overlapping = [evidence.verdict(_measure(10, 9, 12, 5), _measure(11, 10, 13, 5))] * 6
+    after = evidence.control_false_discoveries([v, *overlapping])
+    assert after[0].status == evidence.NOT_SHOWN and after[0].adjusted_p == pytest.approx(7 * 2 / 252)
+
+
 def test_overlapping_or_touching_ranges_are_not_called():
     assert evidence.verdict(_measure(10, 9, 12, 5), _measure(12, 11.5, 13, 5)).status == evidence.OVERLAP
     assert evidence.verdict(_measure(10, 9, 12, 5), _measure(13, 12, 14, 5)).status == evidence.OVERLAP
