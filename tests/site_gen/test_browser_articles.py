@@ -57,3 +57,32 @@ def test_authored_articles_hover_shows_origin(tmp_path):
         assert watch.errors == []
         assert watch.outside == []
         browser.close()
+
+
+def test_on_a_phone_a_search_result_holding_a_whole_hash_wraps(tmp_path):
+    """A result whose excerpt holds a 64-hex hash (a word with no break), and the "3 results for
+    <hash>" line above the results, kept the search page wider than a phone's screen (504 px)
+    until their text was allowed to break anywhere."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from .authored_support import write_article
+    from .test_browser import PHONE
+
+    records, articles = copy_project(tmp_path)
+    write_article(articles, "hash-notes", f"The offload record is {OFFLOAD} in full, sealed in the ledger.\n", {"r": OFFLOAD})
+    site = build_real(tmp_path, records, articles)
+    with sync_playwright() as p, serve(site) as base:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        context = browser.new_context(**PHONE)
+        page = context.new_page()
+        watch = Watch(page, base)
+        page.goto(base + "search.html?q=" + OFFLOAD)
+        result = page.locator('.pagefind-ui__result-link[href$="posts/hash-notes.html"]')
+        expect(result).to_have_count(1)
+        excerpts = page.locator(".pagefind-ui__result", has=result).locator(".pagefind-ui__result-excerpt").all_inner_texts()
+        assert any(OFFLOAD in text for text in excerpts), excerpts
+        assert page.evaluate("[innerWidth, document.documentElement.scrollWidth]") == [390, 390]
+        page.screenshot(path=str(ARTIFACTS / "phone-search-hash.png"))
+        context.close()
+        browser.close()
+        assert watch.errors == [] and watch.outside == []
