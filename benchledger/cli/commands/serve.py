@@ -8,7 +8,6 @@ import http.server
 import os
 import sys
 import threading
-import time
 from pathlib import Path
 
 from benchledger.cli.commands.build import add_site_arguments, build
