@@ -175,8 +175,11 @@ def store_keys(store: "Store") -> tuple[list[VerifierKey], list[Problem]]:
 def store_checkpoints(store: "Store") -> tuple[list[StoredCheckpoint], list[Problem]]:
     """The stored checkpoints in size order, and the files of the folder that are not one."""
     folder = store.root / CHECKPOINTS_DIR
-    if not folder.is_dir():
+    if not os.path.lexists(folder):
         return [], []
+    if folder.is_symlink() or not folder.is_dir():
+        return [], [Problem(store.shown(CHECKPOINTS_DIR), "", f"{FORMAT}: is not a folder (a file or a symbolic link); "
+                                                           f"{CHECKPOINTS_DIR}/ holds the ledger's signed checkpoints: move it out of the store")]
     found, problems = [], []
     for name in sorted(os.listdir(folder)):
         rel = f"{CHECKPOINTS_DIR}/{name}"

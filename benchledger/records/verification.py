@@ -114,8 +114,8 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
                 if missing is not None else "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it")
     sealed = {e.path for e in read.entries}
     for rel in stored_files(store):
-        if rel.startswith(f"{CHECKPOINTS_DIR}/"):
-            continue  # checked by tlog.check_store above
+        if rel == CHECKPOINTS_DIR or rel.startswith(f"{CHECKPOINTS_DIR}/"):
+            continue  # checked by tlog.check_store below
         if rel not in sealed and is_seal_temp(rel):
             rows.append(RecordStatus(rel, "", "", STALE_TEMP, (Problem(store.shown(rel), "", "a temp file left by an interrupted seal (it holds nothing sealed): the next `benchledger seal` or `benchledger repair` removes it"),)))
         elif rel not in sealed:

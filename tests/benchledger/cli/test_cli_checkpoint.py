@@ -174,3 +174,23 @@ def test_a_linked_or_special_checkpoint_file_is_named_not_followed(records, cli,
     assert ("benchledger verify: error: records/checkpoints/vkeys: is a symbolic link, not a key list; "
             "the store keeps plain files only") in errors, errors
     assert "benchledger verify: error: records/checkpoints/7: format: is not a regular file (a device, pipe or socket), not a checkpoint" in errors, errors
+
+
+def test_a_checkpoints_file_or_link_is_named_by_verify_checkpoint_and_prove(records, cli, tmp_path):
+    """`checkpoints` as a file made `checkpoint` end in a FileExistsError traceback and `prove`
+    say there was no checkpoint yet; a link to a folder elsewhere was followed by `checkpoint`
+    while `verify` called it unsealed."""
+    import shutil
+
+    said = ("records/checkpoints: format: is not a folder (a file or a symbolic link); checkpoints/ holds the ledger's "
+            "signed checkpoints: move it out of the store")
+    shutil.move(records / "checkpoints", tmp_path / "kept")
+    for make in ((lambda: (records / "checkpoints").write_text("x")), (lambda: (records / "checkpoints").symlink_to(tmp_path / "kept"))):
+        make()
+        errors = _verify_errors(cli)
+        assert f"benchledger verify: error: {said}" in errors and sum("checkpoints" in e for e in errors) == 1, errors  # not also "unsealed"
+        signed = cli("checkpoint", "--key", str(DEMO_KEY_FILE))
+        assert signed.code == 1 and f"benchledger checkpoint: error: {said}" in signed.err and "Traceback" not in "\n".join(signed.err)
+        proved = cli("prove", "llm-cpu-offload/2026-09-27.json")
+        assert proved.code == 1 and f"benchledger prove: error: {said}" in proved.err
+        (records / "checkpoints").unlink()
