@@ -8,6 +8,7 @@ without a cluster come together (the asv way)."""
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 
 from benchledger.errors import LedgerError, Problem
@@ -48,9 +49,11 @@ def merge(store: Store, other: Store) -> MergeReport:
         if hashlib.sha256(raw).hexdigest() != entry.sha256:  # changed since it was verified
             raise LedgerError([Problem(other.shown(entry.path), "", "changed while merging; nothing more was merged")])
         target = store.root / entry.path
-        if entry.path in sealed_paths or (target.exists() and target.read_bytes() != raw):
+        plain = target.is_file() and not target.is_symlink()
+        if entry.path in sealed_paths or (os.path.lexists(target) and not (plain and target.read_bytes() == raw)):
             held = sealed_paths.get(entry.path)
-            why = f"sealed here with sha256 {held.sha256}" if held else "exists here with other bytes (not sealed)"
+            why = (f"sealed here with sha256 {held.sha256}" if held else "exists here with other bytes (not sealed)" if plain
+                   else "exists here and is not a plain file (a folder or a link)")
             report.conflicts.append(Problem(store.shown(entry.path), "",
                                             f"{why}; the other store's record {entry.sha256} was not merged (sealed files are never overwritten)"))
             continue

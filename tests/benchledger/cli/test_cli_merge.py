@@ -54,6 +54,19 @@ def test_a_path_sealed_here_with_other_bytes_is_reported_and_the_rest_merged(rec
     assert Store(records).verify().ok
 
 
+def test_a_folder_at_a_records_path_is_a_conflict_not_a_traceback(records, tmp_path, cli):
+    """An empty folder where the other store has a record verifies (it holds no file), and merge
+    ended in IsADirectoryError."""
+    other_store(records, tmp_path)
+    (records / "torch-graph-replay/2026-11-30.json").mkdir()
+    result = cli("merge", "other")
+    assert result.code == 1 and result.err[0].startswith(
+        "benchledger merge: error: records/torch-graph-replay/2026-11-30.json: exists here and is not a plain file (a folder or a link); "
+        "the other store's record ")
+    assert (records / "torch-graph-replay/2026-11-30.json").is_dir() and (records / "torch-graph-replay/2026-12-01.json").is_file()
+    assert Store(records).verify().ok
+
+
 def test_an_other_store_that_does_not_verify_merges_nothing(records, tmp_path, cli):
     other = other_store(records, tmp_path)
     path = other / "torch-graph-replay/2026-12-01.json"
