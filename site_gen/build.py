@@ -68,6 +68,9 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         "the articles folder": options.articles_dir, "the templates folder": options.templates_dir,
     })
 
+    # the build writes charts, renderings and MkDocs' tree into the cache folder
+    site_folder.check_cache_dir(cache_dir, {"the articles folder": options.articles_dir, "the templates folder": options.templates_dir})
+
     if options.templates_dir is not None and (unused := override_problems(options.templates_dir, options.templates_dir.as_posix())):
         raise ProblemsError(unused, f"{len(unused)} file(s) of the templates folder replace nothing; nothing was built")
 

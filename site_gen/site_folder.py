@@ -12,6 +12,17 @@ MARKER = ".benchledger-site"
 MARKER_TEXT = b"This folder is a site built by `benchledger build`; each build replaces everything in it.\n"
 
 
+def check_cache_dir(cache: Path, protected: dict[str, Path | None]) -> None:
+    """Raise BuildError when the cache folder is or lies inside any of `protected` (what ->
+    folder): the articles folder would read the build's own files as articles."""
+    cache = cache.resolve()
+    for what, folder in protected.items():
+        if folder is not None and cache.is_relative_to(folder.resolve()):
+            relation = "is" if cache == folder.resolve() else "lies inside"
+            raise BuildError(f"the cache folder {cache.as_posix()} {relation} {what} ({folder.resolve().as_posix()}); the build "
+                             "writes there: choose another cache folder (--cache DIR or BENCHLEDGER_CACHE_DIR)")
+
+
 def check_out_dir(out: Path, protected: dict[str, Path | None]) -> None:
     """Raise BuildError unless `out` may be emptied and rebuilt: it must not be, contain or lie
     inside any of `protected` (what -> folder: the records store, the project, the cache...),

@@ -28,6 +28,11 @@ class Store:
         self.root = Path(root)
         self.ledger_path = self.root / LEDGER_NAME
         self.cache = cache if cache is not None else ValidationCache.default_for(self.root)
+        folder = self.cache.folder
+        if folder is not None and Path(folder).resolve().is_relative_to(self.root.resolve()):
+            # its files would be unsealed files of the store: every later verify fails on them
+            raise InputError(Path(folder).as_posix(), "", f"the cache folder lies inside the records store {self.root.as_posix()}; "
+                                                          "choose one outside it (--cache DIR or BENCHLEDGER_CACHE_DIR)")
         # the last ledger bytes read and their parse (verify, show and build read it once)
         self._known: tuple[bytes, LedgerRead] | None = None
         # what sealing knows of the ledger: many seals in a row cost the same each

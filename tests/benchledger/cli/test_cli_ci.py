@@ -52,3 +52,28 @@ def test_build_under_ci_uses_no_cache_unless_one_is_named(store, tmp_path, monke
     assert main([*args, "--cache", str(tmp_path / "mine")]) == 0
     assert "no cache" not in capsys.readouterr().out and (tmp_path / "mine" / PASSES).is_file()
     assert any((tmp_path / "mine" / "charts").iterdir())
+
+
+def test_a_cache_folder_inside_the_store_or_the_articles_is_refused_before_anything_is_written(store, tmp_path, monkeypatch, capsys):
+    """`verify --cache records` left validation-passes.txt in the store, which every later verify
+    then called an unsealed file; `build --cache docs/articles` filled the articles folder with
+    the build's own tree, and every later build failed on it."""
+    from tests.store_copies import tree_digest
+
+    monkeypatch.delenv("BENCHLEDGER_CACHE_DIR", raising=False)
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.chdir(tmp_path)
+    articles = tmp_path / "docs" / "articles"
+    articles.mkdir(parents=True)
+    before = tree_digest(store)
+    for argv, where in ((["verify", "--records", "records", "--cache", "records"], "records"),
+                        (["build", "--records", "records", "--cache", "records/llm-cpu-offload"], (store / "llm-cpu-offload").as_posix())):
+        assert main(argv) == 1
+        assert capsys.readouterr().err.splitlines() == [
+            f"benchledger {argv[0]}: error: {where}: the cache folder lies inside the records store records; "
+            "choose one outside it (--cache DIR or BENCHLEDGER_CACHE_DIR)"]
+    assert main(["build", "--records", "records", "--cache", "docs/articles/cache"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"benchledger build: error: the cache folder {(articles / 'cache').as_posix()} lies inside the articles folder "
+        f"({articles.as_posix()}); the build writes there: choose another cache folder (--cache DIR or BENCHLEDGER_CACHE_DIR)"]
+    assert tree_digest(store) == before and list(articles.iterdir()) == [] and not (tmp_path / "site").exists()
