@@ -62,35 +62,45 @@ def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]]) -> list[L
     """Seal several records (raw, schema id, store path, shown name) in one run, in order. Every
     one is checked first (path, JSON, schema, consistency, not sealed yet, no two alike) and every
     problem of every one is reported at once, sealing none; then each is sealed as `seal_bytes`
-    would, at the cost of one seal each (the ledger is not walked again between them)."""
-    problems: list[Problem] = []
-    seen_hashes: dict[str, str] = {}
-    seen_paths: dict[str, str] = {}
-    index = None
-    validated = _validated_all(jobs)
-    for (raw, schema_id, as_path, shown), (result, sha256) in zip(jobs, validated):
-        try:
-            reason = store_path_problem(as_path)
-            if reason:
-                raise SealError(f"{shown}: target path {as_path!r} {reason}")
-            _raise_if_invalid(schema_id, shown, result)
-            if index is None:
-                with _locked(store.root):
-                    index = store.ledger_index()
-            _refuse_sealed(store, index, sha256, as_path, shown)
-            if sha256 in seen_hashes:
-                raise SealError(f"{shown}: has the same bytes as {seen_hashes[sha256]}; a record is sealed once")
-            if as_path in seen_paths:
-                raise SealError(f"{shown}: {seen_paths[as_path]} is sealed as {store.shown(as_path)} too; give each its own --as path")
-            seen_hashes[sha256], seen_paths[as_path] = shown, shown
-        except ProblemsError as err:
-            problems.extend(err.problems)
-        except SealError as err:
-            problems.append(Problem(shown, "", str(err).removeprefix(f"{shown}: ")))
-    if problems:
-        raise ProblemsError(problems, f"{len(problems)} problem(s) in {len(jobs)} record(s); nothing was sealed")
-    return [_seal_valid(store, raw, schema_id, as_path, shown, sha256)
-            for (raw, schema_id, as_path, shown), (_, sha256) in zip(jobs, validated)]
+    would, at the cost of one seal each (the ledger is not walked again between them). One lock
+    is held from the ledger check to the last seal: another sealer's records cannot slip in
+    between and fail this run half-way (it waits, or this one does)."""
+    validated = _validated_all(jobs)  # the costly part, before the lock
+    sealed: list[LedgerEntry] = []
+    with _locked(store.root):
+        index = store.ledger_index()
+        problems: list[Problem] = []
+        seen_hashes: dict[str, str] = {}
+        seen_paths: dict[str, str] = {}
+        for (raw, schema_id, as_path, shown), (result, sha256) in zip(jobs, validated):
+            try:
+                reason = store_path_problem(as_path)
+                if reason:
+                    raise SealError(f"{shown}: target path {as_path!r} {reason}")
+                _raise_if_invalid(schema_id, shown, result)
+                _refuse_sealed(store, index, sha256, as_path, shown)
+                if sha256 in seen_hashes:
+                    raise SealError(f"{shown}: has the same bytes as {seen_hashes[sha256]}; a record is sealed once")
+                if as_path in seen_paths:
+                    raise SealError(f"{shown}: {seen_paths[as_path]} is sealed as {store.shown(as_path)} too; give each its own --as path")
+                seen_hashes[sha256], seen_paths[as_path] = shown, shown
+            except ProblemsError as err:
+                problems.extend(err.problems)
+            except SealError as err:
+                problems.append(Problem(shown, "", str(err).removeprefix(f"{shown}: ")))
+        if problems:
+            raise ProblemsError(problems, f"{len(problems)} problem(s) in {len(jobs)} record(s); nothing was sealed")
+        for (raw, schema_id, as_path, shown), (_, sha256) in zip(jobs, validated):
+            try:
+                sealed.append(_seal_locked(store, raw, schema_id, as_path, shown, sha256))
+            except SealError as err:  # a write that failed (a full disk): the seals before it hold
+                if not sealed:
+                    raise
+                raise SealError(f"{err} (this record); the {len(sealed)} before it were sealed: "
+                                + ", ".join(store.shown(e.path) for e in sealed)) from None
+    for entry in sealed:
+        store.cache.remember(entry.sha256, entry.schema)
+    return sealed
 
 
 def _refuse_sealed(store: "Store", index, sha256: str, as_path: str, shown: str) -> None:
@@ -107,22 +117,28 @@ def _refuse_sealed(store: "Store", index, sha256: str, as_path: str, shown: str)
 def _seal_valid(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: str, sha256: str) -> LedgerEntry:
     """Seal bytes already validated for `schema_id`, whose SHA-256 is `sha256` (see `seal_bytes`)."""
     with _locked(store.root):
-        remove_stale_temp(store)
-        index = store.ledger_index()
-        if index.count == 0 and (missing := store.missing_ledger_problem(adopting=as_path)) is not None:
-            raise LedgerError([missing], f"{missing.message}; nothing was sealed")
-        _refuse_sealed(store, index, sha256, as_path, shown)
-        entry, line = entry_after(index.last, index.count, as_path, sha256, len(raw), schema_id)
-        created = _place(store, raw, as_path, shown)
-        try:
-            _append(store.ledger_path, line)
-        except BaseException:
-            if created:
-                created.undo()
-            raise
-        _crash_point("appended")
-        index.appended(entry, line, store.cache.folder)
+        entry = _seal_locked(store, raw, schema_id, as_path, shown, sha256)
     store.cache.remember(sha256, schema_id)
+    return entry
+
+
+def _seal_locked(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: str, sha256: str) -> LedgerEntry:
+    """`_seal_valid`'s work, for a caller that holds the seal lock."""
+    remove_stale_temp(store)
+    index = store.ledger_index()
+    if index.count == 0 and (missing := store.missing_ledger_problem(adopting=as_path)) is not None:
+        raise LedgerError([missing], f"{missing.message}; nothing was sealed")
+    _refuse_sealed(store, index, sha256, as_path, shown)
+    entry, line = entry_after(index.last, index.count, as_path, sha256, len(raw), schema_id)
+    created = _place(store, raw, as_path, shown)
+    try:
+        _append(store.ledger_path, line)
+    except BaseException:
+        if created:
+            created.undo()
+        raise
+    _crash_point("appended")
+    index.appended(entry, line, store.cache.folder)
     return entry
 
 

@@ -149,3 +149,30 @@ def test_as_names_one_file_only(records, cli, tmp_path):
     names = _variants(records, tmp_path, [1800000001, 1800000002])
     result = cli("seal", *names, "--schema", TGR, "--as", "x/one.json")
     assert result.code == 1 and "--as" in result.err[0] and "2 files were given" in result.err[0]
+
+
+def test_two_overlapping_seal_runs_at_once_leave_one_whole_and_the_other_sealing_nothing(records, tmp_path):
+    """Run 1 seals 1..20, run 2 seals 21..40 and then 20: whichever locks the ledger second
+    finds 20 sealed and seals none of its own. Run 2 used to seal its 20 others and then fail on
+    20, saying only that, so its files looked unsealed and a rerun refused each one."""
+    import os
+    import subprocess
+    import sys
+
+    from benchledger.records.store import Store
+
+    names = _variants(records, tmp_path, list(range(1800000001, 1800000041)))
+    env = {**os.environ, "BENCHLEDGER_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [subprocess.Popen([sys.executable, "-m", "benchledger", "seal", *files, "--schema", TGR, "--records", str(records)],
+                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for files in (names[:20], names[20:] + [names[19]])]
+    (out1, err1), (out2, err2) = (run.communicate(timeout=300) for run in runs)
+    codes = sorted(run.returncode for run in runs)
+    assert codes == [0, 1], (err1, err2)
+    failed_err, failed_out, failed_files = (err1, out1, names[:20]) if runs[0].returncode else (err2, out2, names[20:])
+    [line] = failed_err.splitlines()  # the one problem, found before anything was sealed
+    assert line.startswith(f"benchledger seal: error: {names[19]}: these exact bytes are already sealed as {names[19]} (ledger line 2")
+    assert failed_out == ""
+    sealed = {e.path for e in Store(records).entries()}
+    assert not sealed & set(failed_files) - {names[19]}
+    assert len(sealed) == 2 + 20 and Store(records).verify().ok
