@@ -175,4 +175,4 @@ def test_two_overlapping_seal_runs_at_once_leave_one_whole_and_the_other_sealing
     assert failed_out == ""
     sealed = {e.path for e in Store(records).entries()}
     assert not sealed & set(failed_files) - {names[19]}
-    assert len(sealed) == 2 + 20 and Store(records).verify().ok
+    assert len(sealed) == 2 + (21 if runs[0].returncode else 20) and Store(records).verify().ok  # all of the winner's
