@@ -120,15 +120,16 @@ def xml_chars(value: str) -> str:
     return _NOT_XML.sub("\ufffd", value)
 
 
-# U+2028 and U+2029 end a line inside a Vega expression's string literal: a parse error
-_LINE_SEPARATORS = str.maketrans({"\u2028": " ", "\u2029": " "})
+# JavaScript's line terminators end a line inside a Vega expression's string literal: a parse error
+_LINE_TERMINATORS = str.maketrans({"\n": " ", "\r": " ", "\u2028": " ", "\u2029": " "})
+_HAS_LINE_TERMINATOR = re.compile("[\n\r\u2028\u2029]")
 
 
 def chart_text(value: str) -> str:
     """Text for a chart's titles and labels, which Vega-Lite writes into Vega expressions (a
     sort order compares each label, a tooltip is keyed by the titles) as string literals it
-    does not escape U+2028 and U+2029 in: there each ended the literal, and a record label
-    holding one failed the build (static SVG) and the live chart. Each becomes a space, and what
-    `_visible` shows is shown."""
+    does not escape line terminators in: a newline, a return, U+2028 or U+2029 in a record's
+    axis name or label ended the literal and failed the build (static SVG) and the live chart.
+    Each becomes a space, and what `_visible` shows is shown."""
     value = _visible(value)
-    return value.translate(_LINE_SEPARATORS) if "\u2028" in value or "\u2029" in value else value
+    return value.translate(_LINE_TERMINATORS) if _HAS_LINE_TERMINATOR.search(value) else value

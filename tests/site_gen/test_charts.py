@@ -130,11 +130,12 @@ def test_text_xml_cannot_hold_renders_instead_of_aborting_the_process(tmp_path):
     assert "a[U+0000]b[U+0001]\ufffd" in texts and "x[U+0000]" in texts
 
 
-@pytest.mark.parametrize("separator", ["\u2028", "\u2029"])
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\n", "\r"])
 def test_a_line_separator_in_labels_and_titles_draws_both_charts(separator):
     """Vega-Lite writes labels (as a sort order) and titles (as tooltip keys) into Vega
-    expressions without escaping U+2028 and U+2029, which end a line there: a record label
-    holding one failed the build. Each is shown as a space, in the data the labels sort too."""
+    expressions without escaping JavaScript's line terminators (U+2028, U+2029, a newline, a
+    return), which end a line there: a record label or axis name holding one failed the build.
+    Each is shown as a space, in the data the labels sort too."""
     line = line_chart("c", "T", [Series(f"a{separator}b", [(1, 2.0, "o")]), Series("c", [(1, 3.0, "o")])],
                       x_title=f"x{separator}", y_title="y", series_title=f"s{separator}", alt_text="a")
     series = series_chart("s", "T", [SeriesPoint(f"r{separator}1", 1.0, None, None, "o"), SeriesPoint("r2", 2.0, 1.5, 2.5, "o")],
