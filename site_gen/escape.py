@@ -10,6 +10,7 @@ One function per context, and nothing else escapes:
 - `url_path()`: a relative URL built from store and page paths (percent-encoded, never a scheme);
 - `page_title()`: the front-matter `title:` MkDocs writes into `<title>` and the header unescaped;
 - `xml_chars()`: text vl-convert writes into a static SVG (XML 1.0 cannot hold every character);
+- `xml_text()`, `xml_attr()`: text and attribute values of the Atom feed;
 - JSON inside `<script>` is `charts._script_json` (no `<`, `>`, `&`)."""
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import html as _html
 import json
 import re
 from urllib.parse import quote
+from xml.sax.saxutils import escape as _xml_escape
+from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 # Python-Markdown's escapable characters (plus `|` from the tables extension); escaping any
 # other character would leave a visible backslash.
@@ -118,6 +121,19 @@ def xml_chars(value: str) -> str:
     as U+FFFD. vl-convert writes text into the SVG as is and then parses it, and a NUL in a
     title or label made it panic and abort the whole build process, with no message."""
     return _NOT_XML.sub("\ufffd", value)
+
+
+def xml_text(value: object) -> str:
+    """Text inside an XML element of the Atom feed: whitespace folded, controls and bidi
+    overrides shown as their code points, what XML 1.0 cannot hold as U+FFFD, and & < >
+    escaped. One sealed record whose release held a control character made the whole feed
+    ill-formed, and feed readers reject an ill-formed feed entirely."""
+    return _xml_escape(xml_chars(_visible(_fold(value))))
+
+
+def xml_attr(value: object) -> str:
+    """A quoted XML attribute value (the feed's href= and term=), made as `xml_text` makes text."""
+    return _xml_quoteattr(xml_chars(_visible(_fold(value))))
 
 
 # JavaScript's line terminators end a line inside a Vega expression's string literal: a parse error

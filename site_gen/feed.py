@@ -8,8 +8,8 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
-from xml.sax.saxutils import escape as xml_escape
-from xml.sax.saxutils import quoteattr
+
+from site_gen.escape import xml_attr, xml_text
 
 if TYPE_CHECKING:
     from site_gen.articles import Article
@@ -65,14 +65,14 @@ def atom_feed(
         entry_id = link if site_url else f"urn:benchledger:article:{a.slug}"
         blocks.append((_stamp(a), 0, a.slug, [
             "  <entry>",
-            f"    <title>{xml_escape(a.title)}</title>",
-            f'    <link rel="alternate" type="text/html" href={quoteattr(link)}/>',
-            f"    <id>{xml_escape(entry_id)}</id>",
+            f"    <title>{xml_text(a.title)}</title>",
+            f'    <link rel="alternate" type="text/html" href={xml_attr(link)}/>',
+            f"    <id>{xml_text(entry_id)}</id>",
             f"    <published>{_stamp(a)}</published>",
             f"    <updated>{_stamp(a)}</updated>",
-            *(f"    <author><name>{xml_escape(name)}</name></author>" for name in a.authors),
-            *(f"    <category term={quoteattr(tag)}/>" for tag in a.tags),
-            f"    <summary>{xml_escape(a.summary)}</summary>",
+            *(f"    <author><name>{xml_text(name)}</name></author>" for name in a.authors),
+            *(f"    <category term={xml_attr(tag)}/>" for tag in a.tags),
+            f"    <summary>{xml_text(a.summary)}</summary>",
             "  </entry>",
         ]))
     for e in extra:
@@ -80,26 +80,26 @@ def atom_feed(
         entry_id = link if site_url else f"urn:benchledger:{e.key}"
         blocks.append((e.stamp, 1, e.key, [
             "  <entry>",
-            f"    <title>{xml_escape(e.title)}</title>",
-            f'    <link rel="alternate" type="text/html" href={quoteattr(link)}/>',
-            f"    <id>{xml_escape(entry_id)}</id>",
-            f"    <published>{xml_escape(e.stamp)}</published>",
-            f"    <updated>{xml_escape(e.stamp)}</updated>",
-            *(f"    <category term={quoteattr(c)}/>" for c in e.categories),
-            f"    <summary>{xml_escape(e.summary)}</summary>",
+            f"    <title>{xml_text(e.title)}</title>",
+            f'    <link rel="alternate" type="text/html" href={xml_attr(link)}/>',
+            f"    <id>{xml_text(entry_id)}</id>",
+            f"    <published>{xml_text(e.stamp)}</published>",
+            f"    <updated>{xml_text(e.stamp)}</updated>",
+            *(f"    <category term={xml_attr(c)}/>" for c in e.categories),
+            f"    <summary>{xml_text(e.summary)}</summary>",
             "  </entry>",
         ]))
     blocks.sort(key=lambda b: (b[1], b[2]))
     blocks.sort(key=lambda b: b[0], reverse=True)
 
-    feed_id = article_url(site_url, feed_path) if site_url else f"urn:benchledger:{xml_escape(site_name)}:feed"
+    feed_id = article_url(site_url, feed_path) if site_url else f"urn:benchledger:{site_name}:feed"
     out = [
         '<?xml version="1.0" encoding="utf-8"?>',
         '<feed xmlns="http://www.w3.org/2005/Atom">',
-        f"  <title>{xml_escape(site_name)}: articles and detected changes</title>",
-        f"  <id>{xml_escape(feed_id)}</id>",
+        f"  <title>{xml_text(site_name)}: articles and detected changes</title>",
+        f"  <id>{xml_text(feed_id)}</id>",
         f"  <updated>{blocks[0][0] if blocks else '1970-01-01T00:00:00Z'}</updated>",
-        f'  <link rel="self" href={quoteattr(href(feed_path))}/>',
+        f'  <link rel="self" href={xml_attr(href(feed_path))}/>',
         "  <generator>benchledger</generator>",
     ]
     for block in blocks:

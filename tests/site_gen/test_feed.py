@@ -54,6 +54,25 @@ def test_text_is_escaped_and_output_deterministic():
     assert b"<b>" not in raw
 
 
+def test_control_and_bidi_characters_leave_the_feed_well_formed():
+    """A sealed record's release (a change entry's title) or an article's title holding a
+    control character made the feed ill-formed, which feed readers reject whole; a right-to-left
+    override went through raw."""
+    from site_gen.feed import FeedEntry
+
+    change = FeedEntry("change:1", "Regression from b11151\x01\x0b\x1b\ufffe\u202eZ\nnl", "series/x.md", "c1",
+                       "2026-12-01T00:00:00Z", "decode \x00 slower", ("regression\x1b",))
+    raw = atom_feed([article("one", "2026-01-01")], feed_path="posts/feed.xml", page_paths={"one": "posts/one.md"},
+                    site_name="lab\u202e", extra=[change])
+    root = ET.fromstring(raw)  # well-formed
+    entry = next(e for e in root.findall(f"{ATOM}entry") if e.find(f"{ATOM}id").text == "urn:benchledger:change:1")
+    assert entry.find(f"{ATOM}title").text == "Regression from b11151[U+0001] [U+001B]\ufffd[U+202E]Z nl"
+    assert entry.find(f"{ATOM}summary").text == "decode [U+0000] slower"
+    assert entry.find(f"{ATOM}category").get("term") == "regression[U+001B]"
+    assert root.find(f"{ATOM}title").text == "lab[U+202E]: articles and detected changes"
+    assert root.find(f"{ATOM}id").text == "urn:benchledger:lab[U+202E]:feed"
+
+
 def test_feed_published_with_the_index_and_identical_across_builds(tmp_path):
     records, articles = copy_project(tmp_path)
     write_article(articles, "extra", "No citations here.", {"r": "ebcfc483a547"}, date="2027-01-01")
