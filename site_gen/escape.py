@@ -23,6 +23,8 @@ from urllib.parse import quote
 from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
+from benchledger.records.display import one_line, visible
+
 # Python-Markdown's escapable characters (plus `|` from the tables extension); escaping any
 # other character would leave a visible backslash.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|])")
@@ -36,30 +38,10 @@ _SLUG_CHARS = 48
 _ANCHOR_CHARS = _SLUG_CHARS + 11  # a slug, "-" and ten hex digits
 
 
-# What a reader cannot see but changes what the page shows: bidi embeddings, overrides and
-# isolates (after U+202E the cited "25.9 tokens/s" further on the line read "s/snekot 9.52") and
-# control characters (whitespace ones are folded). Each is shown as its code point instead, in
-# every context a reader sees as text (not in attributes, which hold data such as pointers).
-_INVISIBLE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def _visible(text: str) -> str:
-    """`text` with every `_INVISIBLE` character written as "[U+XXXX]"."""
-    if text.isprintable():  # nearly all text, decided in C: controls and format characters are not printable
-        return text
-    return _INVISIBLE.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
-
-
-def _fold(value: object) -> str:
-    """Whitespace runs (newlines included) as one space: a value can end no line, no row, no
-    raw HTML block (a blank line would turn the rest of the block into Markdown)."""
-    return " ".join(str(value).split())
-
-
 def text(value: object) -> str:
     """Record text as literal Markdown: HTML-escaped, Markdown syntax backslash-escaped,
     newlines folded into spaces (so a string cannot end a table row or open a block)."""
-    s = _html.escape(_visible(_fold(value)), quote=True)
+    s = _html.escape(visible(one_line(value)), quote=True)
     # html.escape produced entities such as &lt; whose '&' and ';' must survive as is.
     parts = re.split(r"(&[a-z]+;|&#x?[0-9a-f]+;)", s)
     return "".join(p if i % 2 else _MD_SPECIAL.sub(r"\\\1", p) for i, p in enumerate(parts))
@@ -69,19 +51,19 @@ def html(value: object) -> str:
     """Record text as HTML text (an element's content): HTML-escaped, whitespace folded, and
     Markdown's inline syntax characters written as character references, so the same string is
     literal whether or not Markdown runs over it."""
-    return _MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(_visible(_fold(value)), quote=True))
+    return _MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(visible(one_line(value)), quote=True))
 
 
 def pre(value: object) -> str:
     """Record text inside `<pre>`: like `html()`, but its lines kept."""
-    return "\n".join(_MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(_visible(line), quote=True))
+    return "\n".join(_MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(visible(line), quote=True))
                      for line in str(value).split("\n"))
 
 
 def attr(value: object) -> str:
     """Record text inside a double-quoted HTML attribute value (title=, data-*=). Not made
-    `_visible`: a data-pointer must name the record's own key for an audit to resolve it."""
-    return _html.escape(_fold(value), quote=True)
+    `visible`: a data-pointer must name the record's own key for an audit to resolve it."""
+    return _html.escape(one_line(value), quote=True)
 
 
 def anchor(value: object) -> str:
@@ -109,7 +91,7 @@ def page_title(value: object) -> str:
     """The value of a page's front-matter `title:` (a YAML double-quoted scalar). MkDocs and
     Material write `page.meta.title` into `<title>` and the header as is, so it carries the
     HTML-escaped text."""
-    return json.dumps(_html.escape(_visible(_fold(value)), quote=True), ensure_ascii=True)
+    return json.dumps(_html.escape(visible(one_line(value)), quote=True), ensure_ascii=True)
 
 
 # What XML 1.0 cannot hold: C0 controls but tab, newline and return, lone surrogates, U+FFFE/FFFF.
@@ -128,12 +110,12 @@ def xml_text(value: object) -> str:
     overrides shown as their code points, what XML 1.0 cannot hold as U+FFFD, and & < >
     escaped. One sealed record whose release held a control character made the whole feed
     ill-formed, and feed readers reject an ill-formed feed entirely."""
-    return _xml_escape(xml_chars(_visible(_fold(value))))
+    return _xml_escape(xml_chars(visible(one_line(value))))
 
 
 def xml_attr(value: object) -> str:
     """A quoted XML attribute value (the feed's href= and term=), made as `xml_text` makes text."""
-    return _xml_quoteattr(xml_chars(_visible(_fold(value))))
+    return _xml_quoteattr(xml_chars(visible(one_line(value))))
 
 
 # JavaScript's line terminators end a line inside a Vega expression's string literal: a parse error
@@ -146,6 +128,6 @@ def chart_text(value: str) -> str:
     sort order compares each label, a tooltip is keyed by the titles) as string literals it
     does not escape line terminators in: a newline, a return, U+2028 or U+2029 in a record's
     axis name or label ended the literal and failed the build (static SVG) and the live chart.
-    Each becomes a space, and what `_visible` shows is shown."""
-    value = _visible(value)
+    Each becomes a space, and what `visible` shows is shown."""
+    value = visible(value)
     return value.translate(_LINE_TERMINATORS) if _HAS_LINE_TERMINATOR.search(value) else value

@@ -104,3 +104,18 @@ def test_bad_input_is_one_clear_line(variants, cli):
     assert kinds.code != 0 and "records of different kinds are never compared" in kinds.err[0]
     missing = cli("compare", SEED_LLM, "records/nope.json", "--records", "records")
     assert missing.code != 0 and "no record in" in missing.err[0] and "Traceback" not in "".join(missing.err)
+
+
+def test_record_text_reaches_the_terminal_as_one_visible_line(records, cli):
+    """A GPU named with ESC sequences, a right-to-left override and a newline was printed raw:
+    it could colour the terminal, reverse the rest of the line and fake a line of output."""
+    store = Store(records)
+    gpu = "H200\x1b[31m red\u202e\nfake line"
+    store.seal_bytes(encoded(llm_variant(gpu=gpu, decode_factor=1.5)), GSH, "llm-cpu-offload/odd.json")
+    result = cli("compare", SEED_LLM, "records/llm-cpu-offload/odd.json", "--records", "records")
+    assert result.code == 0, result.err
+    [axis] = [line for line in result.out.splitlines() if line.startswith("axis: ")]
+    assert axis.endswith("-> H200[U+001B][31m red[U+202E] fake line")
+    assert "\x1b" not in result.out and "\u202e" not in result.out and not any(line == "fake line" for line in result.out.splitlines())
+    missing = cli("show", "odd\x1b[2J\nfake", "--records", "records")
+    assert missing.code == 1 and len(missing.err) == 1 and "odd[U+001B][2J fake" in missing.err[0]

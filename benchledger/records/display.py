@@ -1,0 +1,33 @@
+"""Record text as a reader sees it, in any output: the page (site_gen.escape builds on this) and
+the terminal (`show`, `compare`). Two steps every such context needs:
+
+- `one_line()`: whitespace runs, newlines included, as one space, so a value ends no line, no
+  table row and no raw HTML block, and cannot fake a line of a command's output;
+- `visible()`: what a reader cannot see but changes what is shown, written as its code point:
+  bidi embeddings, overrides and isolates (after U+202E the cited "25.9 tokens/s" further on
+  the line read "s/snekot 9.52") and control characters (ESC starts a terminal's colour and
+  title sequences)."""
+
+from __future__ import annotations
+
+import re
+
+# whitespace controls are left to one_line(); every other control, and the bidi formatting characters
+_INVISIBLE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """`text` with every invisible character written as "[U+XXXX]"."""
+    if text.isprintable():  # nearly all text, decided in C: controls and format characters are not printable
+        return text
+    return _INVISIBLE.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
+def one_line(value: object) -> str:
+    """`value` as text with its whitespace runs (newlines included) folded into one space."""
+    return " ".join(str(value).split())
+
+
+def terminal(value: object) -> str:
+    """Record text for a command's output: one line, nothing invisible."""
+    return visible(one_line(value))
