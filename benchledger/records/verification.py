@@ -110,8 +110,13 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
     if missing is not None:
         ledger_problems.append(missing)
     # with the ledger gone every file looks unsealed: sealing or removing them would lose the history
-    unsealed = ("unsealed: not listed, as the ledger is missing; restore the ledger first, and do not seal or remove this file"
-                if missing is not None else "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it")
+    if missing is not None:
+        unsealed = "unsealed: not listed, as the ledger is missing; restore the ledger first, and do not seal or remove this file"
+    elif read.problems:  # a line cut short may be this file's: removing it could lose a record
+        unsealed = ("unsealed: not listed by the ledger, whose lines do not hold (see its problems); mend the ledger first "
+                    "(`benchledger repair` says how for a last line cut short), and do not remove this file")
+    else:
+        unsealed = "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"
     sealed = {e.path for e in read.entries}
     for rel in stored_files(store):
         if rel == CHECKPOINTS_DIR or rel.startswith(f"{CHECKPOINTS_DIR}/"):

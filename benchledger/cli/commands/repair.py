@@ -8,6 +8,8 @@ ledger are never changed."""
 from __future__ import annotations
 
 from benchledger.cli.locations import records_dir
+from benchledger.errors import LedgerError, Problem
+from benchledger.records.ledger import read_ledger_file
 from benchledger.records.store import Store
 from benchledger.records.verification import UNSEALED
 
@@ -20,6 +22,15 @@ def add_arguments(parser):
 
 def run(args) -> int:
     store = Store(records_dir(args))
+    ledger = read_ledger_file(store.ledger_path)
+    if ledger and not ledger.endswith(b"\n"):
+        # an append cut short (a crash mid-write): its bytes hold no complete entry. Cutting them
+        # is the user's call: a ledger edited by hand would look the same
+        keep = ledger.rfind(b"\n") + 1
+        raise LedgerError([Problem(store.ledger_path.as_posix(), "", f"its last line is cut short ({len(ledger) - keep} bytes after "
+                                   f"the last newline, no complete entry): if a seal was interrupted, cut them off with "
+                                   f"`truncate -s {keep} {store.ledger_path.as_posix()}`, then run `benchledger repair` again "
+                                   "and seal the file it lists; if not, restore the ledger from a copy")])
     removed = store.repair()
     for rel in removed:
         print(f"removed {store.shown(rel)} (a temp file of an interrupted seal; it held nothing sealed)")

@@ -72,7 +72,9 @@ def delete_first_line(records):
     (records / "ledger.jsonl").write_bytes(b"".join(lines[1:]))
     return ["records/ledger.jsonl:1: position is 1 but this is entry 0: a line was removed, inserted or reordered",
             f"records/ledger.jsonl:1: prev_sha256 {_h(lines[0])} does not match the genesis hash: a line before it was edited, removed, inserted or reordered",
-            f"{GSH}: unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it",
+            # the removed line was this file's: removing the file too would lose the record
+            f"{GSH}: unsealed: not listed by the ledger, whose lines do not hold (see its problems); mend the ledger first "
+            "(`benchledger repair` says how for a last line cut short), and do not remove this file",
             "records/checkpoints/2: root: signs a tree of 2 entries but records/ledger.jsonl has only 1: entries were removed from the ledger",
             "verification failed: 4 problem(s) in records"]
 

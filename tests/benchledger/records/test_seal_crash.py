@@ -136,3 +136,28 @@ def test_collect_resume_adopts_a_linked_but_unappended_record(tmp_path):
     assert record_io.store_path(records, "torch-graph-replay", "variant", set(), raw + b" ") == "torch-graph-replay/variant-2.json"
     entry = record_io.seal(records, raw, TGR, TARGET)
     assert entry.path == TARGET and Store(records).verify().ok
+
+
+def test_a_last_ledger_line_cut_short_is_named_with_the_way_back(tmp_path):
+    """A seal cut short while appending its line: repair exited 0 and told the user to seal the
+    file again (which failed on the broken ledger), and verify said to seal or remove the file,
+    which would lose the record."""
+    records = shipped_copy(tmp_path)
+    source = tmp_path / "variant.json"
+    source.write_bytes(variant(records))
+    assert subprocess.run(seal_cmd(source, records), cwd=REPO, capture_output=True, env=env()).returncode == 0
+    ledger = records / "ledger.jsonl"
+    whole = ledger.read_bytes()
+    keep = whole.rstrip(b"\n").rfind(b"\n") + 1
+    ledger.write_bytes(whole[:-40])
+    [row] = [r for r in Store(records).verify().records if r.path == TARGET]
+    assert row.status == "unsealed" and "mend the ledger first" in row.problems[0].message and "do not remove" in row.problems[0].message
+    out = subprocess.run([sys.executable, "-m", "benchledger", "repair", "--records", str(records)],
+                         cwd=REPO, capture_output=True, text=True, env=env())
+    assert out.returncode == 1 and out.stdout == ""
+    assert f"`truncate -s {keep} {ledger.as_posix()}`" in out.stderr and "restore the ledger from a copy" in out.stderr
+    os.truncate(ledger, keep)  # what the message says to do
+    again = subprocess.run([sys.executable, "-m", "benchledger", "repair", "--records", str(records)],
+                           cwd=REPO, capture_output=True, text=True, env=env())
+    assert again.returncode == 0 and f"--as {TARGET}" in again.stdout
+    recover_and_check(records, source, tree_digest(shipped_copy(tmp_path / "fresh")), sealed_by_crash=False)
