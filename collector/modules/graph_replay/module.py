@@ -3,6 +3,7 @@ a plan and assembles a torch-graph-replay/1 record. torch is imported only when 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,10 @@ class GraphReplayModule(MeasuringModule):
         return []
 
     def validate_case(self, case: "CaseSpec") -> list[Problem]:
-        _, problems = case_settings(case)
+        settings, problems = case_settings(case)
+        if not any(where == "settings.workload" for where, _ in problems) and (missing := _unfindable(settings.workload)):
+            # found now, not when the case runs: a failed case is sealed for good
+            problems.append(("settings.workload", missing))
         return [case.problem(where, message) for where, message in problems]
 
     def estimate(self, case: "CaseSpec") -> Estimate:
@@ -112,3 +116,16 @@ def _release_device_memory() -> None:
     if torch.cuda.is_available():
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
+
+
+def _unfindable(workload: str) -> str | None:
+    """Why the module of `workload` ("package.module:factory") cannot be imported, or None.
+    Looked up without running it (its parent packages are imported, as any import does)."""
+    module = workload.partition(":")[0]
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError) as err:
+        return f"cannot find module {module!r} ({err}); install it, or run collect where it is on the Python path"
+    if found is None:
+        return f"no module named {module!r}; install it, or run collect where it is on the Python path"
+    return None

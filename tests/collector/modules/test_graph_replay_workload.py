@@ -142,6 +142,22 @@ def test_a_bad_plan_lists_every_problem(tmp_path):
     assert not any("$.cases[1].settings" in line for line in lines)  # the plan-wide values, once
 
 
+def test_a_workload_module_that_is_not_there_is_a_plan_problem_not_a_failed_record(tmp_path):
+    """`collect --dry-run` approved `workload = "nonexistent.mod:f"`; the real run then sealed a
+    failed record for good."""
+    plan = tmp_path / "plan.toml"
+    plan.write_text('article_key = "gone"\nmodule = "graph_replay"\n[settings]\nworkload = "no_such_pkg_x.mod:f"\n[[cases]]\nid = "one"\n')
+    with pytest.raises(PlanError) as caught:
+        load_plan(plan)
+    assert any(line.endswith("$.settings.workload: cannot find module 'no_such_pkg_x.mod' (No module named 'no_such_pkg_x'); "
+                             "install it, or run collect where it is on the Python path") for line in caught.value.lines()), caught.value.lines()
+    plan.write_text(plan.read_text().replace("no_such_pkg_x.mod:f", "no_such_module_x:f"))
+    with pytest.raises(PlanError) as caught:
+        load_plan(plan)
+    assert any(line.endswith("$.settings.workload: no module named 'no_such_module_x'; install it, or run collect where it is "
+                             "on the Python path") for line in caught.value.lines()), caught.value.lines()
+
+
 def test_loading_the_module_and_checking_a_plan_does_not_import_torch():
     import subprocess
     import sys
