@@ -9,6 +9,7 @@ table, CSV, SQL) is recognised and refused with the option to use instead."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import re
@@ -177,14 +178,14 @@ def parse_rows(raw: bytes, shown: str) -> tuple[str, list[Any], list[int] | None
         try:
             rows.append(_parse_json(line, shown, number - 1))
             lines.append(number)
-        except InputError as err:
-            problems.extend(err.problems)
+        except InputError as err:  # a problem of the whole line (a duplicate key) is placed on it
+            problems.extend(dataclasses.replace(p, line=number) if p.line is None else p for p in err.problems)
     if problems:
         try:  # one object over several lines is not llama-bench's JSONL: say what it is instead
             whole = json.loads(text)
         except (ValueError, RecursionError):
             whole = None
-        if isinstance(whole, dict):
+        if isinstance(whole, dict) and len(rows) + len(problems) > 1:
             raise InputError(shown, "$", "one JSON object over several lines: expected llama-bench's output, a list of "
                                          "test rows (-o json) or one row per line (-o jsonl)")
         raise RowsError(problems, f"{shown}: {len(problems)} line(s) are not JSON; nothing was sealed")

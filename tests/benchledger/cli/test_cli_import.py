@@ -88,14 +88,17 @@ def _markdown():
     (lambda: captured("tiny-threads-1.json").read_bytes().replace(b'"stddev_ts": ', b'"stddev_ts": -nan, "x": ', 1),
      "bad.json:{nan_line}: llama-bench printed '-nan' where a number belongs"),
     (lambda: b'{\n  "avg_ts": 1.0\n}\n', "bad.json: $: one JSON object over several lines"),
+    # one JSONL line: its own problem, not "one object over several lines"; a duplicate key gets its line
+    (lambda: b'{"avg_ts": NaN}\n', "bad.json:1: NaN is not a finite JSON number"),
+    (lambda: b'{"avg_ts": 1.0}\n{"n_threads": 1, "n_threads": 2}\n', "bad.json:2: $: duplicate key 'n_threads' in one object"),
     (lambda: b"[1]", "bad.json: $[0]: expected an object (one llama-bench test row)"),
     # issue 11, keep going: deep nesting was a RecursionError traceback (the strict reader's own message now)
     (lambda: b"[" * 100000 + b"]" * 100000, "bad.json: not JSON this reader accepts: nested too deeply"),
-    (lambda: b'{"a":' * 50000 + b"1" + b"}" * 50000 + b"\n", "bad.json: not JSON this reader accepts: nested too deeply"),
+    (lambda: b'{"a":' * 50000 + b"1" + b"}" * 50000 + b"\n", "bad.json:1: not JSON this reader accepts: nested too deeply"),
     # an integer past Python's 4,300 digits was a ValueError traceback from the pre-check
     (lambda: b'[{"n_prompt": ' + b"9" * 5000 + b"}]", "bad.json:1: an integer of 5000 digits (column 15): more than the 4300 this reader takes"),
 ], ids=["truncated", "missing-avg_ts", "samples-vs-average", "text-output", "empty", "truncated-jsonl", "nan", "one-object",
-        "not-rows", "deep-json", "deep-jsonl", "huge-integer"])
+        "one-line-nan", "jsonl-duplicate-key", "not-rows", "deep-json", "deep-jsonl", "huge-integer"])
 def test_malformed_output_one_error_and_nothing_sealed(records, cli, tmp_path, make, line):
     raw = make()
     (tmp_path / "bad.json").write_bytes(raw)
