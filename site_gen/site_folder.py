@@ -42,7 +42,7 @@ def check_out_dir(out: Path, protected: dict[str, Path | None]) -> None:
         return
     if not out.is_dir():
         raise BuildError(f"--out {shown} exists and is not a folder: choose a new or empty folder")
-    if (out / MARKER).is_file() or _built_before_markers(out):
+    if (out / MARKER).is_file():
         return
     if any(out.iterdir()):
         raise BuildError(f"--out {shown} is not empty and was not made by `benchledger build` (no {MARKER} in it); "
@@ -55,9 +55,3 @@ def mark(out: Path) -> None:
     marker = out / MARKER
     if not marker.is_file() or marker.read_bytes() != MARKER_TEXT:
         marker.write_bytes(MARKER_TEXT)
-
-
-def _built_before_markers(out: Path) -> bool:
-    """A site built by a version before the marker: its own script and its served ledger."""
-    return (out / "assets" / "benchledger.js").is_file() and (out / "records" / "ledger.jsonl").is_file() \
-        and (out / "sitemap.xml").is_file()

@@ -21,7 +21,7 @@ from site_gen.docs_tree import DocsTree
 from site_gen.context import BuildOptions
 
 from tests.site_gen.site_support import ROOT, build
-from tests.store_copies import shipped_copy
+from tests.store_copies import shipped_copy, tree_digest
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +205,6 @@ def test_build_refuses_an_out_folder_it_would_destroy(tmp_path, where, capsys):
     """Issue 11 class 2: MkDocs empties --out; `--out records` deleted the store, `--out .` the
     project. Now such a folder is refused before anything is read or written."""
     from benchledger.cli.main import main
-    from tests.store_copies import tree_digest
 
     project = tmp_path / "project"
     project.mkdir()
@@ -237,6 +236,21 @@ def test_build_marks_its_folder_and_rebuilds_into_it(tmp_path):
     build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")  # its own folder: rebuilt
     (tmp_path / "empty").mkdir()
     assert (build_site(records, tmp_path / "empty", cache_dir=tmp_path / "cache").out_dir / MARKER).is_file()
+
+
+def test_a_folder_that_only_looks_like_an_old_site_is_not_emptied(tmp_path):
+    """Three empty files named like an old site's (assets/benchledger.js, records/ledger.jsonl,
+    sitemap.xml) made a user's folder pass for one built before the marker: the build emptied it."""
+    records = shipped_copy(tmp_path)
+    mine = tmp_path / "mine"
+    for rel in ("assets/benchledger.js", "records/ledger.jsonl", "sitemap.xml"):
+        (mine / rel).parent.mkdir(parents=True, exist_ok=True)
+        (mine / rel).touch()
+    (mine / "notes.txt").write_text("keep me")
+    before = tree_digest(mine)
+    with pytest.raises(BuildError, match="is not empty and was not made by `benchledger build`"):
+        build_site(records, mine, cache_dir=tmp_path / "cache")
+    assert tree_digest(mine) == before
 
 
 def test_a_site_published_under_a_sub_path_roots_its_404_page_and_sitemap_there(tmp_path):
