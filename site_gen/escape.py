@@ -60,10 +60,17 @@ def pre(value: object) -> str:
                      for line in str(value).split("\n"))
 
 
+# whitespace that would end a line of the page: a blank line inside an attribute of a raw HTML
+# block ends the block for Markdown. As character references it is the same value to a browser.
+_LINE_WHITESPACE = str.maketrans({"\n": "&#10;", "\r": "&#13;", "\t": "&#9;", "\x0b": "&#11;", "\x0c": "&#12;"})
+
+
 def attr(value: object) -> str:
-    """Record text inside a double-quoted HTML attribute value (title=, data-*=). Not made
-    `visible`: a data-pointer must name the record's own key for an audit to resolve it."""
-    return _html.escape(one_line(value), quote=True)
+    """Record text inside a double-quoted HTML attribute value (title=, data-*=), exactly: not
+    made `visible` and not folded (a key holding a newline or two spaces was folded, and the
+    data-pointer an audit resolves no longer named the record's own key). Line-ending whitespace
+    is written as character references, so the page's text holds no line break inside a tag."""
+    return _html.escape(str(value), quote=True).translate(_LINE_WHITESPACE)
 
 
 def anchor(value: object) -> str:

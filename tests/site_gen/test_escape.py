@@ -125,3 +125,25 @@ def test_what_a_reader_cannot_see_is_shown_as_its_code_point():
     assert escape.html(record_text) == "c2 ab&#91;U+202E&#93;dc&#91;U+2067&#93; x&#91;U+0000&#93;y&#91;U+001B&#93;"
     assert escape.attr(record_text) == record_text
     assert escape.html("plain, rtl \u05d0\u05d1 and marks \u200f stay") == "plain, rtl \u05d0\u05d1 and marks \u200f stay"
+
+
+def test_an_attribute_holds_the_records_own_key_for_the_audit():
+    """attr() folded whitespace: a metric named "gpu\\n\\nwatts  x" got a data-pointer naming
+    "gpu watts x", which `verify --site` could not resolve in the record. It keeps the key, as
+    character references where a line would end (a blank line inside a raw HTML block's tag
+    would end the block for Markdown)."""
+    from html.parser import HTMLParser
+
+    key = "/cases/0/metrics/gpu\n\nwatts  x\t\u202f\"<y>"
+    written = escape.attr(key)
+    assert "\n" not in written and "\t" not in written and '"' not in written and "<" not in written
+
+    class Attrs(HTMLParser):
+        found: dict = {}
+
+        def handle_starttag(self, tag, attrs):
+            self.found = dict(attrs)
+
+    parser = Attrs(convert_charrefs=True)
+    parser.feed(f'<span data-pointer="{written}">1</span>')
+    assert parser.found["data-pointer"] == key
