@@ -264,3 +264,16 @@ def test_a_site_published_under_a_sub_path_roots_its_404_page_and_sitemap_there(
     assert rooted and all(u.startswith("/bench/") for u in rooted), rooted
     sitemap = (tmp_path / "site" / "sitemap.xml").read_text(encoding="utf-8")
     assert "<loc>https://example.org/bench/index.html</loc>" in sitemap
+
+
+def test_the_site_name_and_page_titles_show_a_bidi_override_as_its_code_point(tmp_path):
+    """A project's site name or [[pages]] title holding U+202E reversed the header and the
+    navigation (their <title> already showed [U+202E])."""
+    import yaml
+
+    from benchledger.project import ExtraPage
+
+    options = BuildOptions(site_name="lab\u202e: bench", extra_pages=(ExtraPage("About\u202e us", tmp_path / "a.md", "about"),))
+    config = yaml.safe_load(mkdocs_config(options, tmp_path / "site"))
+    assert config["site_name"] == "lab[U+202E]: bench"
+    assert {"About[U+202E] us": "pages/about.md"} in config["nav"]
