@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchledger.cli.locations import records_dir
-from benchledger.errors import MergeError
+from benchledger.errors import InputError, MergeError
 from benchledger.project import DEFAULT_RECORDS, PROJECT_FILE, load_project
 from benchledger.records.ledger import LEDGER_NAME
 from benchledger.records.merge import merge
@@ -22,12 +22,20 @@ def add_arguments(parser):
 def _other_store(path: Path) -> Store:
     """The store at `path`, or, when `path` is a project folder (its benchledger.toml, or a
     records/ with a ledger, and no ledger of its own), that project's store: merging the project
-    folder itself read its site, articles and configuration as 164 unsealed files."""
+    folder itself read its site, articles and configuration as 164 unsealed files. InputError for
+    a path that is no store (the message is about this argument, not about --records)."""
+    if not path.is_dir():
+        what = "is a file" if path.exists() else "does not exist"
+        hint = f" (give the folder that holds it, {path.parent.as_posix()})" if path.name == LEDGER_NAME else ""
+        raise InputError(path.as_posix(), "", f"{what}: name the other records store, or the project folder holding it{hint}")
     if not (path / LEDGER_NAME).exists():
         if (path / PROJECT_FILE).is_file():
             return Store(load_project(path).records_dir)
         if (path / DEFAULT_RECORDS / LEDGER_NAME).is_file():
             return Store(path / DEFAULT_RECORDS)
+        # an empty folder verifies as an empty store: "0 merged" said nothing of the mistake
+        raise InputError(path.as_posix(), "", f"holds no {LEDGER_NAME}, no {PROJECT_FILE} and no {DEFAULT_RECORDS}/{LEDGER_NAME}: "
+                                              "not a records store or a project; name the other store")
     return Store(path)
 
 

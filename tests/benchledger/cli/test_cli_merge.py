@@ -93,3 +93,18 @@ def test_a_project_folder_is_merged_from_its_store(records, tmp_path, cli):
     result = cli("merge", "p2")
     assert result.code == 0, result.err
     assert "2 record(s) merged, 2 already held, 0 in conflict" in result.out
+
+
+def test_an_other_store_that_is_no_store_is_named_as_such(records, tmp_path, cli):
+    """A missing folder got advice about --records (the wrong store), a ledger file "no such
+    records folder", and an empty folder "0 merged" with exit 0."""
+    (tmp_path / "empty").mkdir()
+    before = tree_digest(records)
+    for arg, said in (("nosuch", "nosuch: does not exist: name the other records store, or the project folder holding it"),
+                      ("records/ledger.jsonl", "records/ledger.jsonl: is a file: name the other records store, or the project "
+                                               "folder holding it (give the folder that holds it, records)"),
+                      ("empty", "empty: holds no ledger.jsonl, no benchledger.toml and no records/ledger.jsonl: not a records "
+                                "store or a project; name the other store")):
+        result = cli("merge", arg)
+        assert (result.code, result.out, result.err) == (1, "", [f"benchledger merge: error: {said}"])
+    assert tree_digest(records) == before
