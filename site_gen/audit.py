@@ -47,7 +47,11 @@ def verify_site(site_dir: Path | str, *, pinned: Sequence[VerifierKey] = (),
     ledger_file = site / RECORDS / LEDGER_NAME
     shown = ledger_file.as_posix()
     if not site.is_dir():
-        return [Problem(site.as_posix(), "", "no such site folder (give the folder `benchledger build --out` wrote, or a URL)")]
+        given = str(site_dir)  # as typed: Path() would turn "ftp://x" into "ftp:/x"
+        scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", given)
+        what = (f"{scheme.group(1)}:// addresses are not fetched (only http:// and https://)" if scheme
+                else "a file, not a site folder" if site.exists() else "no such site folder")
+        return [Problem(given, "", f"{what}: give the folder `benchledger build --out` wrote, or an http(s) URL")]
     if not ledger_file.is_file():
         return [Problem(shown, "", "missing: a benchledger site serves its ledger here")]
     read = read_ledger(ledger_file.read_bytes(), shown)

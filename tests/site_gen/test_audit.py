@@ -109,6 +109,19 @@ def test_a_missing_site_folder_is_named_as_such(tmp_path):
     assert len(problems) == 1 and "no such site folder" in problems[0].message and "ledger.jsonl" not in problems[0].file
 
 
+def test_a_file_or_another_schemes_address_is_not_called_a_missing_folder(tmp_path, capsys):
+    """`verify --site benchledger.toml` and `--site ftp://x` both said "no such site folder", the
+    second naming "ftp:/x"."""
+    from benchledger.cli.main import main
+
+    (tmp_path / "benchledger.toml").write_text("")
+    for given, said in ((str(tmp_path / "benchledger.toml"), "a file, not a site folder"),
+                        ("ftp://example.org/site/", "ftp:// addresses are not fetched (only http:// and https://)")):
+        assert main(["verify", "--site", given]) == 1
+        assert capsys.readouterr().err.splitlines() == [
+            f"benchledger verify: error: {given}: {said}: give the folder `benchledger build --out` wrote, or an http(s) URL"]
+
+
 # Issue 11, class 7: every file of the site against the site-wide SHA256SUMS.
 
 

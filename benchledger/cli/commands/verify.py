@@ -104,7 +104,7 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
                         for p in verify_site(Path(tmp), pinned=pinned, kept=kept, expect_head=expect_head)]
             has_log = (Path(tmp) / CHECKPOINT).is_file()
     else:
-        problems = verify_site(Path(where), pinned=pinned, kept=kept, expect_head=expect_head)
+        problems = verify_site(where, pinned=pinned, kept=kept, expect_head=expect_head)
         has_log = (Path(where) / CHECKPOINT).is_file()
     if as_json:
         print(json.dumps({"site": where, "ok": not problems, "expect_head": expect_head,
