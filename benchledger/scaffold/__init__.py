@@ -13,6 +13,7 @@ anything is refused: init never overwrites or deletes what it did not make."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -37,6 +38,9 @@ def create_project(folder: Path | str, today: dt.date | None = None) -> list[str
     paths written, relative to the folder."""
     folder = Path(folder)
     try:
+        if folder.is_symlink() and not folder.exists():  # mkdir says "File exists" of a dangling link
+            raise InputError(folder.as_posix(), "", f"is a symbolic link to {os.readlink(folder)}, which does not exist; "
+                                                    "give a new or empty folder for the project")
         if folder.exists() and not folder.is_dir():
             raise InputError(folder.as_posix(), "", "is a file; give a new or empty folder for the project")
         if folder.is_dir() and any(folder.iterdir()):

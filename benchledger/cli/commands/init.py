@@ -3,6 +3,7 @@ example plans, .gitignore, a GitHub Pages workflow) in a new or empty folder."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 HELP = ("make a new project in a new or empty folder: benchledger.toml, an empty store, an example article, example "
@@ -20,7 +21,7 @@ def run(args) -> int:
     print(f"made a benchledger project in {args.folder}:")
     for rel in written:
         print(f"  {rel}")
-    enter = "" if Path(args.folder) == Path(".") else f"cd {args.folder} && "
+    enter = "" if Path(args.folder) == Path(".") else f"cd {shlex.quote(str(args.folder))} && "  # pasted into a shell
     print(f"next: {enter}benchledger build; then collect a first record (benchledger collect plans/graph-replay-cpu.toml, "
           "see plans/README.md) or seal one (benchledger seal FILE --schema ID), and cite it")
     return 0

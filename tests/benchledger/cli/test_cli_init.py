@@ -90,6 +90,19 @@ def test_init_makes_missing_parents_and_accepts_an_empty_folder(tmp_path, capsys
     assert Path(tmp_path / "empty" / "benchledger.toml").is_file()
 
 
+def test_a_folder_with_a_space_is_quoted_in_the_next_step_and_a_dangling_link_is_named(tmp_path, capsys, monkeypatch):
+    """`next: cd sp ace/x && ...` did not run as printed; a symbolic link to nothing gave
+    "cannot make the project folder: File exists"."""
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "init", "sp ace/x")
+    assert code == 0 and any(line.startswith("next: cd 'sp ace/x' && benchledger build;") for line in out.splitlines())
+    (tmp_path / "link").symlink_to(tmp_path / "gone")
+    code, _, err = run(capsys, "init", "link")
+    assert code == 1 and err == [f"benchledger init: error: link: is a symbolic link to {tmp_path / 'gone'}, which does not exist; "
+                                 "give a new or empty folder for the project"]
+    assert not (tmp_path / "gone").exists()
+
+
 def test_a_name_too_long_for_the_file_system_is_an_error_not_a_traceback(tmp_path, capsys):
     code, out, err = run(capsys, "init", str(tmp_path / ("a" * 300)))
     assert code == 1 and out == "" and len(err) == 1
