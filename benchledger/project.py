@@ -129,7 +129,7 @@ def find_project(explicit: Path | str | None = None, start: Path | str | None = 
         return load_project(root)
     here = Path(start if start is not None else Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / PROJECT_FILE).is_file():
+        if os.path.lexists(folder / PROJECT_FILE):  # one that cannot be read is named, not passed over
             return load_project(folder)
     return load_project(here)
 
@@ -139,7 +139,7 @@ def load_project(root: Path | str) -> Project:
     every problem), or the defaults when the folder has none."""
     root = Path(root).resolve()
     config = root / PROJECT_FILE
-    if not config.is_file():
+    if not os.path.lexists(config):  # a folder, a FIFO or a link loop there is read, and refused, below
         return Project(root, None, records_dir=root / DEFAULT_RECORDS, articles_dir=root / DEFAULT_ARTICLES)
     shown = _shown(config)
     raw = read_input(config, shown, what="a project file")

@@ -183,3 +183,20 @@ def test_values_that_read_but_cannot_work_are_named(tmp_path, toml, where, messa
     with pytest.raises(ProjectError) as err:
         load_project(tmp_path)
     assert err.value.lines()[0].startswith(f"{tmp_path / PROJECT_FILE}: {where}: {message}")
+
+
+def test_a_project_file_that_cannot_be_read_is_named_not_ignored(tmp_path, monkeypatch):
+    """A benchledger.toml that was a symbolic-link loop (or a folder) was passed over: commands
+    ran with the defaults, the project's settings silently dropped."""
+    import pytest
+
+    from benchledger.errors import InputError
+    from benchledger.project import find_project
+
+    (tmp_path / "benchledger.toml").symlink_to(tmp_path / "benchledger.toml")
+    with pytest.raises(InputError, match="benchledger.toml: cannot read: Too many levels of symbolic links"):
+        find_project(start=tmp_path)
+    (tmp_path / "benchledger.toml").unlink()
+    (tmp_path / "benchledger.toml").mkdir()
+    with pytest.raises(InputError, match="benchledger.toml: is a folder, not a project file"):
+        find_project(start=tmp_path / "benchledger.toml" / "..")
