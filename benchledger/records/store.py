@@ -72,6 +72,8 @@ class Store:
         """The entry for a record sha256 (a unique prefix of >= 12 hex digits) or a path."""
         entries = self.entries()
         key = hash_or_path.strip()
+        if not key:  # the message would otherwise name nothing
+            raise InputError("HASH-OR-PATH", "", "empty: give a record's sha256 (or a unique prefix of >= 12 hex digits) or its path")
         if is_sha256_prefix(key):
             hits = [e for e in entries if e.sha256.startswith(key)]
             if len(hits) > 1:

@@ -28,6 +28,9 @@ def test_show_by_path_as_json(records, cli):
 def test_show_unknown_and_altered(records, cli):
     result = cli("show", "0123456789ab")
     assert (result.code, result.err) == (1, ["benchledger show: error: 0123456789ab: no record in records/ledger.jsonl has this path or sha256 (prefixes need >= 12 hex digits)"])
+    empty = cli("show", " ")  # named nothing: ": no record ..."
+    assert (empty.code, empty.err) == (1, ["benchledger show: error: HASH-OR-PATH: empty: give a record's sha256 (or a unique prefix "
+                                           "of >= 12 hex digits) or its path"])
     path = records / "torch-graph-replay/2026-10-28.json"
     path.write_bytes(path.read_bytes() + b" ")
     result = cli("show", "torch-graph-replay/2026-10-28.json")
