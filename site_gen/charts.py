@@ -325,7 +325,7 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
         f'<div class="bl-chart" id="chart-{chart.id}">\n'
         f'<p class="bl-chart-title">{escape.html(chart.title)}</p>\n'
         f'<div class="bl-chart-view" data-spec="spec-{chart.id}">'
-        f'<img src="{url(page_path, svg_file)}" alt="{escape.attr(chart.alt)}" loading="lazy"></div>\n'
+        f'<img src="{url(page_path, svg_file)}" alt="{escape.shown_attr(chart.alt)}" loading="lazy"></div>\n'
         f'<script type="application/json" id="spec-{chart.id}">{_script_json(chart.spec)}</script>\n'
         f"{notes}"
         f'<details class="bl-chart-data"><summary>Data behind this chart</summary>\n'

@@ -88,7 +88,7 @@ def claim_html(finding: Finding) -> str:
     records = " ".join(finding.records)
     css = "bl-claim" + (f" bl-claim-{claim.verdict}") + (" bl-claim-worse" if finding.regression else "")
     return (f'<span class="{css}" data-verdict="{claim.verdict}" data-records="{records}" '
-            f'data-series="{finding.track.series.slug}" title="{escape.attr(claim_title(finding))}">'
+            f'data-series="{finding.track.series.slug}" title="{escape.shown_attr(claim_title(finding))}">'
             f"{escape.html(claim_text(finding))}</span>")
 
 

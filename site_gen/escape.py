@@ -5,7 +5,8 @@ One function per context, and nothing else escapes:
 - `html()`: HTML text, inert also where Markdown processes that HTML (inside a paragraph, a
   table cell or a `markdown` block: no link, emphasis or `{: attr_list}` can form);
 - `pre()`: HTML text inside `<pre>` (lines kept);
-- `attr()`: a double-quoted HTML attribute value (Markdown never looks inside a tag);
+- `attr()`: a double-quoted HTML attribute value holding data, exactly (data-pointer=, href=);
+- `shown_attr()`: a double-quoted attribute a reader sees (title=, alt=);
 - `anchor()`: an HTML id / attr_list `{#...}` anchor / file-name part: `[a-z0-9-]` only;
 - `url_path()`: a relative URL built from store and page paths (percent-encoded, never a scheme);
 - `page_title()`: the front-matter `title:` MkDocs writes into `<title>` and the header unescaped;
@@ -71,6 +72,13 @@ def attr(value: object) -> str:
     data-pointer an audit resolves no longer named the record's own key). Line-ending whitespace
     is written as character references, so the page's text holds no line break inside a tag."""
     return _html.escape(str(value), quote=True).translate(_LINE_WHITESPACE)
+
+
+def shown_attr(value: object) -> str:
+    """Record text inside an attribute a reader sees (a tooltip's title=, an image's alt=): as
+    `html()` shows text, whitespace folded and controls and bidi overrides as their code points,
+    then escaped as `attr()` escapes."""
+    return _html.escape(visible(one_line(value)), quote=True)
 
 
 def anchor(value: object) -> str:

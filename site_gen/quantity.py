@@ -148,7 +148,7 @@ def traced(
         elif input_text:
             origin.append(f"inputs: {input_text}")
         origin.append(f"result {_raw(value)}")
-    attrs.append(f'title="{escape.attr(" · ".join(origin))}"')
+    attrs.append(f'title="{escape.shown_attr(" · ".join(origin))}"')
     markers = "".join(limitation_marker(lim) for lim in limitations)
     # `shown` is formatted here (or a caller's label): escaped, but its narrow spaces kept.
     return f"<span {' '.join(attrs)}>{html.escape(shown)}</span>{markers}"
@@ -158,7 +158,7 @@ def limitation_marker(limitation: "Limitation") -> str:
     """A small marker beside a number, linking to the limitation's note on the same page."""
     return (
         f'<a class="bl-lim-mark" href="#{limitation.anchor}" '
-        f'title="{escape.attr(limitation.text)}">&#9888;</a>'
+        f'title="{escape.shown_attr(limitation.text)}">&#9888;</a>'
     )
 
 

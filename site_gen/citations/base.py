@@ -182,7 +182,7 @@ def _marker_html(limitations: list[Limitation]) -> str:
         return ""
     texts = " · ".join(lim.text for lim in limitations)
     count = f"<sup>{len(limitations)}</sup>" if len(limitations) > 1 else ""
-    return f'<a class="bl-lim-mark" href="#{limitations[0].anchor}" title="{escape.attr(texts)}">&#9888;{count}</a>'
+    return f'<a class="bl-lim-mark" href="#{limitations[0].anchor}" title="{escape.shown_attr(texts)}">&#9888;{count}</a>'
 
 
 def describe(value: Any) -> str:

@@ -63,6 +63,6 @@ class Text(CitationKind):
         title = f"record sha256 {cited.sha256} · pointer {pointer}"
         return (
             f'<span class="bl-text" data-sha256="{cited.sha256}" data-pointer="{escape.attr(pointer)}" '
-            f'title="{escape.attr(title)}">{escape.text(shown)}</span>',
+            f'title="{escape.shown_attr(title)}">{escape.text(shown)}</span>',
             env.applicable(cited),
         )

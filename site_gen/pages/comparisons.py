@@ -96,7 +96,7 @@ def _ratio(base_case: Case, base: Measure, case: Case, m: Measure) -> str:
 
 
 def _verdict_html(v: evidence.Verdict) -> str:
-    return f'<span class="bl-verdict bl-verdict-{v.status}" title="{escape.attr(v.text)}">{escape.html(v.short)}</span>'
+    return f'<span class="bl-verdict bl-verdict-{v.status}" title="{escape.shown_attr(v.text)}">{escape.html(v.short)}</span>'
 
 
 def _strictly_inside(scope: str, case_pointer: str) -> bool:
@@ -237,7 +237,7 @@ class ComparisonPages(PageKind):
             for f in context:
                 value = case.values[f.name]
                 row[f.label] = (f'<span class="bl-text" data-pointer="{escape.attr(value.pointer or "")}" '
-                                f'title="{escape.attr(value.pointer or "absent")}">{escape.html(value.text)}</span>')
+                                f'title="{escape.shown_attr(value.pointer or "absent")}">{escape.html(value.text)}</span>')
             rows.append(row)
         # Context fields: those that differ between the cases in the main table, the rest folded.
         differing = [f.label for f in context if len({r[f.label] for r in rows}) > 1]

@@ -147,3 +147,21 @@ def test_an_attribute_holds_the_records_own_key_for_the_audit():
     parser = Attrs(convert_charrefs=True)
     parser.feed(f'<span data-pointer="{written}">1</span>')
     assert parser.found["data-pointer"] == key
+
+
+def test_an_attribute_a_reader_sees_shows_what_cannot_be_seen():
+    """Chart alt text and number tooltips kept a record's raw U+202E and controls (attr() keeps
+    data exact); a tooltip is text a reader sees, as the page's text is."""
+    from site_gen.charts import chart_html
+
+    assert escape.shown_attr('GPU\u202e "x"\x1b\n<b>') == "GPU[U+202E] &quot;x&quot;[U+001B] &lt;b&gt;"
+    from site_gen.charts import ChartCache, Series, line_chart
+
+    chart = line_chart("c", "T", [Series("s", [(1, 2.0, "/x/0")])], x_title="x", y_title="y", series_title="s",
+                       alt_text="decode on H200\u202e 2048\x01")
+    cache = ChartCache(None)
+    try:
+        html, _ = chart_html(chart, "articles/x.md", cache)
+    finally:
+        cache.close()
+    assert 'alt="decode on H200[U+202E] 2048[U+0001]"' in html

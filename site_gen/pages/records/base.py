@@ -126,7 +126,7 @@ class ArticleWriter:
         # as the record's JSON writes it: true / false, not Python's True / False
         shown = "n/a" if value is None else ("true" if value else "false") if isinstance(value, bool) else value
         return (
-            f'<span class="bl-text" data-pointer="{escape.attr(pointer)}" title="{escape.attr(pointer)}">'
+            f'<span class="bl-text" data-pointer="{escape.attr(pointer)}" title="{escape.shown_attr(pointer)}">'
             f"{escape.html(shown)}</span>"
         )
 
@@ -155,7 +155,7 @@ class ArticleWriter:
             where_text = ", ".join(scopes[:4]) + (f" and {len(scopes) - 4} more" if len(scopes) > 4 else "")
             items.append(
                 f'<li class="bl-lim bl-lim-{first.source}">{anchors}'
-                f'<span class="bl-lim-rule" title="applies to {escape.attr(where_text)}">{escape.html(first.rule_id)}</span> '
+                f'<span class="bl-lim-rule" title="applies to {escape.shown_attr(where_text)}">{escape.html(first.rule_id)}</span> '
                 f"{escape.html(text)}</li>"
             )
         head = f'<p class="bl-limits-title">{escape.html(title)}</p>' if title else ""

@@ -84,11 +84,11 @@ class LlamaBenchRenderer(RecordRenderer):
             i = next((i for i, r in enumerate(rows) if _kind(r) == kind), None)
             if i is not None:
                 picks.append((kind, i))
-        parts = [f"{kind} {escape.attr(test_name(rows[i]))} at {num(i)}" for kind, i in picks]
-        config = ", ".join(f"{_LABEL[f]} {escape.attr(_show(first.get(f)))}" for f in ("n_threads", "n_gpu_layers") if f in first)
+        parts = [f"{kind} {escape.html(test_name(rows[i]))} at {num(i)}" for kind, i in picks]
+        config = ", ".join(f"{_LABEL[f]} {escape.html(_show(first.get(f)))}" for f in ("n_threads", "n_gpu_layers") if f in first)
         headline = (f"llama-bench measured {'; '.join(parts)} (mean of the repetitions; {config})."
                     if parts else "No tests in this record.")
-        numbers = [f"{escape.attr(test_name(rows[i]))}: {num(i)}" for _, i in picks]
+        numbers = [f"{escape.html(test_name(rows[i]))}: {num(i)}" for _, i in picks]
         reps = sorted({len(r.get("samples_ns", [])) for r in rows})
         measured = (f"llama.cpp's llama-bench ({block.get('tool_version', '?')}), imported from "
                     f"{block.get('source_file_name', '?')} ({block.get('output_format', '?')}): {len(rows)} test(s), "
@@ -124,13 +124,13 @@ class LlamaBenchRenderer(RecordRenderer):
         moving = varying(rows)
         page.html('<p class="bl-lede">One row per llama-bench test: the mean speed over the repetitions '
                  "(avg_ts) and its sample standard deviation, as llama-bench computed them."
-                 + (f" Fields that differ between rows: {escape.attr(', '.join(_LABEL[f] for f in moving))}." if moving else "")
+                 + (f" Fields that differ between rows: {escape.html(', '.join(_LABEL[f] for f in moving))}." if moving else "")
                  + "</p>")
         table = []
         for i, row in enumerate(rows):
             base = f"/tests/{i}"
             # the row's id is where comparison pages link this test (case_anchor)
-            line = {"test": f'<span id="test-{i}"></span>{escape.attr(test_name(row))}', "kind": escape.attr(_kind(row))}
+            line = {"test": f'<span id="test-{i}"></span>{escape.html(test_name(row))}', "kind": escape.html(_kind(row))}
             for name in moving:
                 line[_LABEL[name]] = self._field(page, f"{base}/{name}", row.get(name))
             line["speed (mean)"] = page.num(f"{base}/avg_ts", "tokens/s")
@@ -186,7 +186,7 @@ class LlamaBenchRenderer(RecordRenderer):
             base = f"/tests/{i}"
             speeds = ", ".join(page.num(f"{base}/samples_ts/{j}", "tokens/s") for j in range(len(row.get("samples_ts", []))))
             times = ", ".join(page.num(f"{base}/samples_ns/{j}", "ns") for j in range(len(row.get("samples_ns", []))))
-            table.append({"test": escape.attr(test_name(row)), "started": page.text(f"{base}/test_time"),
+            table.append({"test": escape.html(test_name(row)), "started": page.text(f"{base}/test_time"),
                           "speed per repetition": speeds, "time per repetition": times,
                           "time std. dev.": page.num(f"{base}/stddev_ns", "ns")})
         page.html('<div class="bl-scroll">')
@@ -199,7 +199,7 @@ class LlamaBenchRenderer(RecordRenderer):
             return
         moving = set(varying(rows))
         page.heading(2, "Configuration shared by every test", "configuration")
-        table = [{"field": escape.attr(name), "meaning": escape.attr(label),
+        table = [{"field": escape.html(name), "meaning": escape.html(label),
                   "value": self._field(page, f"/tests/0/{name}", rows[0].get(name))}
                  for name, label, _ in CONFIG if name in rows[0] and name not in moving]
         page.html('<p class="bl-lede">As llama-bench wrote them (pointers into the first row); fields that differ '
