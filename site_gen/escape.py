@@ -62,8 +62,9 @@ def pre(value: object) -> str:
 
 
 # whitespace that would end a line of the page: a blank line inside an attribute of a raw HTML
-# block ends the block for Markdown. As character references it is the same value to a browser.
-_LINE_WHITESPACE = str.maketrans({"\n": "&#10;", "\r": "&#13;", "\t": "&#9;", "\x0b": "&#11;", "\x0c": "&#12;"})
+# block ends the block for Markdown. As character references it is the same value to a browser
+# and to html.parser (which drops a reference to another control, such as &#11;: those stay raw).
+_LINE_WHITESPACE = str.maketrans({"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
 def attr(value: object) -> str:
