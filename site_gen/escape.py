@@ -68,10 +68,10 @@ _LINE_WHITESPACE = str.maketrans({"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
 def attr(value: object) -> str:
-    """Record text inside a double-quoted HTML attribute value (title=, data-*=), exactly: not
-    made `visible` and not folded (a key holding a newline or two spaces was folded, and the
-    data-pointer an audit resolves no longer named the record's own key). Line-ending whitespace
-    is written as character references, so the page's text holds no line break inside a tag."""
+    """Record text inside a double-quoted HTML attribute that holds data (data-*=, href=),
+    exactly: not made `visible` and not folded (a key holding a newline or two spaces was folded,
+    and the data-pointer an audit resolves no longer named the record's own key). Line-ending
+    whitespace is written as character references, so no line break falls inside a tag."""
     return _html.escape(str(value), quote=True).translate(_LINE_WHITESPACE)
 
 
