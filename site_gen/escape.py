@@ -24,7 +24,7 @@ from urllib.parse import quote
 from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
-from benchledger.records.display import one_line, visible
+from benchledger.records.display import readable, visible
 
 # Python-Markdown's escapable characters (plus `|` from the tables extension); escaping any
 # other character would leave a visible backslash.
@@ -42,7 +42,7 @@ _ANCHOR_CHARS = _SLUG_CHARS + 11  # a slug, "-" and ten hex digits
 def text(value: object) -> str:
     """Record text as literal Markdown: HTML-escaped, Markdown syntax backslash-escaped,
     newlines folded into spaces (so a string cannot end a table row or open a block)."""
-    s = _html.escape(visible(one_line(value)), quote=True)
+    s = shown_attr(value)
     # html.escape produced entities such as &lt; whose '&' and ';' must survive as is.
     parts = re.split(r"(&[a-z]+;|&#x?[0-9a-f]+;)", s)
     return "".join(p if i % 2 else _MD_SPECIAL.sub(r"\\\1", p) for i, p in enumerate(parts))
@@ -52,7 +52,7 @@ def html(value: object) -> str:
     """Record text as HTML text (an element's content): HTML-escaped, whitespace folded, and
     Markdown's inline syntax characters written as character references, so the same string is
     literal whether or not Markdown runs over it."""
-    return _MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", _html.escape(visible(one_line(value)), quote=True))
+    return _MD_INLINE.sub(lambda m: f"&#{ord(m.group())};", shown_attr(value))
 
 
 def pre(value: object) -> str:
@@ -76,10 +76,10 @@ def attr(value: object) -> str:
 
 
 def shown_attr(value: object) -> str:
-    """Record text inside an attribute a reader sees (a tooltip's title=, an image's alt=): as
-    `html()` shows text, whitespace folded and controls and bidi overrides as their code points,
-    then escaped as `attr()` escapes."""
-    return _html.escape(visible(one_line(value)), quote=True)
+    """Record text inside an attribute a reader sees (a tooltip's title=, an image's alt=):
+    `readable` (one line, controls and bidi overrides as their code points), HTML-escaped. The
+    text contexts below build on it."""
+    return _html.escape(readable(value), quote=True)
 
 
 def anchor(value: object) -> str:
@@ -107,7 +107,7 @@ def page_title(value: object) -> str:
     """The value of a page's front-matter `title:` (a YAML double-quoted scalar). MkDocs and
     Material write `page.meta.title` into `<title>` and the header as is, so it carries the
     HTML-escaped text."""
-    return json.dumps(_html.escape(visible(one_line(value)), quote=True), ensure_ascii=True)
+    return json.dumps(shown_attr(value), ensure_ascii=True)
 
 
 # What XML 1.0 cannot hold: C0 controls but tab, newline and return, lone surrogates, U+FFFE/FFFF.
@@ -126,12 +126,12 @@ def xml_text(value: object) -> str:
     overrides shown as their code points, what XML 1.0 cannot hold as U+FFFD, and & < >
     escaped. One sealed record whose release held a control character made the whole feed
     ill-formed, and feed readers reject an ill-formed feed entirely."""
-    return _xml_escape(xml_chars(visible(one_line(value))))
+    return _xml_escape(xml_chars(readable(value)))
 
 
 def xml_attr(value: object) -> str:
     """A quoted XML attribute value (the feed's href= and term=), made as `xml_text` makes text."""
-    return _xml_quoteattr(xml_chars(visible(one_line(value))))
+    return _xml_quoteattr(xml_chars(readable(value)))
 
 
 # JavaScript's line terminators end a line inside a Vega expression's string literal: a parse error

@@ -11,7 +11,7 @@ import sys
 from benchledger import __version__
 from benchledger.cli.locations import add_project_argument
 from benchledger.errors import BenchledgerError
-from benchledger.records.display import terminal
+from benchledger.records.display import readable
 
 # verb -> module; each module has `HELP`, `add_arguments(parser)` and `run(args) -> int`.
 COMMANDS = {
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except BenchledgerError as err:
         for line in err.lines():  # one line each, whatever a file name or a record's text holds
-            print(f"benchledger {args.command}: error: {terminal(line)}", file=sys.stderr)
+            print(f"benchledger {args.command}: error: {readable(line)}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print(f"benchledger {args.command}: interrupted", file=sys.stderr)

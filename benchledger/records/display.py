@@ -1,5 +1,5 @@
 """Record text as a reader sees it, in any output: the page (site_gen.escape builds on this) and
-the terminal (`show`, `compare`). Two steps every such context needs:
+the terminal (`show`, `compare`). Two steps every such context needs, together `readable()`:
 
 - `one_line()`: whitespace runs, newlines included, as one space, so a value ends no line, no
   table row and no raw HTML block, and cannot fake a line of a command's output;
@@ -28,6 +28,7 @@ def one_line(value: object) -> str:
     return " ".join(str(value).split())
 
 
-def terminal(value: object) -> str:
-    """Record text for a command's output: one line, nothing invisible."""
+def readable(value: object) -> str:
+    """Record text as shown anywhere (a page, a feed, a command's output): one line, nothing
+    invisible. Each output then escapes it for its own syntax (site_gen/escape.py)."""
     return visible(one_line(value))

@@ -9,7 +9,7 @@ import json
 from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError
 from benchledger.records.digest import is_sha256_prefix
-from benchledger.records.display import terminal
+from benchledger.records.display import readable
 from benchledger.records.ledger import GENESIS_SHA256
 from benchledger.records.store import Store
 
@@ -90,15 +90,15 @@ def text_report(reports, changes, since: str | None, shown=lambda path: path) ->
     for report, c in changes:
         value = c.series.value_of(c.at)
         # a title, a setup and a value spell record text (a GPU's name, a release)
-        lines.append(f"{'REGRESSION' if c.regression else 'change'}: {terminal(report.title)}")
-        lines.append(f"  setup: {terminal(series_setup(c.series))}")
-        lines.append(f"  from {c.series.field} {terminal(value)}: {named(c.at)}")
+        lines.append(f"{'REGRESSION' if c.regression else 'change'}: {readable(report.title)}")
+        lines.append(f"  setup: {readable(series_setup(c.series))}")
+        lines.append(f"  from {c.series.field} {readable(value)}: {named(c.at)}")
         for f in c.findings:
             claim, track = f.claim, f.track
             interval = (f" [{_percent(claim.interval[0])}, {_percent(claim.interval[1])}] at {claim.confidence:.1%}"
                         if claim.interval else " (no interval: ranges only)")
             p = f", p {claim.adjusted_p:.2g} (BH over {claim.tests_on_page})" if claim.adjusted_p is not None else ""
-            lines.append(f"  {terminal(track.label)}: {_percent(claim.ratio)}{interval}, delta ±{claim.delta:.1%}: "
+            lines.append(f"  {readable(track.label)}: {_percent(claim.ratio)}{interval}, delta ±{claim.delta:.1%}: "
                          f"{claim.verdict}{' (worse)' if f.regression else ''}{p}; {claim.comparison.method}, "
                          f"{track.detection.algorithm}")
             before, after = track.cases_of(claim.comparison)

@@ -16,7 +16,7 @@ from benchledger.cases.pairing import PairReport, pair_records
 from benchledger.cases.registry import KINDS, kind_for
 from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError
-from benchledger.records.display import terminal
+from benchledger.records.display import readable
 from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.store import LedgerEntry, Store
 
@@ -136,7 +136,7 @@ def _print(report: PairReport, a: LedgerEntry, b: LedgerEntry) -> None:
     if report.pairs:
         if report.axis is not None:
             values = sorted({(d.a, d.b) for _, _, diff in report.pairs for d in diff})
-            shown = "; ".join(f"{terminal(x)} -> {terminal(y)}" for x, y in values)
+            shown = "; ".join(f"{readable(x)} -> {readable(y)}" for x, y in values)
             print(f"axis: {report.axis} ({kind.field(report.axis).label}): {shown}")
         elif report.axes_differing:
             print("axes: each pair differs in one axis field: " + ", ".join(report.axes_differing))
@@ -144,14 +144,14 @@ def _print(report: PairReport, a: LedgerEntry, b: LedgerEntry) -> None:
             print("axis: none differs (the same setup measured twice)")
     elif report.confounded:
         print("confounded: every pair of cases differs in two or more axis fields, so nothing is compared: "
-              + "; ".join(f"{kind.field(d.field).label}: {terminal(d.a)} vs {terminal(d.b)}" for d in report.confounded))
+              + "; ".join(f"{kind.field(d.field).label}: {readable(d.a)} vs {readable(d.b)}" for d in report.confounded))
     else:
         print("nothing compared: no case of B agrees with a case of A on identity and differs in at most one axis field")
     if report.rows:
         rows = [["case A", "case B", "point", "metric", "A", "B", "B/A", "difference"]]
         for r in report.rows:
             unit = f" ({r.a.metric.unit})" if r.a.metric.unit else ""
-            rows.append([terminal(r.a_case.label), terminal(r.b_case.label), terminal(r.a_point.label), r.a.metric.label + unit,
+            rows.append([readable(r.a_case.label), readable(r.b_case.label), readable(r.a_point.label), r.a.metric.label + unit,
                          _num(r.a.value), _num(r.b.value), "n/a" if r.ratio is None else f"{r.ratio:.3f}", r.verdict.short])
         print()
         for line in _table(rows):
@@ -160,5 +160,5 @@ def _print(report: PairReport, a: LedgerEntry, b: LedgerEntry) -> None:
     if report.unmatched:
         print(f"\nwithout a partner ({len(report.unmatched)}):")
         for u in report.unmatched:
-            where = f" at {terminal(u.point.label)}" if u.point else ""
-            print(f"  {u.side}  {terminal(u.case.label)}{where}: {terminal(u.reason)}")
+            where = f" at {readable(u.point.label)}" if u.point else ""
+            print(f"  {u.side}  {readable(u.case.label)}{where}: {readable(u.reason)}")

@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 from benchledger.cli.locations import records_dir
 from benchledger.records.digest import is_sha256
-from benchledger.records.display import terminal
+from benchledger.records.display import readable
 from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.pointer import to_pointer, walk
 from benchledger.records.store import Store
@@ -50,5 +50,5 @@ def run(args) -> int:
     print(f"{'file'.ljust(width)}  {shown}: bytes {bytes_state}")
     print(f"\nclaimed upstream hashes ({len(claims)}; as the record states them, not verified here):")
     for pointer, sha in claims:
-        print(f"  {sha}  {terminal(pointer)}")  # a pointer spells the record's own keys
+        print(f"  {sha}  {readable(pointer)}")  # a pointer spells the record's own keys
     return 0 if intact else 1
