@@ -20,6 +20,7 @@ import signal
 import stat
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -58,39 +59,72 @@ def seal_bytes(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: 
     return _seal_valid(store, raw, schema_id, as_path, shown, sha256)
 
 
-def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]]) -> list[LedgerEntry]:
+@dataclass(frozen=True)
+class AlreadySealed:
+    """A file a `seal_many` run with `skip_sealed` left out: its exact bytes are sealed at its path."""
+
+    shown: str  # the file as the user named it
+    path: str  # its store path
+    position: int  # its ledger entry's position (ledger line position + 1)
+    sha256: str
+
+
+@dataclass(frozen=True)
+class SealRun:
+    """What one `seal_many` run did: the entries it appended, in order, and the files it left out."""
+
+    sealed: list[LedgerEntry]
+    already: list[AlreadySealed] = field(default_factory=list)
+
+
+def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]], skip_sealed: bool = False) -> SealRun:
     """Seal several records (raw, schema id, store path, shown name) in one run, in order. Every
     one is checked first (path, JSON, schema, consistency, not sealed yet, no two alike) and every
     problem of every one is reported at once, sealing none; then each is sealed as `seal_bytes`
     would, at the cost of one seal each (the ledger is not walked again between them). One lock
     is held from the ledger check to the last seal: another sealer's records cannot slip in
-    between and fail this run half-way (it waits, or this one does)."""
+    between and fail this run half-way (it waits, or this one does).
+
+    `skip_sealed`: a record whose exact bytes are sealed already at its own store path is left
+    out (listed in `SealRun.already`) instead of refused, so a run that was stopped half-way
+    can be run again as it was typed. Nothing about it is written or changed."""
     validated = _validated_all(jobs)  # the costly part, before the lock
     sealed: list[LedgerEntry] = []
+    already: list[AlreadySealed] = []
     with _locked(store.root):
         index = store.ledger_index()
         problems: list[Problem] = []
         seen_hashes: dict[str, str] = {}
         seen_paths: dict[str, str] = {}
-        for (raw, schema_id, as_path, shown), (result, sha256) in zip(jobs, validated):
+        to_seal = []
+        for job, (result, sha256) in zip(jobs, validated):
+            raw, schema_id, as_path, shown = job
             try:
                 reason = store_path_problem(as_path)
                 if reason:
                     raise SealError(f"{shown}: target path {as_path!r} {reason}")
                 _raise_if_invalid(schema_id, shown, result)
+                found = index.sealed_as(sha256)
+                if found is not None and found[1] == as_path:  # a run again, probably
+                    if skip_sealed:
+                        already.append(AlreadySealed(shown, as_path, found[0], sha256))
+                        continue
+                    raise SealError(f"{shown}: these exact bytes are already sealed as {as_path} (ledger line {found[0] + 1}); "
+                                    "if a run that sealed it was stopped half-way, add --skip-sealed to seal the rest")
                 _refuse_sealed(store, index, sha256, as_path, shown)
                 if sha256 in seen_hashes:
                     raise SealError(f"{shown}: has the same bytes as {seen_hashes[sha256]}; a record is sealed once")
                 if as_path in seen_paths:
                     raise SealError(f"{shown}: {seen_paths[as_path]} is sealed as {store.shown(as_path)} too; give each its own --as path")
                 seen_hashes[sha256], seen_paths[as_path] = shown, shown
+                to_seal.append((job, sha256))
             except ProblemsError as err:
                 problems.extend(err.problems)
             except SealError as err:
                 problems.append(Problem(shown, "", str(err).removeprefix(f"{shown}: ")))
         if problems:
             raise ProblemsError(problems, f"{len(problems)} problem(s) in {len(jobs)} record(s); nothing was sealed")
-        for (raw, schema_id, as_path, shown), (_, sha256) in zip(jobs, validated):
+        for (raw, schema_id, as_path, shown), sha256 in to_seal:
             try:
                 sealed.append(_seal_locked(store, raw, schema_id, as_path, shown, sha256))
             except SealError as err:  # a write that failed (a full disk): the seals before it hold
@@ -100,7 +134,7 @@ def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]]) -> list[L
                                 + ", ".join(store.shown(e.path) for e in sealed)) from None
     for entry in sealed:
         store.cache.remember(entry.sha256, entry.schema)
-    return sealed
+    return SealRun(sealed, already)
 
 
 def _refuse_sealed(store: "Store", index, sha256: str, as_path: str, shown: str) -> None:

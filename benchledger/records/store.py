@@ -129,14 +129,16 @@ class Store:
         raw = read_record_bytes(source, source.as_posix())
         return sealing.seal_bytes(self, raw, schema_id, as_path or source.name, shown=source.as_posix())
 
-    def seal_files(self, sources: list[Path], schema_id: str, as_path: str | None = None) -> list[LedgerEntry]:
+    def seal_files(self, sources: list[Path], schema_id: str, as_path: str | None = None,
+                   skip_sealed: bool = False) -> sealing.SealRun:
         """Seal many files in one run (`sealing.seal_many`): all checked first, every problem
         reported at once and none sealed, else each sealed in order. Each is stored under its
-        file name unless one file is given with `as_path`."""
+        file name unless one file is given with `as_path`. `skip_sealed` leaves out the files
+        whose exact bytes are sealed already at their paths (see `seal_many`)."""
         if as_path is not None and len(sources) != 1:
             raise InputError("--as", "", f"names one store path, but {len(sources)} files were given; seal them without --as (each keeps its file name)")
-        if len(sources) == 1:  # one file: its own errors, as `seal` always reported them
-            return [self.seal(sources[0], schema_id, as_path)]
+        if len(sources) == 1 and not skip_sealed:  # one file: its own errors, as `seal` always reported them
+            return sealing.SealRun([self.seal(sources[0], schema_id, as_path)])
         jobs, unreadable = [], []
         for source in map(Path, sources):
             try:
@@ -147,7 +149,7 @@ class Store:
             jobs.append((raw, schema_id, as_path or source.name, source.as_posix()))
         if unreadable:
             raise ProblemsError(unreadable, f"{len(unreadable)} file(s) cannot be read; nothing was sealed")
-        return sealing.seal_many(self, jobs)
+        return sealing.seal_many(self, jobs, skip_sealed)
 
     def seal_bytes(self, raw: bytes, schema_id: str, as_path: str, shown: str | None = None) -> LedgerEntry:
         """Validate `raw`, write it to `as_path` and append its ledger entry; all or nothing."""

@@ -1,11 +1,14 @@
-"""`benchledger seal FILE... --schema ID [--as PATH]`: validate records and seal their exact bytes
-(many files in one run: every one checked first, all problems at once, then each sealed)."""
+"""`benchledger seal FILE... --schema ID [--as PATH] [--skip-sealed]`: validate records and seal
+their exact bytes (many files in one run: every one checked first, all problems at once, then each
+sealed; with --skip-sealed, files sealed already at their paths are left out, so a stopped run
+can be run again as it was)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from benchledger.cli.locations import records_dir
+from benchledger.records.display import readable
 from benchledger.records.schema import schema_ids
 from benchledger.records.store import Store
 
@@ -19,12 +22,21 @@ def add_arguments(parser):
     parser.add_argument("--as", dest="as_path", metavar="PATH",
                         help="path inside the store, e.g. llm-cpu-offload/2026-09-27.json, for one FILE (default: each file's name)")
     parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--skip-sealed", action="store_true",
+                        help="leave out each FILE whose exact bytes are sealed already at its store path, instead of "
+                             "refusing the run (to run a stopped `seal FILE...` again)")
 
 
 def run(args) -> int:
     store = Store(records_dir(args))
-    entries = store.seal_files(args.files, args.schema, args.as_path)
-    for entry in entries:
+    run = store.seal_files(args.files, args.schema, args.as_path, args.skip_sealed)
+    for skipped in run.already:
+        print(f"already sealed {store.shown(skipped.path)}  sha256 {skipped.sha256}  (ledger line {skipped.position + 1}; "
+              f"{readable(skipped.shown)} left out)")
+    for entry in run.sealed:
         print(f"sealed {store.shown(entry.path)}  sha256 {entry.sha256}  {entry.size_bytes} bytes  schema {entry.schema}")
-    print(f"ledger line {entries[-1].position + 1}, head {entries[-1].entry_sha256}")
+    if run.sealed:
+        print(f"ledger line {run.sealed[-1].position + 1}, head {run.sealed[-1].entry_sha256}")
+    else:
+        print("nothing new to seal: every file is sealed already")
     return 0

@@ -176,3 +176,67 @@ def test_two_overlapping_seal_runs_at_once_leave_one_whole_and_the_other_sealing
     sealed = {e.path for e in Store(records).entries()}
     assert not sealed & set(failed_files) - {names[19]}
     assert len(sealed) == 2 + (21 if runs[0].returncode else 20) and Store(records).verify().ok  # all of the winner's
+
+
+def test_a_seal_run_killed_half_way_runs_again_as_typed_with_skip_sealed(records, tmp_path):
+    """`seal FILE...` killed (SIGKILL) right after its first ledger append: the same command
+    is then refused, naming the way on, and with --skip-sealed seals only the rest."""
+    import os
+    import subprocess
+    import sys
+
+    from benchledger.records.store import Store
+
+    names = _variants(records, tmp_path, [1800000001, 1800000002, 1800000003])
+    env = {**os.environ, "BENCHLEDGER_CACHE_DIR": str(tmp_path / "cache")}
+
+    def seal(*extra, crash=None):
+        command = [sys.executable, "-m", "benchledger", "seal", *names, "--schema", TGR, "--records", str(records), *extra]
+        return subprocess.run(command, cwd=tmp_path, env={**env, **({"BENCHLEDGER_CRASH_AT": crash} if crash else {})},
+                              capture_output=True, text=True, timeout=120)
+
+    killed = seal(crash="appended")
+    assert killed.returncode == -9
+    assert [e.path for e in Store(records).entries()][2:] == [names[0]]
+    before = tree_digest(records)
+    again = seal()
+    assert again.returncode == 1 and again.stdout == ""
+    assert again.stderr.splitlines() == [
+        f"benchledger seal: error: {names[0]}: these exact bytes are already sealed as {names[0]} (ledger line 3); "
+        "if a run that sealed it was stopped half-way, add --skip-sealed to seal the rest"]
+    assert tree_digest(records) == before
+    resumed = seal("--skip-sealed")
+    assert resumed.returncode == 0, resumed.stderr
+    lines = resumed.stdout.splitlines()
+    sha256 = Store(records).entries()[2].sha256
+    assert lines[0] == f"already sealed {records.as_posix()}/{names[0]}  sha256 {sha256}  (ledger line 3; {names[0]} left out)"
+    assert [line.split()[:2] for line in lines[1:3]] == [["sealed", f"{records.as_posix()}/{n}"] for n in names[1:]]
+    assert lines[3].startswith("ledger line 5, head ")
+    assert [e.path for e in Store(records).entries()][2:] == names and Store(records).verify().ok
+    after = tree_digest(records)
+    nothing = seal("--skip-sealed")
+    assert nothing.returncode == 0 and nothing.stdout.splitlines()[-1] == "nothing new to seal: every file is sealed already"
+    assert tree_digest(records) == after
+
+
+def test_skip_sealed_leaves_out_only_the_same_bytes_at_the_same_path(records, cli, tmp_path):
+    names = _variants(records, tmp_path, [1800000001, 1800000002])
+    assert cli("seal", names[0], "--schema", TGR).code == 0
+    before = tree_digest(records)
+    # the same bytes under another name would be a second copy of one record: refused still
+    (tmp_path / "renamed.json").write_bytes((tmp_path / names[0]).read_bytes())
+    result = cli("seal", "renamed.json", names[1], "--schema", TGR, "--skip-sealed")
+    assert result.code == 1
+    assert result.err[0] == (f"benchledger seal: error: renamed.json: these exact bytes are already sealed as {names[0]} "
+                             "(ledger line 3); a record is sealed once")
+    # other bytes at a sealed path: never overwritten
+    (tmp_path / "other" / names[0]).parent.mkdir()
+    (tmp_path / "other" / names[0]).write_bytes((tmp_path / names[1]).read_bytes())
+    result = cli("seal", f"other/{names[0]}", "--schema", TGR, "--skip-sealed")
+    assert result.code == 1 and result.err[0].endswith(f"records/{names[0]} is already sealed (ledger line 3); sealed files are never overwritten")
+    assert tree_digest(records) == before
+    # one file, sealed already at its path: left out, exit 0
+    result = cli("seal", names[0], "--schema", TGR, "--skip-sealed")
+    assert (result.code, result.err) == (0, [])
+    assert result.out.splitlines()[-1] == "nothing new to seal: every file is sealed already"
+    assert tree_digest(records) == before
