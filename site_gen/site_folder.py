@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchledger.errors import BuildError
+from benchledger.folders import CONTAINS, IS, LIES_INSIDE, relation
 
 MARKER = ".benchledger-site"
 MARKER_TEXT = b"This folder is a site built by `benchledger build`; each build replaces everything in it.\n"
@@ -15,11 +16,10 @@ MARKER_TEXT = b"This folder is a site built by `benchledger build`; each build r
 def check_cache_dir(cache: Path, protected: dict[str, Path | None]) -> None:
     """Raise BuildError when the cache folder is or lies inside any of `protected` (what ->
     folder): the articles folder would read the build's own files as articles."""
-    cache = cache.resolve()
     for what, folder in protected.items():
-        if folder is not None and cache.is_relative_to(folder.resolve()):
-            relation = "is" if cache == folder.resolve() else "lies inside"
-            raise BuildError(f"the cache folder {cache.as_posix()} {relation} {what} ({folder.resolve().as_posix()}); the build "
+        where = relation(cache, folder) if folder is not None else None
+        if where in (IS, LIES_INSIDE):
+            raise BuildError(f"the cache folder {cache.resolve().as_posix()} {where} {what} ({folder.resolve().as_posix()}); the build "
                              "writes there: choose another cache folder (--cache DIR or BENCHLEDGER_CACHE_DIR)")
 
 
@@ -30,14 +30,11 @@ def check_out_dir(out: Path, protected: dict[str, Path | None]) -> None:
     out = out.resolve()
     shown = out.as_posix()
     for what, folder in protected.items():
-        if folder is None:
-            continue
-        folder = folder.resolve()
-        if folder == out or folder.is_relative_to(out):
-            relation = "is" if folder == out else "contains"
-            raise BuildError(f"--out {shown} {relation} {what} ({folder.as_posix()}); building there would delete it: choose another folder, e.g. site/")
-        if what == "the records store" and out.is_relative_to(folder):
-            raise BuildError(f"--out {shown} lies inside {what} ({folder.as_posix()}); its files would become unsealed files of the store: choose a folder outside it")
+        where = relation(out, folder) if folder is not None else None
+        if where in (IS, CONTAINS):
+            raise BuildError(f"--out {shown} {where} {what} ({folder.resolve().as_posix()}); building there would delete it: choose another folder, e.g. site/")
+        if where == LIES_INSIDE and what == "the records store":
+            raise BuildError(f"--out {shown} lies inside {what} ({folder.resolve().as_posix()}); its files would become unsealed files of the store: choose a folder outside it")
     if not out.exists() and not out.is_symlink():
         return
     if not out.is_dir():

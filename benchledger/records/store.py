@@ -10,6 +10,7 @@ from pathlib import Path
 
 from benchledger.errors import InputError, LedgerError, Problem, ProblemsError
 from benchledger.files import read_input
+from benchledger.folders import within
 from benchledger.records import sealing, verification
 from benchledger.records.digest import is_sha256_prefix
 from benchledger.records.jsonread import MAX_RECORD_BYTES, read_record_bytes
@@ -29,7 +30,7 @@ class Store:
         self.ledger_path = self.root / LEDGER_NAME
         self.cache = cache if cache is not None else ValidationCache.default_for(self.root)
         folder = self.cache.folder
-        if folder is not None and Path(folder).resolve().is_relative_to(self.root.resolve()):
+        if folder is not None and within(folder, self.root):
             # its files would be unsealed files of the store: every later verify fails on them
             raise InputError(Path(folder).as_posix(), "", f"the cache folder lies inside the records store {self.root.as_posix()}; "
                                                           "choose one outside it (--cache DIR or BENCHLEDGER_CACHE_DIR)")

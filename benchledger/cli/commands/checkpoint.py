@@ -7,6 +7,7 @@ from pathlib import Path
 
 from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError, SealError
+from benchledger.folders import within
 from benchledger.files import read_input
 from benchledger.records.keys import SignerKey
 from benchledger.records.store import Store
@@ -39,7 +40,7 @@ def read_signer(path: Path | None) -> SignerKey:
 def run(args) -> int:
     store = Store(records_dir(args))
     key_file = args.key or (Path(os.environ[KEY_VARIABLE]) if os.environ.get(KEY_VARIABLE) else None)
-    if key_file is not None and key_file.resolve().is_relative_to(store.root.resolve()):
+    if key_file is not None and within(key_file, store.root):
         raise SealError(f"{key_file.as_posix()}: a private key must not live in the records store, which is published; "
                         "move it out (and make a new key if the store was ever published)")
     signer = read_signer(key_file)

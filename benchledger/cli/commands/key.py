@@ -7,6 +7,7 @@ from pathlib import Path
 
 from benchledger.cli.locations import project_of, records_dir
 from benchledger.errors import InputError, SealError
+from benchledger.folders import within
 from benchledger.records.keys import SignerKey, key_name_problem
 
 HELP = "make a new Ed25519 key pair for signing checkpoints; prints its verifier key"
@@ -28,13 +29,11 @@ def run(args) -> int:
         raise InputError("NAME", "", f"key name {args.name!r} {problem}")
     out: Path = args.out
     records = records_dir(args)
-    store = records.resolve()
-    target = out.resolve()
-    if target.is_relative_to(store):
+    if within(out, records):
         raise SealError(f"{out.as_posix()}: a private key never goes into the records store ({records.as_posix()}), which is "
                         "published with the site; write it somewhere else")
     site = project_of(args).site_dir.resolve()
-    if target.is_relative_to(site):
+    if within(out, site):
         raise SealError(f"{out.as_posix()}: a private key never goes into the site folder ({site.as_posix()}); write it somewhere else")
     key = SignerKey.generate(args.name)
     try:  # O_EXCL: never over an existing file; 0600 from the start, not chmod afterwards
