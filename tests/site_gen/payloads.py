@@ -38,7 +38,9 @@ PAYLOADS = (
     f"| a | b |\n|---|---|\n| <script>{JS}</script> |",
     f"\\<script>{JS}\\</script>",
     f"\u2028<script>{JS}</script>\u2029",  # line separators end a Vega expression's string literal
+    "Tom &amp; Jerry &#60;b&#62; &quot;q&quot;",  # entities as text: decoded once too often, the reader sees other text
 )
+ENTITIES = PAYLOADS[-1]
 
 
 def _strings(value: Any, pointer: str = "") -> list[str]:

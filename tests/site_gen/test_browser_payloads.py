@@ -16,7 +16,7 @@ import pytest
 from benchledger.records.store import Store
 from site_gen.build import build_site
 from site_gen.context import BuildOptions
-from tests.site_gen.payloads import JS, PAYLOADS, encode, hostile
+from tests.site_gen.payloads import ENTITIES, JS, PAYLOADS, encode, hostile
 from tests.site_gen.site_support import serve
 from tests.site_gen.test_browser import ARGS, CHROMIUM
 from tests.store_copies import GSH, TGR, seed
@@ -128,4 +128,26 @@ def test_payloads_reach_the_pages_as_text(hostile_site: Path):
         assert f"<img src=x onerror=\"{JS}\">" in body
         page.goto(base + "index.html")
         assert "</title><script>" in page.inner_text("body")
+        browser.close()
+
+
+def test_search_results_show_payloads_as_text(hostile_site: Path):
+    """Pagefind's results on the search page: excerpts and titles of the hostile pages run
+    nothing and show the payloads as the text they are."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p, serve(hostile_site) as base:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page()
+        for query, shown in (("onerror", PAYLOADS[1]), ("script", PAYLOADS[11]), ("jerry", ENTITIES)):
+            page.goto(base + "search.html?q=" + query)
+            expect(page.locator(".pagefind-ui__result").first).to_be_visible()
+            excerpts = page.locator(".pagefind-ui__result-excerpt")
+            expect(excerpts.first).to_contain_text(query, ignore_case=True)
+            assert page.evaluate(DOM_CHECK) == []
+            # every excerpt holding the query shows the payload as typed, entities and all
+            texts = [t for t in excerpts.all_inner_texts() if query in t.lower()]
+            assert texts and any(shown in t for t in texts), (query, texts[:3])
+            if query == "jerry":
+                assert not any("Tom & Jerry" in t for t in texts), texts[:3]
         browser.close()

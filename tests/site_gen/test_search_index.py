@@ -66,6 +66,17 @@ def test_a_small_site_is_one_bundle(tmp_path):
     assert json.loads((site / SHARDS_MANIFEST).read_bytes()) == []
 
 
+def test_the_installed_pagefinds_excerpts_escape_ampersands(tmp_path):
+    """The installed Pagefind's two scripts that build excerpts hold the code this build
+    mends, once each, and leave the index with it mended (an upgrade that changed it fails here)."""
+    site = tmp_path / "site"
+    index_site(site, tmp_path / "work", _site(site, PAGES))
+    for script in search_index.UI_SCRIPTS:
+        text = (site / BUNDLE_DIR / script).read_text(encoding="utf-8")
+        assert text.count('fragment.content.replace(/&/g,"&amp;").replace(/</g,"&lt;")') == 1, script
+        assert not search_index.escape_ampersands_in_excerpts(site / BUNDLE_DIR / script)  # once only
+
+
 def test_a_rebuild_indexes_again_only_the_bundles_whose_pages_changed(tmp_path, monkeypatch):
     monkeypatch.setattr(search_index, "PAGES_PER_SHARD", 2)  # 8 articles: 4 shards
     site = tmp_path / "site"
