@@ -18,7 +18,7 @@ from benchledger.cpus import usable_cpus
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.records import checks, schema, tlog
 from benchledger.records.jsonread import count_colons_with_numpy, parse_json_bytes
-from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, LedgerEntry, is_seal_temp
+from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, LedgerEntry, LedgerRead, is_seal_temp
 from benchledger.records.validation_cache import ValidationCache
 
 if TYPE_CHECKING:
@@ -117,13 +117,10 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
                     "(`benchledger repair` says how for a last line cut short), and do not remove this file")
     else:
         unsealed = "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"
-    sealed = {e.path for e in read.entries}
-    for rel in stored_files(store):
-        if rel == CHECKPOINTS_DIR or rel.startswith(f"{CHECKPOINTS_DIR}/"):
-            continue  # checked by tlog.check_store below
-        if rel not in sealed and is_seal_temp(rel):
+    for rel in unlisted_files(store, read):
+        if is_seal_temp(rel):
             rows.append(RecordStatus(rel, "", "", STALE_TEMP, (Problem(store.shown(rel), "", "a temp file left by an interrupted seal (it holds nothing sealed): the next `benchledger seal` or `benchledger repair` removes it"),)))
-        elif rel not in sealed:
+        else:
             rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(store.shown(rel), "", unsealed),)))
     # the transparency log's checkpoints, against the tree of the ledger's lines
     log_problems = tlog.check_store(store, read.entries)
@@ -163,6 +160,14 @@ def _check_bytes(store: "Store", entry: LedgerEntry, line: int) -> tuple[str, li
     if sha256 != entry.sha256 or len(raw) != entry.size_bytes:
         return ALTERED, [Problem(shown, "", f"altered: sha256 is {sha256[:12]} ({len(raw)} bytes) but {where} sealed {entry.sha256[:12]} ({entry.size_bytes} bytes)")], None
     return PENDING, [], raw
+
+
+def unlisted_files(store: "Store", read: LedgerRead) -> list[str]:
+    """The store's files that the ledger `read` does not list, sorted: unsealed records and temp
+    files of interrupted seals (the signed checkpoints' folder is not records: tlog checks it)."""
+    sealed = {e.path for e in read.entries}
+    return [rel for rel in stored_files(store)
+            if rel not in sealed and rel != CHECKPOINTS_DIR and not rel.startswith(f"{CHECKPOINTS_DIR}/")]
 
 
 def stored_files(store: "Store") -> list[str]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from benchledger.cli.locations import records_dir
 from benchledger.errors import LedgerError, Problem
-from benchledger.records.ledger import read_ledger_file
+from benchledger.records.ledger import is_seal_temp, read_ledger_file
 from benchledger.records.store import Store
-from benchledger.records.verification import UNSEALED
+from benchledger.records.verification import unlisted_files
 
 HELP = "remove temp files an interrupted seal left in the store and list files still waiting to be sealed"
 
@@ -34,7 +34,8 @@ def run(args) -> int:
     removed = store.repair()
     for rel in removed:
         print(f"removed {store.shown(rel)} (a temp file of an interrupted seal; it held nothing sealed)")
-    unsealed = [r.path for r in store.verify().records if r.status == UNSEALED]
+    # what the ledger does not list, without validating every record as `verify` would
+    unsealed = [rel for rel in unlisted_files(store, store.read()) if not is_seal_temp(rel)]
     for rel in unsealed:
         print(f"unsealed: {store.shown(rel)}: if an interrupted seal put it there, run the same seal again "
               f"(`benchledger seal {store.shown(rel)} --schema ID --as {rel} --records {store.root.as_posix()}` adopts it); "
