@@ -98,6 +98,11 @@ def test_init_seal_cite_build_verify_and_serve_from_the_wheel(installed, tmp_pat
     bl = str(bin_dir / "benchledger")
     _run([bl, "init", "lab"], cwd=tmp_path, env=env)
     project = tmp_path / "lab"
+    # this venv has the base install only: a plan needing PyTorch is refused before it runs, so no
+    # failed record is sealed for a missing package
+    refused = subprocess.run([bl, "collect", "plans/graph-replay-cpu.toml"], cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 1 and "pip install 'benchledger[torch]'" in refused.stderr, refused.stderr
+    assert (project / "records" / "ledger.jsonl").read_bytes() == b""
     record = tmp_path / "offload.json"
     shutil.copy(SEED, record)
     sealed = _run([bl, "seal", str(record), "--schema", "gsh-llm-core-article/1", "--as", "llm-cpu-offload/2026-09-27.json"], cwd=project, env=env)

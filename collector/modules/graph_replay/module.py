@@ -39,6 +39,9 @@ class GraphReplayModule(MeasuringModule):
 
     def validate_case(self, case: "CaseSpec") -> list[Problem]:
         settings, problems = case_settings(case)
+        if importlib.util.find_spec("torch") is None:  # found now: a case that fails for it is sealed for good
+            problems.append(("module", "the graph_replay module runs PyTorch, which is not installed here: "
+                                       "pip install 'benchledger[torch]' (a CPU build runs the example plans without a GPU)"))
         if not any(where == "settings.workload" for where, _ in problems) and (missing := _unfindable(settings.workload)):
             # found now, not when the case runs: a failed case is sealed for good
             problems.append(("settings.workload", missing))
