@@ -12,6 +12,7 @@ import pytest
 from benchledger.cli.main import main
 from site_gen.audit import verify_site
 
+from tests.pools import force_process_pool
 from tests.site_gen.site_support import build
 
 
@@ -276,6 +277,6 @@ def test_pages_parsed_in_a_pool_of_workers_give_the_same_findings(site, monkeypa
     page.write_text(html.replace(old, new, 1).replace(SPAN, ">99.9\u202ftokens/s</span>", 1), encoding="utf-8")
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     alone = [str(p) for p in verify_site(site)]
-    monkeypatch.setattr("benchledger.records.verification.PARALLEL_MIN_RECORDS", 2)
+    force_process_pool(monkeypatch)
     pooled = [str(p) for p in verify_site(site)]
     assert pooled == alone and any("evil.example" in m for m in alone) and any("the page was edited" in m for m in alone)

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from tests.pools import force_process_pool
 from tests.store_copies import tree_digest
 
 TGR = "torch-graph-replay/1"
@@ -109,7 +110,7 @@ def _variants(records, tmp_path, epochs):
 def validating(request, monkeypatch):
     """Many files are validated in a pool of processes (from PARALLEL_MIN_RECORDS on, here 2)."""
     if request.param == "a process pool":
-        monkeypatch.setattr("benchledger.records.verification.PARALLEL_MIN_RECORDS", 2)
+        force_process_pool(monkeypatch)
     return request.param
 
 

@@ -13,6 +13,7 @@ from benchledger.errors import ConsistencyError, InputError, LedgerError, Schema
 from benchledger.records.ledger import GENESIS_SHA256, TEMP_NAME, new_entry
 from benchledger.records.store import Store
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
+from tests.pools import force_process_pool
 from tests.store_copies import shipped_copy, tree_digest
 
 TGR = "torch-graph-replay/1"
@@ -264,7 +265,7 @@ def test_parallel_validation_finds_the_same(store, tmp_path, monkeypatch):
     (store.root / "many/unlisted.json").write_bytes(raw)
     (store.root / "checkpoints/0000009.json").write_text("{}")  # and a broken checkpoint
     serial = Store(store.root, ValidationCache(None)).verify()
-    monkeypatch.setattr("benchledger.records.verification.PARALLEL_MIN_RECORDS", 2)
+    force_process_pool(monkeypatch)
     parallel = Store(store.root, ValidationCache(None)).verify()
     assert parallel.records == serial.records
     assert [r.status for r in parallel.records] == ["ok"] * 5 + ["inconsistent", "unsealed"]
