@@ -4,6 +4,7 @@ the packages takes part in an import circle (imports inside functions and under 
 count: a circle hidden in a function is still a circle)."""
 
 import ast
+import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,20 +20,32 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _imports(path: Path, known: dict[str, Path]) -> set[str]:
+MODULES = _modules()
+MODULES_ARE_PACKAGES = {name: path.name == "__init__.py" for name, path in MODULES.items()}
+
+
+def _imports(name: str, source: str, known: dict[str, Path]) -> set[str]:
+    """The known modules that the module `name` (its `source`) imports: absolute and relative
+    imports, and `importlib.import_module("...")` with a literal name."""
+    package = name if MODULES_ARE_PACKAGES.get(name) else name.rpartition(".")[0]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         names = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            # `from ..cli import main` in benchledger.records.store is benchledger.cli(.main)
+            base = importlib.util.resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))
+              and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            names = [node.args[0].value]
         out |= {n for n in names if n in known}
     return out
 
 
-MODULES = _modules()
-GRAPH = {name: _imports(path, MODULES) - {name} for name, path in MODULES.items()}
+GRAPH = {name: _imports(name, path.read_text(encoding="utf-8"), MODULES) - {name} for name, path in MODULES.items()}
 
 
 def _edges(source_prefix: str, target_prefix: str) -> list[str]:
@@ -44,6 +57,13 @@ def test_the_graph_sees_the_packages():
     # guards the checks below against passing on an empty graph
     assert {"benchledger.records.store", "collector.runner", "site_gen.build", "benchledger.cli.main"} <= set(GRAPH)
     assert "benchledger.records.store" in GRAPH["site_gen.build"]
+
+
+def test_the_graph_sees_relative_and_dynamic_imports():
+    # a relative import inside a function, and import_module by name, are edges too
+    source = "def f():\n    from ..cli import main\n    from . import ledger\n    importlib.import_module('site_gen.build')\n"
+    assert _imports("benchledger.records.store", source, MODULES) == {
+        "benchledger.cli", "benchledger.cli.main", "benchledger.records", "benchledger.records.ledger", "site_gen.build"}
 
 
 def test_collector_and_site_gen_never_import_each_other():
