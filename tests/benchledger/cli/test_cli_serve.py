@@ -120,22 +120,32 @@ def test_serve_rebuilds_when_an_article_changes_and_keeps_the_last_good_site_on_
 
 
 def test_no_watch_builds_once_and_says_so(tmp_path):
-    """With --no-watch the preview is one build: the serving line promises no rebuild."""
+    """With --no-watch the preview is one build: the serving line promises no rebuild, and an
+    article saved with a broken citation (which a watching server reports within seconds, see
+    the test above) changes nothing: no rebuild, no message, the same pages."""
     import os
     import subprocess
     import sys
+    import time
 
-    from tests.store_copies import shipped_copy
+    from tests.site_gen.authored_support import OFFLOAD, copy_project, write_article
+    from tests.store_copies import tree_digest
 
+    records, articles = copy_project(tmp_path)
     env = {**os.environ, "BENCHLEDGER_CACHE_DIR": str(tmp_path / "cache")}
-    proc = subprocess.Popen([sys.executable, "-m", "benchledger", "serve", "--records", str(shipped_copy(tmp_path)),
+    proc = subprocess.Popen([sys.executable, "-m", "benchledger", "serve", "--records", str(records),
                              "--out", str(tmp_path / "site"), "--port=0", "--no-watch"],
-                            stdout=subprocess.PIPE, text=True, start_new_session=True, env=env, cwd=tmp_path)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env, cwd=tmp_path)
     try:
         line = ""
         while "serving" not in line and proc.poll() is None:
             line = proc.stdout.readline()
         assert line.rstrip().endswith("(Ctrl-C stops)"), line
+        site = tree_digest(tmp_path / "site")
+        write_article(articles, "fresh-notes", 'Now {{ cite("r", "/cases/0/no_such_field") }}.\n', {"r": OFFLOAD})
+        time.sleep(12)  # a watching server polls each second and fails this build in a few
+        assert proc.poll() is None and tree_digest(tmp_path / "site") == site
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        out, err = proc.communicate(timeout=30)
+    assert "rebuil" not in out + err, (out, err)
