@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from decimal import ROUND_HALF_EVEN, Decimal
 
 import pytest
 from hypothesis import given
@@ -64,12 +65,20 @@ def test_withheld_cell_says_why_and_where_without_a_raw_value():
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15))
-def test_formatted_numbers_keep_three_significant_digits(value):
+def test_formatted_numbers_are_the_value_to_three_significant_digits(value):
+    """Below 1,000 a number is its exact value rounded (half to even) to three significant
+    digits, trailing zeros kept; from 1,000 on, to a whole number. The reference is Decimal's
+    rounding of the exact binary value, not the formatting code."""
     shown = format_number(value)
-    digits = re.sub(r"[^0-9]", "", shown).lstrip("0")
-    assert len(digits) >= min(3, len(digits)) and len(shown) < 24
-    if value != 0 and abs(value) >= 1e-6:
-        assert abs(float(shown.replace(",", "")) - value) <= abs(value) * 0.006 + 0.5 * (abs(value) >= 1000)
+    assert len(shown) < 24
+    if value == 0:
+        assert shown == "0"
+        return
+    exact = Decimal(value)
+    step = Decimal(1) if abs(exact) >= 1000 else Decimal(1).scaleb(exact.adjusted() - 2)
+    assert Decimal(shown.replace(",", "")) == exact.quantize(step, rounding=ROUND_HALF_EVEN), (value, shown)
+    if 1e-3 <= abs(value) < 1000:
+        assert len(re.sub(r"[^0-9]", "", shown).lstrip("0")) >= 3, (value, shown)  # "1.50", not "1.5"
 
 
 @given(st.text(min_size=1, max_size=40), st.floats(allow_nan=False, allow_infinity=False))
