@@ -49,8 +49,13 @@ def test_without_pynvml_and_psutil_it_says_so_in_one_line():
     assert proc.stdout.count("\n") == 1 and "cannot import pynvml (pip: nvidia-ml-py), psutil (pip: psutil)" in proc.stdout
 
 
-def test_with_the_real_binding_and_no_gpu_it_prints_why_and_exits_1():
+def test_with_the_real_binding_it_prints_the_table_or_why_not():
+    """Without a GPU (this machine): why, and exit 1. With one: the device line and the table,
+    as the fake-driven test above reads them, and exit 0."""
     proc = subprocess.run([sys.executable, str(SCRIPT), "--seconds", "1"], capture_output=True, text=True, timeout=120)
-    if proc.returncode == 0:
-        return  # a machine with an NVIDIA GPU: the table was printed for real
+    if proc.returncode == 0:  # a machine with an NVIDIA GPU: the table was printed for real
+        lines = proc.stdout.splitlines()
+        assert lines[0].startswith("GPU 0 (NVML index): ") and lines[-1] == "nvml_sampled=True"
+        assert any(line.startswith("power method") for line in lines) and "nvmlDeviceGetPowerUsage" in proc.stdout
+        return
     assert proc.returncode == 1 and proc.stdout.startswith("GPU 0: unavailable: NVML init failed: ") and proc.stderr == ""
