@@ -65,7 +65,7 @@ class AlreadySealed:
 
     shown: str  # the file as the user named it
     path: str  # its store path
-    position: int  # its ledger entry's position (ledger line position + 1)
+    position: int  # its ledger entry's position, from 0 (it is on ledger line position + 1)
     sha256: str
 
 
