@@ -54,6 +54,16 @@ def test_authored_articles_hover_shows_origin(tmp_path):
             derived = page.locator(".bl-post p .bl-num.bl-derived").first
             derived.hover()
             assert "derived: a / b = " in derived.evaluate("e => getComputedStyle(e, '::after').content")
+
+            # no hovered number's box reaches past the window: one near the right edge of the text
+            # made the page 1,468 px wide at 1,280
+            numbers = page.locator(".bl-post :is(p, li) .bl-num")
+            widest = 0
+            for i in range(numbers.count()):
+                numbers.nth(i).scroll_into_view_if_needed()
+                numbers.nth(i).hover()
+                widest = max(widest, page.evaluate("document.documentElement.scrollWidth"))
+            assert numbers.count() > 20 and widest == 1280, (slug, widest)
         assert watch.errors == []
         assert watch.outside == []
         browser.close()
