@@ -21,13 +21,12 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
-MODULES_ARE_PACKAGES = {name: path.name == "__init__.py" for name, path in MODULES.items()}
 
 
 def _imports(name: str, source: str, known: dict[str, Path]) -> set[str]:
     """The known modules that the module `name` (its `source`) imports: absolute and relative
     imports, and `importlib.import_module("...")` with a literal name."""
-    package = name if MODULES_ARE_PACKAGES.get(name) else name.rpartition(".")[0]
+    package = name if known[name].name == "__init__.py" else name.rpartition(".")[0]
     out = set()
     for node in ast.walk(ast.parse(source)):
         names = []

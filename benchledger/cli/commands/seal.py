@@ -29,14 +29,14 @@ def add_arguments(parser):
 
 def run(args) -> int:
     store = Store(records_dir(args))
-    run = store.seal_files(args.files, args.schema, args.as_path, args.skip_sealed)
-    for skipped in run.already:
+    outcome = store.seal_files(args.files, args.schema, args.as_path, args.skip_sealed)
+    for skipped in outcome.already:
         print(f"already sealed {store.shown(skipped.path)}  sha256 {skipped.sha256}  (ledger line {skipped.position + 1}; "
               f"{readable(skipped.shown)} left out)")
-    for entry in run.sealed:
+    for entry in outcome.sealed:
         print(f"sealed {store.shown(entry.path)}  sha256 {entry.sha256}  {entry.size_bytes} bytes  schema {entry.schema}")
-    if run.sealed:
-        print(f"ledger line {run.sealed[-1].position + 1}, head {run.sealed[-1].entry_sha256}")
+    if outcome.sealed:
+        print(f"ledger line {outcome.sealed[-1].position + 1}, head {outcome.sealed[-1].entry_sha256}")
     else:
         print("nothing new to seal: every file is sealed already")
     return 0
