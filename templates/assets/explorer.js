@@ -3,6 +3,9 @@
 // network: it works from file:// and over http. Record text is only ever set as textContent.
 // Only the first rows of the current selection are put in the page (more on request), and a row
 // once drawn is kept for the next time it is shown, so that filtering 10,000 rows stays fast; the time of the last filter is kept in data-filter-ms.
+// The measurements come right after the case and the settings that differ between rows: a setting
+// with one value in every row is said once above the table and shown last, so that on a laptop the
+// numbers are in view, not a screen's width to the right of a GPU name repeated in every row.
 (function () {
   "use strict";
 
@@ -55,6 +58,18 @@
       return parts.join(" \u0000 ").toLowerCase();
     });
     this.order = this.rows.map(function (_, i) { return i; });
+    // Text columns with one value in all rows: summarised once, shown after the numbers.
+    this.constant = this.columns.map(function (column, c) {
+      if (column.type !== "text" || self.rows.length < 2) return false;
+      var first = self.cell(self.rows[0], c);
+      return self.rows.every(function (row) { return self.cell(row, c) === first; });
+    });
+    var kinds = [function (c) { return self.columns[c].type === "link"; },
+                 function (c) { return self.columns[c].type === "text" && !self.constant[c]; },
+                 function (c) { return self.columns[c].type === "number"; },
+                 function (c) { return self.constant[c]; }];
+    this.display = [];  // column indexes in the order they are shown
+    kinds.forEach(function (kind) { self.columns.forEach(function (_, c) { if (kind(c)) self.display.push(c); }); });
     this.drawn = {};  // row index -> its <tr>, built the first time it is shown
     this.selected = this.order.slice();
     this.build();
@@ -72,8 +87,10 @@
     search.setAttribute("aria-label", "Filter rows by text");
     search.addEventListener("input", function () { self.text = search.value.trim().toLowerCase(); self.shown = PAGE_ROWS; self.apply(); });
     bar.appendChild(search);
+    var same = [];
     this.columns.forEach(function (column, c) {
       if (column.type !== "text") return;
+      if (self.constant[c]) { same.push([column.label, self.strings[self.cell(self.rows[0], c)]]); return; }
       var counts = {};
       self.rows.forEach(function (row) { var s = self.cell(row, c); counts[s] = (counts[s] || 0) + 1; });
       var values = Object.keys(counts).map(Number).sort(function (a, b) { return naturalCompare(self.strings[a], self.strings[b]); });
@@ -92,21 +109,35 @@
       bar.appendChild(label);
     });
     root.appendChild(bar);
+    if (same.length) {
+      var summary = el("p", "bl-explorer-same");
+      summary.appendChild(el("span", "bl-explorer-same-label", "Same in all " + this.rows.length + " rows:"));
+      same.forEach(function (pair) {
+        var item = el("span", "bl-explorer-same-item");
+        item.appendChild(el("span", "", pair[0] + " "));
+        item.appendChild(el("strong", "", pair[1]));
+        summary.appendChild(item);
+      });
+      root.appendChild(summary);
+    }
     this.status = el("p", "bl-explorer-status");
     this.status.setAttribute("aria-live", "polite");
     root.appendChild(this.status);
     var scroll = el("div", "bl-scroll");
     var table = el("table", "bl-table bl-explorer-table");
     var thead = el("thead"), tr = el("tr");
-    this.headers = this.columns.map(function (column, c) {
+    this.headers = [];
+    this.display.forEach(function (c) {
+      var column = self.columns[c];
       var th = el("th");
+      if (self.constant[c]) th.className = "bl-explorer-constant";
       var button = el("button", "bl-explorer-sort", column.label + (column.unit ? " (" + column.unit + ")" : ""));
       button.type = "button";
       button.title = "Sort by " + column.label;
       button.addEventListener("click", function () { self.sortBy(c); });
       th.appendChild(button);
       tr.appendChild(th);
-      return th;
+      self.headers[c] = th;
     });
     thead.appendChild(tr);
     table.appendChild(thead);
@@ -173,8 +204,10 @@
     if (cached) return cached;
     var self = this, row = this.rows[index], record = this.data.records[row[0]];
     var tr = el("tr");
-    this.columns.forEach(function (column, c) {
+    this.display.forEach(function (c) {
+      var column = self.columns[c];
       var td = el("td");
+      if (self.constant[c]) td.className = "bl-explorer-constant";
       if (column.type === "link") {
         var a = el("a", "", record[1].replace(/\.json$/, "") + (self.strings[row[2]] !== record[1] ? " · " + self.strings[row[2]] : ""));
         var anchor = self.strings[row[3]];

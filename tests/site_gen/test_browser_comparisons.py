@@ -26,13 +26,29 @@ def site(tmp_path_factory):
     return result.out_dir
 
 
+def headers(page) -> list[str]:
+    return page.locator(".bl-explorer-table thead th").all_inner_texts()
+
+
 def decode_column(page) -> list[float]:
-    texts = page.locator(".bl-explorer-table tbody tr td:nth-child(12)").all_inner_texts()
+    column = 1 + next(i for i, h in enumerate(headers(page)) if h.startswith("server decode (median)"))
+    texts = page.locator(f".bl-explorer-table tbody tr td:nth-child({column})").all_inner_texts()
     return [float(re.sub(r"[^0-9.]", "", t)) for t in texts]
 
 
 def drive_explorer(page) -> None:
     page.locator(".bl-explorer-table tbody tr").first.wait_for()
+    # the case, then the settings that differ between rows, then the numbers; a setting with one
+    # value in every row is said once above the table and its column comes last
+    shown = [h.split(" (")[0] for h in headers(page)]
+    assert shown[:5] == ["case", "GPU", "runtime release", "GPU layers", "context"], shown
+    assert shown[5].startswith("server decode"), shown
+    assert shown[-6:] == ["model", "quantisation", "CPU", "KV cache type", "threads", "tested"], shown
+    assert page.locator(".bl-explorer-same").inner_text().split("\n")[0] == "Same in all 18 rows:"
+    assert "model Qwen2.5-72B-Instruct" in page.locator(".bl-explorer-same").inner_text().replace("\n", " ")
+    assert page.locator('select[data-column="model"]').count() == 0  # one value: nothing to pick
+    decode = page.locator(".bl-explorer-sort", has_text="server decode (median)").bounding_box()
+    assert decode["x"] + decode["width"] <= page.viewport_size["width"]  # in view without scrolling
     assert page.locator(".bl-explorer-table tbody tr").count() == 18
     assert page.locator(".bl-explorer-status").inner_text() == "18 of 18 rows match."
     header = page.locator(".bl-explorer-sort", has_text="server decode (median)")
