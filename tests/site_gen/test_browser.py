@@ -211,6 +211,12 @@ def test_on_a_phone_no_page_runs_wider_than_the_screen_and_chart_text_stays_read
         page.wait_for_timeout(100)
         # a phone widens the layout viewport to fit wide content (and zooms out): measure against the screen
         assert page.evaluate("[innerWidth, document.documentElement.scrollWidth]") == [390, 390]
+        # a table wider than the screen scrolls inside itself, and an edge shadow that moves with
+        # its rows says so (its cover gradients scroll with the content: attachment "local")
+        cues = page.evaluate("[...document.querySelectorAll('table.bl-table')].filter(t => t.scrollWidth > t.clientWidth + 1)"
+                             ".map(t => [getComputedStyle(t).backgroundAttachment, getComputedStyle(t).backgroundImage])")
+        assert path != GRAPH_PAGE or cues, "the graph-replay article's measurement table is wider than a phone"
+        assert all(a.startswith("local, local") and i.count("radial-gradient") == 2 for a, i in cues), cues
         if page.locator(".bl-chart-view").count():
             charts_drawn(page)
             smallest = page.evaluate("Math.min(...[...document.querySelectorAll('.bl-chart-live svg text')]"
