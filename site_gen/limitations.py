@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterator
 
 from benchledger.records.checks import GROUP_STATISTICS
 from benchledger.records.pointer import to_pointer
+from site_gen.quantity import format_number
 
 # MLPerf LoadGen's early-stopping minimums: fewer samples than this and the percentile estimate
 # is not trustworthy enough to print.
@@ -184,7 +185,7 @@ def _gpu_idle(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
             responses = node["resources_by_phase"].get("responses") or {}
             util = ((responses.get("metrics") or {}).get("gpu_utilization_percent") or {}).get("mean")
             if _number(util) and util < IDLE_GPU_UTILIZATION_PERCENT:
-                yield parts, {"util": f"{util:.0f}"}
+                yield parts, {"util": format_number(util)}
 
 
 def _gpu_metrics_unavailable(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
@@ -254,7 +255,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "gpu-mostly-idle",
         f"mean GPU utilisation during responses is below {IDLE_GPU_UTILIZATION_PERCENT:g}%",
-        "The GPU was mostly idle during responses (mean utilisation {util}%): this placement is CPU-bound.",
+        "The GPU was mostly idle while this case answered: {util}% mean utilisation over its whole "
+        "responses phase (every context length together): this placement is CPU-bound.",
         _gpu_idle,
     ),
     Rule(
@@ -294,7 +296,7 @@ def _record_own(parent: list, key: str, node: Any) -> Iterator[Limitation]:
     elif key == "meaning" and isinstance(node, str):
         yield Limitation("record-meaning", to_pointer(parent), node, "record")
     elif key in FLAG_WORDINGS and node is FLAG_WORDINGS[key][0]:
-        text = f"{key}: {str(node).lower()}. {FLAG_WORDINGS[key][1]}"
+        text = f"{FLAG_WORDINGS[key][1]} ({key}: {str(node).lower()})"
         yield Limitation("record-flag", to_pointer(parent), text, "record")
     elif key == "status" and isinstance(node, str) and node != "completed":
         yield Limitation("record-flag", to_pointer(parent), f"status: {node}. Not a completed run.", "record")

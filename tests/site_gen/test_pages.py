@@ -182,3 +182,63 @@ def test_a_graph_replay_headline_calls_a_ratio_below_one_slower_not_a_gain():
     headline = GraphReplayRenderer().summary(SimpleNamespace(data=data, sha256="a" * 64)).headline_html
     text = re.sub(r"<[^>]+>", "", headline)
     assert "(the speedup 3.6" in text and text.endswith("at 32,768\u202ftokens, replay is slower: 0.911\u202f×."), text
+
+
+def _case_section(page: str, i: int) -> str:
+    end = page.find(f'id="case-{i + 1}"')
+    return page[page.index(f'id="case-{i}"'):end if end != -1 else page.index('id="provenance"')]
+
+
+def test_a_note_every_case_has_is_said_once_above_the_cases(site):
+    page = html(site, "articles/llm-cpu-offload/2026-09-27.html")
+    common = page[page.index("Limitations of every case"):page.index('id="case-0"')]
+    for rule in ("synthetic-prompts", "fixed-output-length", "single-stream"):
+        assert common.count(f">{rule}</span>") == 1, rule
+        assert all(f">{rule}</span>" not in _case_section(page, i) for i in range(3)), rule
+    # a note only some cases have stays in those cases
+    assert "gpu-mostly-idle" not in common and "gpu-mostly-idle" in _case_section(page, 1)
+    # markers still find their notes: every case's anchor of a hoisted note is in the common block
+    from site_gen.limitations import find_limitations
+
+    for lim in find_limitations(json.loads(OFFLOAD.read_bytes())):
+        if lim.rule_id == "single-stream":
+            assert f'id="{lim.anchor}"' in common
+
+
+def test_field_tables_name_fields_as_readers_do_and_leave_a_meaning_to_its_note(site):
+    case = _case_section(html(site, "articles/llm-cpu-offload/2026-09-27.html"), 1)
+    assert '<span class="bl-field" title="gpu_layers">GPU layers</span>' in case
+    assert '<span class="bl-field" title="requested_cpu_expert_layers">Requested CPU expert layers</span>' in case
+    assert '<span class="bl-field" title="maximum_host_gap_seconds">Maximum host gap</span>' in case  # its value says "s"
+    assert "<td>meaning</td>" not in case
+    meaning = "Runtime buffer allocation is not measured resident process RAM."
+    assert case.count(meaning) == 1  # once, as the note below the placement table
+
+
+def test_field_label():
+    from site_gen.pages.records.base import field_label
+
+    assert field_label("gpu_layers") == "GPU layers"
+    assert field_label("maximum_gpu_gap_seconds") == "Maximum GPU gap"
+    assert field_label("context_tokens") == "Context tokens"  # no unit shown for a count's word
+    assert field_label("duration_s") == "Duration"
+    assert field_label("seconds") == "Seconds"  # a unit word alone is the name
+    assert field_label("kv_cache") == "KV cache"
+    for key in ("CPU_Mapped", "<b>x</b>", "a__b", "", "Ünïcode_key"):  # not snake_case: as the record has it
+        assert field_label(key) == key
+
+
+def test_runtime_buffers_show_one_row_per_device_with_their_sum(site):
+    page = html(site, "articles/llm-cpu-offload/2026-09-27.html")
+    data = json.loads(OFFLOAD.read_bytes())
+    buffers = data["cases"][2]["placement"]["buffers"]
+    mapped = [b for b, buffer in enumerate(buffers) if buffer["device"] == "CPU_Mapped"]
+    assert len(mapped) == 9
+    case = _case_section(page, 2)
+    table = case[case.index("Runtime buffers"):]
+    table = table[:table.index("</table>")]
+    assert table.count(">CPU_Mapped</span>") == 1 and "<td>9</td>" in table
+    total = sum(buffers[b]["reported_mib"] for b in mapped)
+    assert f">{total:,.0f}\u202fMiB</span>" in table or f">{total:,.0f} MiB</span>" in table
+    inputs = re.search(r'data-inputs="([^"]*)"', table).group(1)
+    assert inputs == "; ".join(f"buffer {b} = /cases/2/placement/buffers/{b}/reported_mib" for b in mapped)

@@ -179,12 +179,16 @@ def at(*pointers: str) -> Callable[[Limitation], bool]:
 
 
 def kv_rows(page: ArticleWriter, pointer: str, units: dict[str, str] | None = None) -> list[dict[str, str]]:
-    """Rows (field, value) for the scalar fields of the object at `pointer`: numbers traced,
-    strings escaped (hex digests as code), nested objects skipped (they get their own table)."""
+    """Rows (field, value) for the scalar fields of the object at `pointer`: fields named as a
+    reader reads them (`field_label`, the record's key on hover), numbers traced, strings escaped
+    (hex digests as code), nested objects skipped (they get their own table). A `meaning` string
+    is left out: it is a limitation note, placed once below the table (limitations.py)."""
     node = resolve(page.view.data, pointer, default={})
     rows = []
     for key, value in (node.items() if isinstance(node, dict) else []):
         child = pointer + to_pointer([key])
+        if key == "meaning" and isinstance(value, str):
+            continue
 
         if isinstance(value, bool) or value is None:
             shown = page.text(child)
@@ -203,8 +207,41 @@ def kv_rows(page: ArticleWriter, pointer: str, units: dict[str, str] | None = No
             shown = sep.join(_text_or_hash(page, f"{child}/{i}", v) for i, v in enumerate(value))
         else:
             continue
-        rows.append({"field": escape.html(key), "value": shown})
+        rows.append({"field": _field_cell(key), "value": shown})
     return rows
+
+
+# Words of a record's keys that readers write otherwise (gpu_layers -> GPU layers).
+_WORDS = {
+    "gpu": "GPU", "gpus": "GPUs", "cpu": "CPU", "cpus": "CPUs", "kv": "KV", "os": "OS", "id": "ID", "ids": "IDs",
+    "uuid": "UUID", "url": "URL", "urls": "URLs", "sha256": "SHA-256", "ram": "RAM", "rss": "RSS", "numa": "NUMA",
+    "cuda": "CUDA", "nvml": "NVML", "nvidia": "NVIDIA", "pid": "PID", "api": "API", "http": "HTTP", "eos": "EOS",
+    "hz": "Hz", "mib": "MiB", "gib": "GiB", "gb": "GB", "mhz": "MHz", "utc": "UTC", "ai": "AI", "llm": "LLM",
+}
+# Key endings that only name the unit the value shows beside itself ("1.77 s").
+_UNIT_WORDS = {"seconds", "s", "ms", "bytes", "mib", "gb", "percent", "watts", "mhz"}
+_PLAIN_KEY = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+
+
+def field_label(key: str) -> str:
+    """A record's snake_case key as a reader reads it, in plain text: words split, acronyms
+    capitalised, a closing unit word dropped where the value shows its unit
+    (maximum_host_gap_seconds -> "Maximum host gap"). Any other key is returned as it is."""
+    if not _PLAIN_KEY.fullmatch(key):
+        return key
+    words = key.split("_")
+    if len(words) > 1 and words[-1] in _UNIT_WORDS and unit_for(key):
+        words.pop()
+    words = [_WORDS.get(w, w) for w in words]
+    return words[0][:1].upper() + words[0][1:] + "".join(" " + w for w in words[1:])
+
+
+def _field_cell(key: str) -> str:
+    """The field column of a key/value table: the reader's label, the record's key on hover."""
+    label = field_label(key)
+    if label == key:
+        return escape.html(key)
+    return f'<span class="bl-field" title="{escape.shown_attr(key)}">{escape.html(label)}</span>'
 
 
 _HEX_DIGEST = re.compile(r"[0-9a-f]{40,128}")

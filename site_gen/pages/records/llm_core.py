@@ -6,12 +6,13 @@ their values. Metric names below are the schema's field names."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from benchledger.cases.llm_core import FIELDS, PHASES
 from benchledger.records.pointer import resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
+from site_gen.limitations import Limitation
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, at, audit_block, kv_rows, provenance, traced_at, under,
 )
@@ -86,6 +87,38 @@ def _comparisons(data: dict) -> list[tuple[str, list[int]]]:
         (comp["axis"], [index[c] for c in comp.get("cases", []) if c in index])
         for comp in data.get("comparisons", [])
     ]
+
+
+def _in_every_case(page: ArticleWriter) -> Callable[[Limitation], bool]:
+    """Selects the limitations that every case of a record of several has, in the same words
+    (synthetic prompts, one stream): said once above the cases instead of once in each."""
+    cases = {f"/cases/{i}" for i in range(len(page.view.data.get("cases", [])))}
+    texts: dict[str, set[str]] = {}
+    for lim in page.view.limitations:
+        if lim.scope in cases:
+            texts.setdefault(lim.text, set()).add(lim.scope)
+    common = {text for text, scopes in texts.items() if scopes == cases} if len(cases) > 1 else set()
+    return lambda lim: lim.scope in cases and lim.text in common
+
+
+def _buffer_rows(page: ArticleWriter, pp: str, buffers: list) -> list[dict[str, str]]:
+    """One row per device of the runtime's buffers, in the order reported: a device with several
+    (llama.cpp reports one CPU_Mapped buffer per mapped model file chunk) shows their sum, its
+    inputs on hover, instead of a row each."""
+    by_device: dict[str, list[int]] = {}
+    for b, buffer in enumerate(buffers):
+        by_device.setdefault(str(buffer.get("device")), []).append(b)
+    rows = []
+    for indexes in by_device.values():
+        first = f"{pp}/buffers/{indexes[0]}"
+        sizes = [buffers[b].get("reported_mib") for b in indexes]
+        if len(indexes) == 1 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in sizes):
+            reported = ", ".join(page.num(f"{pp}/buffers/{b}/reported_mib", "MiB") for b in indexes)
+        else:
+            inputs = {f"buffer {b}": f"{pp}/buffers/{b}/reported_mib" for b in indexes}
+            reported = page.derived(sum(sizes), "MiB", " + ".join(inputs), inputs)
+        rows.append({"device": page.text(f"{first}/device"), "buffers": str(len(indexes)), "reported": reported})
+    return rows
 
 
 def _contexts(data: dict) -> list[int]:
@@ -183,6 +216,7 @@ class LlmCoreRenderer(RecordRenderer):
     def body(self, page: ArticleWriter) -> None:
         data = page.view.data
         page.notes(at(""), "Limitations of the whole record")
+        page.notes(_in_every_case(page), "Limitations of every case")
         comps = _comparisons(data)
         for axis, order in comps:
             self._comparison(page, axis, order)
@@ -380,15 +414,10 @@ class LlmCoreRenderer(RecordRenderer):
             page.heading(3, "Placement reported by the server")
             page.html('<p class="bl-lede">As the server reported it. It is kept apart from <code>placement</code>, '
                      "which holds only a placement as requested.</p>")
-        buffers = placement.get("buffers") or []
-        rows = [
-            {"device": page.text(f"{pp}/buffers/{b}/device"),
-             "reported": page.num(f"{pp}/buffers/{b}/reported_mib", "MiB")}
-            for b in range(len(buffers))
-        ]
         page.table(kv_rows(page, pp), ["field", "value"])
+        rows = _buffer_rows(page, pp, placement.get("buffers") or [])
         if rows:
-            page.table(rows, ["device", "reported"], caption="Runtime buffers (as reported by the runtime)")
+            page.table(rows, ["device", "buffers", "reported"], caption="Runtime buffers (as reported by the runtime)")
         page.notes(under(pp))
 
     def _phases(self, page: ArticleWriter, base: str, case: dict) -> None:
