@@ -115,32 +115,46 @@ def _filled(template: str, datasets: dict[str, list], lists: dict[str, list]) ->
     return spec
 
 
+# A linear x axis with at most this many measured values is labelled at them (20, 40, 81 GPU
+# layers), not at round numbers every 5 that were never measured.
+MEASURED_TICKS_MAX = 12
+
+
 @lru_cache(maxsize=1024)
-def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, log_y: bool) -> str:
+def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, log_y: bool, measured_ticks: bool = False) -> str:
     import altair as alt  # here, not at the top: a process that builds no chart spec never loads it (0.16 s)
 
     scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
     scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
     # a log axis labels 100, 200, 300 ...: at a phone's width they touched ("100200"); labels
     # closer than this many px are hidden, the powers of ten first kept
-    axis_x = alt.Axis(labelSeparation=4) if log_x else alt.Undefined
+    axis_x = (alt.Axis(labelSeparation=4) if log_x
+              else alt.Axis(values=_placeholder("x_ticks"), labelSeparation=4) if measured_ticks else alt.Undefined)
     axis_y = alt.Axis(labelSeparation=4) if log_y else alt.Undefined
+    series = {"title": series_title, "sort": _placeholder("series")}
+    base = alt.Chart(alt.NamedData("points")).encode(
+        x=alt.X("x:Q", title=x_title, scale=scale_x, axis=axis_x),
+        y=alt.Y("y:Q", title=y_title, scale=scale_y, axis=axis_y),
+    )
+    # A series whose points lie on another's (GPU utilisation at two contexts) still shows: each
+    # has its own dash and point shape besides its colour. The legend shows the colour alone:
+    # Vega-Lite does not merge a shape legend of one layer with the colour of both.
+    lines = base.mark_line().encode(color=alt.Color("series:N", **series),
+                                    strokeDash=alt.StrokeDash("series:N", sort=_placeholder("series"), legend=None))
+    points = base.mark_point(size=60, filled=True, opacity=1).encode(
+        color=alt.Color("series:N", **series),
+        shape=alt.Shape("series:N", sort=_placeholder("series"), legend=None),
+        tooltip=[
+            alt.Tooltip("series:N", title=series_title),
+            alt.Tooltip("x:Q", title=x_title, format=",.4~g"),
+            alt.Tooltip("y:Q", title=y_title, format=",.4~g"),
+            alt.Tooltip("origin:N", title="source"),
+        ],
+    )
     return _template_json(
         # No title inside the chart: the page shows it once, above, as text that wraps on a
         # narrow screen; the alt text repeats it for the static SVG.
-        alt.Chart(alt.NamedData("points"), width=CHART_WIDTH, height=CHART_HEIGHT)
-        .mark_line(point=alt.OverlayMarkDef(size=60, filled=True))
-        .encode(
-            x=alt.X("x:Q", title=x_title, scale=scale_x, axis=axis_x),
-            y=alt.Y("y:Q", title=y_title, scale=scale_y, axis=axis_y),
-            color=alt.Color("series:N", title=series_title, sort=_placeholder("series")),
-            tooltip=[
-                alt.Tooltip("series:N", title=series_title),
-                alt.Tooltip("x:Q", title=x_title, format=",.4~g"),
-                alt.Tooltip("y:Q", title=y_title, format=",.4~g"),
-                alt.Tooltip("origin:N", title="source"),
-            ],
-        )
+        alt.layer(lines, points, width=CHART_WIDTH, height=CHART_HEIGHT)
         .configure_view(stroke=None)
         .configure_axis(grid=True, gridOpacity=0.4)
     )
@@ -167,8 +181,10 @@ def line_chart(
         for x, y, origin in s.points
         if x is not None and y is not None
     ]
-    spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y), {"points": rows},
-                   {"series": [text(s.label) for s in series]})
+    xs = sorted({r["x"] for r in rows})
+    measured_ticks = not log_x and len(xs) <= MEASURED_TICKS_MAX
+    spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y, measured_ticks), {"points": rows},
+                   {"series": [text(s.label) for s in series], "x_ticks": xs})
     # built under the shown column names, from lists: a rename afterwards cost as much as the frame
     table = pd.DataFrame([[r["x"], r["y"], r["series"], r["origin"]] for r in rows],
                          columns=[x_title, y_title, series_title, "source (pointer)"])

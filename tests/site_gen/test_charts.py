@@ -24,7 +24,41 @@ def test_spec_names_no_remote_url():
     spec = chart().spec
     assert "$schema" not in spec
     assert not re.search(r"https?://", json.dumps(spec))
-    assert spec["encoding"]["x"]["scale"]["type"] == "log"
+    assert [layer["encoding"]["x"]["scale"]["type"] for layer in spec["layer"]] == ["log", "log"]
+    assert "values" not in spec["layer"][0]["encoding"]["x"]["axis"]  # a log axis keeps its own ticks
+
+
+def layers_chart() -> Chart:
+    """GPU layers as the seed measured them: two series whose values coincide at 81 layers."""
+    series = [Series(f"context {c}", [(20, 6.0 + k, f"/cases/2/groups/{k}"), (40, 6.0 + k, f"/cases/1/groups/{k}"),
+                                      (81, 100.0, f"/cases/0/groups/{k}")]) for k, c in enumerate((2048, 8192))]
+    return line_chart("u", "GPU utilisation", series, x_title="GPU layers", y_title="%", series_title="context", alt_text="alt")
+
+
+def test_a_few_measured_x_values_are_the_axis_ticks(tmp_path):
+    spec = layers_chart().spec
+    assert {json.dumps(layer["encoding"]["x"]["axis"]["values"]) for layer in spec["layer"]} == {"[20, 40, 81]"}
+    cache = ChartCache(tmp_path)
+    try:
+        svg = cache.svg(layers_chart()).decode()
+    finally:
+        cache.close()
+    ticks = re.findall(r">(\d+)</text>", svg[:svg.index("GPU layers")])
+    assert ticks[-3:] == ["20", "40", "81"], ticks  # not 20, 25, 30 ... 85
+
+
+def test_each_series_has_its_own_dash_and_point_shape_under_one_colour_legend(tmp_path):
+    spec = layers_chart().spec
+    lines, points = spec["layer"]
+    assert lines["mark"]["type"] == "line" and lines["encoding"]["strokeDash"]["field"] == "series"
+    assert points["mark"]["type"] == "point" and points["encoding"]["shape"]["field"] == "series"
+    cache = ChartCache(tmp_path)
+    try:
+        svg = cache.svg(layers_chart()).decode()
+    finally:
+        cache.close()
+    assert len(set(re.findall(r'stroke-dasharray="([^"]*)"', svg))) >= 1  # the second series is dashed
+    assert svg.count(">context 2048</text>") == svg.count(">context 8192</text>") == 1  # one legend
 
 
 def test_title_shown_once_above_the_chart_not_inside_it(tmp_path):

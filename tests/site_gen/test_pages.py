@@ -242,3 +242,12 @@ def test_runtime_buffers_show_one_row_per_device_with_their_sum(site):
     assert f">{total:,.0f}\u202fMiB</span>" in table or f">{total:,.0f} MiB</span>" in table
     inputs = re.search(r'data-inputs="([^"]*)"', table).group(1)
     assert inputs == "; ".join(f"buffer {b} = /cases/2/placement/buffers/{b}/reported_mib" for b in mapped)
+
+
+def test_a_chart_table_in_gib_says_how_its_bytes_field_was_converted(site):
+    page = html(site, "articles/llm-cpu-offload/2026-09-27.html")
+    data = json.loads(OFFLOAD.read_bytes())
+    rss = data["cases"][0]["groups"][0]["resources"]["metrics"]["process_rss_bytes"]["maximum"]
+    row = re.search(r"<tr>\s*<td>81</td>\s*<td>([0-9.]+)</td>\s*<td>context 2048</td>\s*"
+                    r"<td>/cases/0/groups/0/resources/metrics/process_rss_bytes/maximum \(bytes / 1024³ = GiB\)</td>", page)
+    assert row and float(row.group(1)) == pytest.approx(rss / 2**30)

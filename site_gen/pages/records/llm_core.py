@@ -262,11 +262,13 @@ class LlmCoreRenderer(RecordRenderer):
                 out.append(Series(f"context {context}", points))
             return out
 
-        def field(path: str, scale: float = 1.0):
+        def field(path: str, scale: float = 1.0, scaled: str = ""):
+            """The value at `path` of each group; `scaled` says how a scaled one was converted
+            from the record's, beside its pointer (the chart's table shows GiB of a bytes field)."""
             def value_of(i: int, g: int):
                 ptr = f"/cases/{i}/groups/{g}/{path}"
                 v = resolve(data, ptr, default=None)
-                return (v * scale if isinstance(v, (int, float)) else None), ptr
+                return (v * scale if isinstance(v, (int, float)) else None), ptr + (f" ({scaled})" if scaled else "")
             return value_of
 
         def energy_per_token(i: int, g: int):
@@ -282,7 +284,7 @@ class LlmCoreRenderer(RecordRenderer):
             ("aggregate", "Aggregate output throughput", "tokens/s", field("aggregate_output_tokens_per_second")),
             ("energy", "GPU board energy per output token (derived: joules / completed output tokens)", "J/token", energy_per_token),
             ("gpu-util", "GPU utilisation during responses (mean)", "%", field("resources/metrics/gpu_utilization_percent/mean")),
-            ("memory", "Process resident memory during responses (max)", "GiB", field("resources/metrics/process_rss_bytes/maximum", 1 / 2**30)),
+            ("memory", "Process resident memory during responses (max)", "GiB", field("resources/metrics/process_rss_bytes/maximum", 1 / 2**30, "bytes / 1024³ = GiB")),
         ]
         for chart_id, title, unit, value_of in charts:
             series = group_series(value_of)
