@@ -352,6 +352,27 @@ def limitations_for(data: Any, pointer: str = "", found: list[Limitation] | None
     return [lim for lim in found if _is_ancestor_or_self(lim.scope, pointer)]
 
 
+def beside_value(data: Any, pointer: str, found: list[Limitation], is_input: bool = False) -> list[Limitation]:
+    """The limitations a marker beside a value quoted out of its table lists (a write-up's
+    citation, a headline): those scoped at it or at an ancestor below the record root (record-
+    wide ones belong in the record's own list), leaving out percentile rules unless this value
+    is that percentile. A run's input (a context length, the GPU layers) takes only those scoped
+    at itself: "the GPU was mostly idle" is about what the case measured, not "2,048 tokens"."""
+    withheld = withheld_at(found, pointer)
+    return [lim for lim in limitations_for(data, pointer, found)
+            if lim.scope != "" and not (is_input and lim.scope != pointer) and not (lim.percentile and lim != withheld)]
+
+
+def withheld_at(found: list[Limitation], pointer: str) -> Limitation | None:
+    """The limitation withholding the value at `pointer` when it is a percentile (`.../p95`,
+    `.../p95_ms`), else None."""
+    parent, _, last = pointer.rpartition("/")
+    name = last.split("_", 1)[0]
+    if not last or name not in ("p90", "p95", "p99"):
+        return None
+    return withheld_percentile(found, parent, name)
+
+
 def by_scope(found: list[Limitation]) -> dict[str, list[Limitation]]:
     """The limitations scoped exactly at each pointer (what a section shows beside itself), each
     list in order; all at once: an article asks for those at each of its few hundred numbers."""

@@ -13,7 +13,7 @@ import datetime
 import html
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from site_gen import escape
 
@@ -152,6 +152,17 @@ def traced(
     markers = "".join(limitation_marker(lim) for lim in limitations)
     # `shown` is formatted here (or a caller's label): escaped, but its narrow spaces kept.
     return f"<span {' '.join(attrs)}>{html.escape(shown)}</span>{markers}"
+
+
+def limitations_marker(limitations: Sequence["Limitation"]) -> str:
+    """One marker for several limitations of a value quoted in prose (a citation, a headline:
+    several markers would bury the number): its hover lists them, its count says how many, its
+    link goes to the first one's note. "" for none."""
+    if not limitations:
+        return ""
+    texts = " · ".join(lim.text for lim in limitations)
+    count = f"<sup>{len(limitations)}</sup>" if len(limitations) > 1 else ""
+    return f'<a class="bl-lim-mark" href="#{limitations[0].anchor}" title="{escape.shown_attr(texts)}">&#9888;{count}</a>'
 
 
 def limitation_marker(limitation: "Limitation") -> str:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from benchledger.cases.registry import kind_for
 from benchledger.records.pointer import parse_pointer, resolve
-from site_gen import escape
-from site_gen.limitations import Limitation, find_limitations, limitations_for, withheld_percentile
+from site_gen.limitations import Limitation, beside_value, find_limitations, withheld_at
+from site_gen.quantity import limitations_marker
 
 if TYPE_CHECKING:
     from benchledger.records.store import SealedRecord
@@ -81,31 +81,12 @@ class CitationEnv:
         return pointer in self._inputs[name]
 
     def applicable(self, cited: "Cited") -> list[Limitation]:
-        """Limitations beside a cited value: those scoped at it or at an ancestor below the
-        record root (record-wide ones belong in the record's limitations list), leaving out
-        percentile rules unless this value is that percentile. A run's input (a context length,
-        the GPU layers) takes only those scoped at itself: "the GPU was mostly idle" is about
-        what the case measured, and marked "2,048 tokens" in prose."""
-        out = []
-        is_input = self.is_input(cited.name, cited.pointer)
-        for lim in limitations_for(cited.record.data, cited.pointer, self.found(cited.name)):
-            if lim.scope == "" or is_input and lim.scope != cited.pointer:
-                continue
-            if lim.percentile and lim != self.withheld(cited):
-                continue
-            out.append(lim)
-        return out
+        """Limitations beside a cited value (`limitations.beside_value`)."""
+        return beside_value(cited.record.data, cited.pointer, self.found(cited.name), self.is_input(cited.name, cited.pointer))
 
     def withheld(self, cited: "Cited") -> Limitation | None:
         """The limitation withholding this value when it is a percentile (`p95`, `p95_ms`)."""
-        parts = parse_pointer(cited.pointer)
-        if not parts:
-            return None
-        name = parts[-1].split("_", 1)[0]
-        if name not in ("p90", "p95", "p99"):
-            return None
-        parent = cited.pointer[: cited.pointer.rfind("/")]
-        return withheld_percentile(self.found(cited.name), parent, name)
+        return withheld_at(self.found(cited.name), cited.pointer)
 
     def marker(self, name: str, limitations: list[Limitation], counted: bool = True) -> str:
         """A placeholder for the one marker beside a value (several would bury the number in
@@ -127,7 +108,7 @@ class CitationEnv:
         rendered = []
         for name, lims, _ in self.marks:
             shown = self._note(name, [lim for lim in lims if lim.text not in texts.get(name, set())])
-            rendered.append(_marker_html(shown))
+            rendered.append(limitations_marker(shown))
         return re.sub(f"\x00{self._token}:(\\d+)\x00", lambda m: rendered[int(m.group(1))], markdown)
 
     def _note(self, name: str, limitations: list[Limitation]) -> list[Limitation]:
@@ -175,14 +156,6 @@ class CitationEnv:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise CitationProblem(f"{pointer} in record {name} is {describe(v)}, not a number; cite a number, or use text() for text")
         return cited
-
-
-def _marker_html(limitations: list[Limitation]) -> str:
-    if not limitations:
-        return ""
-    texts = " · ".join(lim.text for lim in limitations)
-    count = f"<sup>{len(limitations)}</sup>" if len(limitations) > 1 else ""
-    return f'<a class="bl-lim-mark" href="#{limitations[0].anchor}" title="{escape.shown_attr(texts)}">&#9888;{count}</a>'
 
 
 def describe(value: Any) -> str:

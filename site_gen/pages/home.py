@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Iterable
 
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
+from site_gen.pages.records.base import on_home
 from site_gen.pages.records.registry import renderer_for
 from site_gen.resources import guide_text
+from site_gen.templating import url
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView, SiteContext
@@ -21,11 +23,20 @@ def card(view: "RecordView") -> dict:
     return {"summary": dataclasses.asdict(summary), "limitations": len({lim.text for lim in view.limitations})}
 
 
+def _linked(card: dict, view: "RecordView") -> dict:
+    """The card with its headline's limitation markers linking to the notes on the article."""
+    article = url("index.md", view.page_path)
+    summary = card["summary"]
+    summary = {**summary, "headline_html": on_home(summary["headline_html"], article),
+               "numbers_html": [on_home(n, article) for n in summary["numbers_html"]]}
+    return {**card, "summary": summary}
+
+
 class HomePage(PageKind):
     name = "home"
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
-        cards = [{"view": view, **site.render_cache.memo(view, "card", lambda: card(view))} for view in site.views]
+        cards = [{"view": view, **_linked(site.render_cache.memo(view, "card", lambda: card(view)), view)} for view in site.views]
         # Newest first; ledger position breaks ties so the order never depends on anything else.
         cards.sort(key=lambda c: (c["summary"]["date"], c["view"].entry.position), reverse=True)
         intro = guide_text("home.md")

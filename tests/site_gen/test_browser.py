@@ -180,6 +180,13 @@ def test_search_finds_a_record_by_model_name_gpu_and_hash_prefix(site: Path, bro
             page.wait_for_url(base + target)
         page.goto(base + "search.html?q=" + graph_prefix)
         expect(page.locator(".pagefind-ui__result-link").first).to_have_attribute("href", "/" + GRAPH_PAGE)
+        # a model's name finds its record and the write-up about it, not the listings that name
+        # the write-up (tag pages, the write-ups' index)
+        page.goto(base + "search.html?q=qwen")
+        page.locator(".pagefind-ui__result-link").first.wait_for()
+        expect(page.locator(".pagefind-ui__message")).to_contain_text("result")
+        pages = {h.split("#")[0] for h in page.locator(".pagefind-ui__result-link").evaluate_all("els => els.map(e => e.getAttribute('href'))")}
+        assert pages == {"/" + OFFLOAD_PAGE, "/posts/llama-cpp-cpu-offload-72b.html"}, pages
         assert watch.errors == []
         assert watch.outside == []
         assert any("/pagefind/fragment/" in url for url in fetched)  # pieces, not one whole index
@@ -227,6 +234,11 @@ def test_on_a_phone_no_page_runs_wider_than_the_screen_and_chart_text_stays_read
             assert all(gap >= 3 for gap in gaps), gaps
             labels = page.evaluate("[...document.querySelectorAll('.bl-chart-live')].map(v => v.getAttribute('aria-label'))")
             assert labels and all(label and any(c.isdigit() for c in label) for label in labels), labels
+        # a limitation marker is a target a finger can hit: 24 px at least (WCAG 2.2), not its 10 px glyph
+        sizes = page.evaluate("[...document.querySelectorAll('.bl-lim-mark')].filter(m => m.offsetParent)"
+                              ".map(m => m.getBoundingClientRect()).map(r => [r.width, r.height])")
+        assert path != OFFLOAD_PAGE or sizes, "the offload article marks limitations"
+        assert all(w >= 24 and h >= 24 for w, h in sizes), sizes[:5]
         if page.locator(".bl-head .bl-num").count():  # no hover on a phone: a tap shows the source, a second hides it
             number = page.locator(".bl-head .bl-num").first
             number.tap()

@@ -179,7 +179,10 @@ def test_a_graph_replay_headline_calls_a_ratio_below_one_slower_not_a_gain():
     from tests.variants import graph_variant
 
     data = graph_variant(graph_factor=1.1)  # replay 10% slower: the seed's 1.002x at 32,768 tokens falls below 1
-    headline = GraphReplayRenderer().summary(SimpleNamespace(data=data, sha256="a" * 64)).headline_html
+    from site_gen.limitations import find_limitations
+
+    view = SimpleNamespace(data=data, sha256="a" * 64, schema=GraphReplayRenderer.schema, limitations=find_limitations(data))
+    headline = GraphReplayRenderer().summary(view).headline_html
     text = re.sub(r"<[^>]+>", "", headline)
     assert "(the speedup 3.6" in text and text.endswith("at 32,768\u202ftokens, replay is slower: 0.911\u202f×."), text
 
@@ -251,3 +254,29 @@ def test_a_chart_table_in_gib_says_how_its_bytes_field_was_converted(site):
     row = re.search(r"<tr>\s*<td>81</td>\s*<td>([0-9.]+)</td>\s*<td>context 2048</td>\s*"
                     r"<td>/cases/0/groups/0/resources/metrics/process_rss_bytes/maximum \(bytes / 1024³ = GiB\)</td>", page)
     assert row and float(row.group(1)) == pytest.approx(rss / 2**30)
+
+
+def test_headline_numbers_carry_the_markers_a_write_up_would_put_on_them(site):
+    from site_gen.limitations import beside_value, find_limitations
+
+    data = json.loads(OFFLOAD.read_bytes())
+    found = find_limitations(data)
+    article_path = "articles/llm-cpu-offload/2026-09-27.html"
+    article, home = html(site, article_path), html(site, "index.html")
+    head = article[article.index('class="bl-head"'):article.index('class="bl-facts"')]
+    copy = home.index('data-copy="ebcfc483')
+    card = home[home.rindex('<div class="bl-card">', 0, copy):home.index("</div>", copy)]
+    for i, count in ((0, 3), (1, 4), (2, 4)):  # case-wide notes; the idle GPU in the offloaded cases
+        pointer = f"/cases/{i}/groups/0/server_decode_tokens_per_second/median"
+        lims = beside_value(data, pointer, found)
+        assert len(lims) == count, [lim.rule_id for lim in lims]
+        marker = f'data-pointer="{pointer}"'
+        after_head = head[head.index(marker):]
+        after_card = card[card.index(marker):]
+        # on the article the marker goes to the note on the page; on the home card, to the article's
+        assert re.match(rf'[^>]*>[^<]*</span><a class="bl-lim-mark" href="#{lims[0].anchor}" [^>]*>&#9888;<sup>{count}</sup></a>', after_head)
+        assert re.match(rf'[^>]*>[^<]*</span><a class="bl-lim-mark" href="{re.escape(article_path)}#{lims[0].anchor}" ', after_card)
+        assert f'id="{lims[0].anchor}"' in article
+    # the card's count of limitations is a link to them on the article
+    assert re.search(rf'<a class="bl-card-lims" href="{re.escape(article_path)}#limitations"><span aria-hidden="true">&#9888;</span> \d+ limitations</a>', card)
+    assert 'id="limitations"' in article

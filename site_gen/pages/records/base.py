@@ -7,13 +7,14 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Sequence
 
+from benchledger.cases.registry import kind_for
 from benchledger.records.pointer import parse_pointer, resolve, resolve_held, to_pointer
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
-from site_gen.limitations import Limitation, by_scope, withheld_percentile
-from site_gen.quantity import DIGITS, range_digits, traced, utc_date
+from site_gen.limitations import Limitation, beside_value, by_scope, withheld_percentile
+from site_gen.quantity import DIGITS, limitations_marker, range_digits, traced, utc_date
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -33,11 +34,29 @@ class Summary:
     left_out: str = ""  # plain text: cases left out of the numbers ("1 of 3 cases failed: x")
 
 
-def traced_at(data: Any, sha256: str, pointer: str, unit: str = "") -> str:
-    """The traced number at `pointer` of a record's `data`, for a summary (a card's headline),
-    which has no page and so no limitation markers."""
-    value, held = resolve_held(data, pointer)
-    return traced(value, unit, sha256, held)
+class SummaryNumbers:
+    """Traced numbers for a record's summary (its article's headline and its home card), each
+    with one marker for the limitations a write-up citing it would mark (`beside_value`). A
+    marker links to the note on the article: `#lim-...`, which the home page points at the
+    article (`on_home`)."""
+
+    def __init__(self, view: "RecordView"):
+        self.view = view
+        kind = kind_for(view.schema)
+        self._inputs = kind.input_pointers(view.data) if kind is not None else set()
+
+    def __call__(self, pointer: str, unit: str = "") -> str:
+        view = self.view
+        value, held = resolve_held(view.data, pointer)
+        limits = beside_value(view.data, pointer, view.limitations, pointer in self._inputs)
+        return traced(value, unit, view.sha256, held) + limitations_marker(limits)
+
+
+def on_home(summary_html: str, article_url: str) -> str:
+    """A summary's HTML as the home page shows it: its limitation markers link to the notes on
+    the article at `article_url` (an escaped relative URL). Only the generator writes
+    `href="#lim-`: record text reaches the HTML escaped, its quotes as entities."""
+    return summary_html.replace('href="#lim-', f'href="{article_url}#lim-')
 
 
 class RecordRenderer(ABC):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from benchledger.records.pointer import resolve
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
-    ArticleWriter, RecordRenderer, Summary, at, audit_block, provenance, traced_at, under,
+    ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, provenance, under,
 )
 from site_gen.quantity import format_value, utc_date
 
@@ -26,7 +26,7 @@ class GraphReplayRenderer(RecordRenderer):
     schema = "torch-graph-replay/1"
 
     def summary(self, view: "RecordView") -> Summary:
-        data, sha = view.data, view.sha256
+        data = view.data
         title = (f"CUDA-graph replay vs eager scoring ({data.get('profile', '?')}) on {data.get('device', '?')}, "
                  f"torch {data.get('torch_version', '?')}")
         ms = _measurements(data)
@@ -35,8 +35,7 @@ class GraphReplayRenderer(RecordRenderer):
         if ms:
             (i0, m0), (i1, m1) = ms[0], ms[-1]
 
-            def num(ptr: str, unit: str) -> str:
-                return traced_at(data, sha, ptr, unit)
+            num = SummaryNumbers(view)
 
             first = f"/measurements/{i0}"
             last = f"/measurements/{i1}"

@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING, Any
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
-    ArticleWriter, RecordRenderer, Summary, at, audit_block, kv_rows, under,
+    ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, kv_rows, under,
 )
-from site_gen.quantity import traced
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -67,7 +66,7 @@ class LlamaBenchRenderer(RecordRenderer):
     schema = "llama-bench/1"
 
     def summary(self, view: "RecordView") -> Summary:
-        data, sha = view.data, view.sha256
+        data = view.data
         rows = data.get("tests", [])
         first = rows[0] if rows else {}
         block = data.get("import", {})
@@ -76,8 +75,10 @@ class LlamaBenchRenderer(RecordRenderer):
         where = first.get("gpu_info") or first.get("cpu_info") or "?"
         title = f"llama-bench: {first.get('model_type', '?')} on {where}{along}"
 
+        traced_number = SummaryNumbers(view)
+
         def num(i: int) -> str:
-            return traced(rows[i].get("avg_ts"), "tokens/s", sha, f"/tests/{i}/avg_ts")
+            return traced_number(f"/tests/{i}/avg_ts", "tokens/s")
 
         picks = []
         for kind in ("prompt processing", "generation", "prompt + generation"):

@@ -14,7 +14,7 @@ from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.limitations import Limitation
 from site_gen.pages.records.base import (
-    ArticleWriter, RecordRenderer, Summary, at, audit_block, kv_rows, provenance, traced_at, under,
+    ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, kv_rows, provenance, under,
 )
 
 if TYPE_CHECKING:
@@ -171,10 +171,8 @@ class LlmCoreRenderer(RecordRenderer):
 
     def _headline(self, view: "RecordView") -> tuple[str, list[str]]:
         """One sentence from the data: decode speed at the smallest context along the first axis."""
-        data, sha = view.data, view.sha256
-
-        def num(pointer: str, unit: str) -> str:
-            return traced_at(data, sha, pointer, unit)
+        data = view.data
+        num = SummaryNumbers(view)
 
         contexts = _contexts(data)
         comps = _comparisons(data)
