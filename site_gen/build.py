@@ -249,7 +249,6 @@ validation:
 extra_css:
   - assets/benchledger.css
 extra_javascript:
-  - {VEGA_BUNDLE_PATH}
   - assets/benchledger.js
 """
 

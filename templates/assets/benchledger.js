@@ -388,9 +388,24 @@
     number.after(note);
   });
 
+  // Vega's bundle (about 900 KB) is loaded only by a page that has a chart to draw, from beside
+  // this script (assets/vendor/), over http and from file:// alike; until it runs, and where it
+  // cannot, each chart shows its static SVG.
+  var SELF = document.currentScript ? document.currentScript.src : "";
+
   function drawCharts() {
-    if (typeof window.vegaEmbed !== "function") return;  // the static SVG stays
-    document.querySelectorAll(".bl-chart-view[data-spec]").forEach(function (view) {
+    var views = document.querySelectorAll(".bl-chart-view[data-spec]");
+    if (!views.length) return;
+    if (typeof window.vegaEmbed === "function") return drawLive(views);
+    if (!SELF) return;
+    var bundle = document.createElement("script");
+    bundle.src = new URL("vendor/vega-bundle.js", SELF).href;
+    bundle.onload = function () { if (typeof window.vegaEmbed === "function") drawLive(views); };
+    document.head.appendChild(bundle);
+  }
+
+  function drawLive(views) {
+    views.forEach(function (view) {
       // The spec is the JSON script of this chart's own block, never whatever else on the page
       // carries that id (an article's prose may name anchors; it can make no script element).
       var block = view.closest(".bl-chart");
