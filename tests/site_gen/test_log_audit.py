@@ -126,3 +126,17 @@ def test_verify_site_over_http_against_benchledger_serve(tmp_path, rewritten, ca
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_the_transparency_page_gives_the_checkpoints_base64_root_in_hex_too(honest):
+    """The note writes the root hash in base64 (C2SP), the table and articles in hex: the page
+    says they are one hash, and the hex it gives is the base64's."""
+    import base64
+    import re
+
+    page = (honest / "transparency.html").read_text(encoding="utf-8")
+    note = re.search(r'<pre class="bl-checkpoint"><code>([^<]*)</code></pre>', page).group(1)
+    root_b64 = note.split("\n")[2]
+    lines = re.search(r'<p class="bl-checkpoint-lines">(.*?)</p>', page, re.S).group(1)
+    assert f'<code class="bl-hash">{base64.b64decode(root_b64).hex()}</code> in hex' in lines
+    assert "<th>root hash (hex)</th>" in page and f"<code>{base64.b64decode(root_b64).hex()}</code>" in page
