@@ -50,9 +50,10 @@ ROOT_SELECTOR = "article.md-content__inner"
 # Left out: permalink signs, the data tables behind charts (the numbers a page shows are
 # indexed where the page shows them), and listings of records (`bl-listing`: the home page's
 # cards, the audit page's ledger and sums, a series' records table, the write-ups' index and
-# tag pages), whose every line is indexed on that record's or write-up's own page (a search for
-# "qwen" listed three tag pages and the index, and not the write-up itself). Left in, at 1,000 articles they were fragments of 250 KB
-# to 930 KB of text that a query for one hash prefix downloaded beside the record's own.
+# tag pages), whose every line is indexed on that record's or write-up's own page. Left in, at
+# 1,000 articles they were fragments of 250 KB to 930 KB of text that a query for one hash prefix
+# downloaded beside the record's own; and a search for "qwen" listed three tag pages and the
+# write-ups' index, but not the write-up itself.
 EXCLUDE_SELECTORS = ".headerlink, .bl-chart-data, .bl-listing"
 
 
