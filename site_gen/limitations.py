@@ -23,7 +23,6 @@ from typing import Any, Callable, Iterator
 
 from benchledger.records.checks import GROUP_STATISTICS
 from benchledger.records.pointer import to_pointer
-from site_gen.quantity import format_number
 
 # MLPerf LoadGen's early-stopping minimums: fewer samples than this and the percentile estimate
 # is not trustworthy enough to print.
@@ -185,7 +184,7 @@ def _gpu_idle(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
             responses = node["resources_by_phase"].get("responses") or {}
             util = ((responses.get("metrics") or {}).get("gpu_utilization_percent") or {}).get("mean")
             if _number(util) and util < IDLE_GPU_UTILIZATION_PERCENT:
-                yield parts, {"util": format_number(util)}
+                yield parts, {"util": f"{util:.3g}"}  # three digits, as the phase table shows it
 
 
 def _gpu_metrics_unavailable(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
