@@ -125,3 +125,25 @@ def test_comparison_page_draws_its_charts_and_hover_shows_the_origin(site, brows
         page.screenshot(path=str(ARTIFACTS / "comparison-device.png"), full_page=True)
         assert watch.errors == [] and watch.outside == []
         page.close()
+
+
+def test_on_a_phone_the_explorer_keeps_the_case_beside_a_scrolled_to_measurement(site, browser):
+    """At 390 px the table scrolls inside itself, not the page; scrolled to a measurement, the
+    case's column stays at the left beside it, its link wrapped to fit beside the numbers."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    with serve(site) as base:
+        page.goto(base + EXPLORER)
+        page.locator(".bl-explorer-table tbody tr").first.wait_for()
+        assert page.evaluate("document.documentElement.scrollWidth") == 390
+        case = page.locator(".bl-explorer-table tbody tr").first.locator("td").first
+        left = case.bounding_box()
+        assert left["width"] < 200, left  # wrapped: room for numbers beside it
+        header = page.locator(".bl-explorer-sort", has_text="server decode (median)")
+        page.evaluate("h => { const t = h.closest('table'); t.scrollLeft = h.closest('th').offsetLeft - t.querySelector('th').offsetWidth; }",
+                      header.element_handle())
+        page.wait_for_timeout(100)
+        shown = header.bounding_box()
+        assert shown["x"] >= left["x"] + left["width"] - 1 and shown["x"] + shown["width"] <= 390, (left, shown)
+        assert case.bounding_box()["x"] == left["x"]  # the case column did not scroll away
+    context.close()
