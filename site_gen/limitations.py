@@ -22,6 +22,7 @@ from itertools import repeat
 from typing import Any, Callable, Iterator
 
 from benchledger.records.checks import GROUP_STATISTICS
+from benchledger.records.numbers import is_number
 from benchledger.records.pointer import to_pointer
 
 # MLPerf LoadGen's early-stopping minimums: fewer samples than this and the percentile estimate
@@ -78,12 +79,8 @@ class Rule:
     percentile: str | None = None
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _is_summary(node: Any) -> bool:
-    return isinstance(node, dict) and _number(node.get("sample_count")) and "median" in node
+    return isinstance(node, dict) and is_number(node.get("sample_count")) and "median" in node
 
 
 def _nearest(data: Any, parts: list, key: str) -> tuple[list, Any] | None:
@@ -116,7 +113,7 @@ def _percentile_rule(name: str) -> Rule:
                 continue
             # the declared minimum is looked up (a walk up from the root) only for a node that
             # could need it: for every node of a record it was most of finding its limitations
-            if timing in node and _number(node.get("repetitions")):
+            if timing in node and is_number(node.get("repetitions")):
                 count = node["repetitions"]
                 declared = _nearest(data, parts, declaring)
             elif parts and parts[-1] in GROUP_STATISTICS and _is_summary(node):
@@ -129,7 +126,7 @@ def _percentile_rule(name: str) -> Rule:
                 count = node["sample_count"]
             else:
                 continue
-            if declared and _number(declared[1]):
+            if declared and is_number(declared[1]):
                 minimum, basis = declared[1], f"the record's own minimum ({to_pointer(declared[0])})"
             else:
                 minimum, basis = default, "the generator's default (MLPerf LoadGen early-stopping minimum)"
@@ -158,7 +155,7 @@ def _energy_unavailable(data: Any, objects: list) -> Iterator[tuple[list, dict]]
 
 def _thermal(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
     for parts, node in objects:
-        if isinstance(node, dict) and _number(node.get("thermal_slowdown_observed_samples")):
+        if isinstance(node, dict) and is_number(node.get("thermal_slowdown_observed_samples")):
             if node["thermal_slowdown_observed_samples"] > 0:
                 yield parts, {"samples": node["thermal_slowdown_observed_samples"]}
 
@@ -167,11 +164,11 @@ def _sampling_gaps(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
     for parts, node in objects:
         if not isinstance(node, dict):
             continue
-        gaps = [(k, v) for k, v in node.items() if k.startswith("maximum_") and k.endswith("_gap_seconds") and _number(v)]
+        gaps = [(k, v) for k, v in node.items() if k.startswith("maximum_") and k.endswith("_gap_seconds") and is_number(v)]
         if not gaps:
             continue
         declared = _nearest(data, parts, "sampling_interval_s")
-        interval = declared[1] if declared and _number(declared[1]) else DEFAULT_SAMPLING_INTERVAL_S
+        interval = declared[1] if declared and is_number(declared[1]) else DEFAULT_SAMPLING_INTERVAL_S
         for key, value in gaps:
             if value > interval * GAP_TOLERANCE:
                 what = key[len("maximum_"):-len("_gap_seconds")]
@@ -183,7 +180,7 @@ def _gpu_idle(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
         if isinstance(node, dict) and isinstance(node.get("resources_by_phase"), dict):
             responses = node["resources_by_phase"].get("responses") or {}
             util = ((responses.get("metrics") or {}).get("gpu_utilization_percent") or {}).get("mean")
-            if _number(util) and util < IDLE_GPU_UTILIZATION_PERCENT:
+            if is_number(util) and util < IDLE_GPU_UTILIZATION_PERCENT:
                 yield parts, {"util": f"{util:.3g}"}  # three digits, as the phase table shows it
 
 

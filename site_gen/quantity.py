@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
+from benchledger.records.numbers import is_number
 from site_gen import escape
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def format_value(value: float | int | None, unit: str = "", digits: int = DIGITS
 def range_digits(low: object, high: object, unit: str = "") -> int:
     """The fewest significant digits (DIGITS to MAX_DIGITS) at which a range's two ends read
     differently, when they differ: a range shown as "1.08–1.08" hid what a verdict called."""
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high)) or low == high:
+    if not all(is_number(v) for v in (low, high)) or low == high:
         return DIGITS
     for digits in range(DIGITS, MAX_DIGITS + 1):
         if str(format_value(low, unit, digits)) != str(format_value(high, unit, digits)):
@@ -176,7 +177,7 @@ def limitation_marker(limitation: "Limitation") -> str:
 def utc_date(epoch_s: object) -> str:
     """A Unix time as its UTC date (YYYY-MM-DD); "" when it is not a number or names no date a
     calendar can show (the schema admits any finite double, e.g. year 10000)."""
-    if isinstance(epoch_s, bool) or not isinstance(epoch_s, (int, float)):
+    if not is_number(epoch_s):
         return ""
     try:
         return datetime.datetime.fromtimestamp(epoch_s, datetime.timezone.utc).strftime("%Y-%m-%d")

@@ -14,6 +14,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any, Callable
 
+from benchledger.records.numbers import is_integer, is_number
 from benchledger.records.pointer import parse_pointer, resolve
 
 
@@ -338,7 +339,7 @@ def _first(f: Field, node: Any, base: str) -> FieldValue:
 
 
 def _number(value: Any) -> float | None:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return value if is_number(value) else None
 
 
 def _measure(m: Metric, node: Any, base: str) -> Measure:
@@ -351,7 +352,7 @@ def _measure(m: Metric, node: Any, base: str) -> Measure:
     count, count_ptr = at(m.count)
     low, low_ptr = at(m.minimum)
     high, high_ptr = at(m.maximum)
-    extra = dict(count=count if isinstance(count, int) and not isinstance(count, bool) else None,
+    extra = dict(count=count if is_integer(count) else None,
                  minimum=_number(low), maximum=_number(high),
                  count_pointer=count_ptr, minimum_pointer=low_ptr, maximum_pointer=high_ptr)
     if m.formula is not None:

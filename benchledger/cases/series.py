@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from benchledger.cases.base import Case, CaseKind, Role, natural_key
+from benchledger.records.numbers import is_number
 
 Key = tuple[tuple[str, str], ...]
 
 
 def order_key(value: Any, text: str) -> tuple:
     """Sort key of a field value: numbers by value, text in natural order (b9 < b10)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if is_number(value):
         return (0, float(value), ())
     return (1, 0.0, natural_key(text))
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from benchledger.errors import Problem
+from benchledger.records.numbers import is_number
 from benchledger.records.pointer import to_jsonpath
 from benchledger.records.summaries import summarize, timing_summary
 
@@ -93,13 +94,6 @@ def close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=RELATIVE_TOLERANCE, abs_tol=ABSOLUTE_TOLERANCE)
 
 
-_PLAIN_NUMBERS = frozenset((int, float))  # what a JSON parser gives: one set lookup decides nearly every value
-
-
-def _number(value: Any) -> bool:
-    return type(value) in _PLAIN_NUMBERS or isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 # The three comparisons below return a tuple (empty, or the one mismatch) for a check to `yield
 # from`: a record runs them about 300 times, nearly always empty, and iterating an empty tuple
 # costs a fraction of making a generator that yields nothing.
@@ -110,7 +104,7 @@ def _derived(parts: Parts, found: Any, expected: float, formula: str) -> tuple[M
     """A mismatch when a non-null `found` differs from `expected` beyond the tolerance. (A value
     equal to what it is derived from, as a collector writes nearly all of them, is decided by
     that one comparison: close() is not called.)"""
-    if found != expected and _number(found) and not close(found, expected):
+    if found != expected and is_number(found) and not close(found, expected):
         return (Mismatch(parts, expected, found, formula),)
     return _NO_MISMATCH
 
@@ -122,7 +116,7 @@ def _equal(parts: Parts, found: Any, expected: Any, formula: str) -> tuple[Misma
 
 
 def _at_most(parts: Parts, found: Any, limit: Any, formula: str) -> tuple[Mismatch, ...]:
-    if _number(found) and _number(limit) and found > limit:
+    if is_number(found) and is_number(limit) and found > limit:
         return (Mismatch(parts, f"<= {_show(limit)}", found, formula),)
     return _NO_MISMATCH
 
@@ -293,9 +287,9 @@ REQUEST_VALUES: dict[str, tuple[str, Callable[[dict], float | None]]] = {
     "server_decode_tokens_per_second": (
         "(requests[].predicted_n - 1) / requests[].predicted_ms x 1000",
         lambda r: (r["predicted_n"] - 1) / r["predicted_ms"] * 1000
-        if _number(r.get("predicted_n")) and _number(r.get("predicted_ms")) and r["predicted_n"] >= 2 and r["predicted_ms"] > 0 else None),
+        if is_number(r.get("predicted_n")) and is_number(r.get("predicted_ms")) and r["predicted_n"] >= 2 and r["predicted_ms"] > 0 else None),
     "synthetic_first_token_seconds": ("requests[].prompt_ms / 1000",
-                                      lambda r: r["prompt_ms"] / 1000 if _number(r.get("prompt_ms")) else None),
+                                      lambda r: r["prompt_ms"] / 1000 if is_number(r.get("prompt_ms")) else None),
 }
 
 
@@ -321,7 +315,7 @@ def _group_requests(data):
         yield from _equal(parts + ("requests",), len(requests), group["completed_request_count"],
                           "one entry per completed request (completed_request_count)")
         tokens = [r.get("predicted_n") for r in requests if isinstance(r, dict)]
-        if all(_number(t) for t in tokens):
+        if all(is_number(t) for t in tokens):
             yield from _equal(parts + ("completed_output_tokens",), group["completed_output_tokens"], sum(tokens),
                               "sum of requests[].predicted_n")
         for name, (formula, _) in REQUEST_VALUES.items():
@@ -569,7 +563,7 @@ def _tgr_timing_order(data):
         for path, timing in m["timing"].items():
             if timing is not None:
                 median = timing["median_ms"]
-                if _number(median) and median <= 0:  # speedups divide by it
+                if is_number(median) and median <= 0:  # speedups divide by it
                     yield Mismatch(parts + ("timing", path, "median_ms"), "> 0", median, "a duration")
                 yield from _at_most(parts + ("timing", path, "median_ms"), median, timing["p95_ms"], "p95_ms")
 

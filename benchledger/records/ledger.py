@@ -21,6 +21,7 @@ from benchledger.errors import InputError, Problem
 from benchledger.files import read_input
 from benchledger.records.digest import is_sha256
 from benchledger.records.jsonread import read_json_text
+from benchledger.records.numbers import is_integer
 
 LEDGER_NAME = "ledger.jsonl"
 # what a command says when its store is not there (most often: run outside any project)
@@ -251,7 +252,7 @@ def _type_problems(fields: dict) -> list[str]:
     out = []
     for key in ("position", "size_bytes"):
         value = fields[key]
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        if not is_integer(value) or value < 0:
             out.append(f"{key} must be a non-negative integer, found {value!r}")
     for key in ("sha256", "prev_sha256"):
         if not is_sha256(fields[key]):

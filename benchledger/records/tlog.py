@@ -27,6 +27,7 @@ from benchledger.records.digest import is_sha256
 from benchledger.records.keys import VerifierKey
 from benchledger.records.ledger import CHECKPOINTS_DIR, LedgerEntry, encode_entry
 from benchledger.records.merkle import MerkleTree, verify_consistency
+from benchledger.records.numbers import is_integer
 
 if TYPE_CHECKING:
     from benchledger.records.store import Store
@@ -239,7 +240,7 @@ def _hashes(value, shown: str) -> list[bytes]:
 
 def _count(doc: dict, key: str, shown: str) -> int:
     value = doc.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+    if not is_integer(value) or value < 0:
         raise InputError(shown, f"$.{key}", f"{FORMAT}: must be a non-negative integer")
     return value
 

@@ -19,6 +19,7 @@ from benchledger.errors import InputError, Problem, ProblemsError
 from benchledger.records import schema
 from benchledger.records.checks import llama_bench_tool_version
 from benchledger.records.jsonread import read_json_text
+from benchledger.records.numbers import is_integer, is_number
 from collector.importers.base import Importer, Source
 
 SCHEMA = "llama-bench/1"
@@ -47,9 +48,9 @@ def _types(prop: dict[str, Any]) -> list[str]:
 
 def _fits(value: Any, kind: str) -> bool:
     if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
+        return is_integer(value)
     if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return is_number(value)
     return isinstance(value, {"string": str, "boolean": bool, "array": list, "object": dict, "null": type(None)}[kind])
 
 

@@ -20,15 +20,16 @@ import time
 from typing import Any
 
 from benchledger.errors import Problem
+from benchledger.records.numbers import is_integer, is_number
 from collector.estimate import Estimate
 from collector.modules.base import CaseFailed, MeasuringModule
 from collector.phases import PHASES
-from collector.plan import PlanKey, is_int, is_number
+from collector.plan import PlanKey
 from collector.statistics import summarize
 
 OPTIONS = {
-    "alloc_mib": PlanKey(16, lambda v: is_int(v) and 0 <= v <= 4096, "an integer 0..4096"),
-    "write_bytes": PlanKey(65536, lambda v: is_int(v) and 0 <= v <= 1 << 26, "an integer 0..67108864"),
+    "alloc_mib": PlanKey(16, lambda v: is_integer(v) and 0 <= v <= 4096, "an integer 0..4096"),
+    "write_bytes": PlanKey(65536, lambda v: is_integer(v) and 0 <= v <= 1 << 26, "an integer 0..67108864"),
     "ready_seconds": PlanKey(0.2, lambda v: is_number(v) and 0 <= v <= 60, "a number of seconds 0..60"),
     "fail_phase": PlanKey(None, lambda v: v in PHASES, f"one of {', '.join(PHASES)}"),
 }

@@ -9,6 +9,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
+from benchledger.records.numbers import is_integer, is_number
+
 # A summary is compared to the values it claims to summarise with the records core's tolerance
 # (floating-point rounding only).
 _REL = 1e-9
@@ -17,7 +19,7 @@ STATISTICS = ("median", "mean", "")  # how `value` summarises `values` ("" : a s
 
 
 def _positive(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+    if not is_number(value) or not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite number > 0 (changes are ratios on a log scale), not {value!r}")
 
 
@@ -48,7 +50,7 @@ class Observation:
         _positive("value", self.value)
         if self.statistic not in STATISTICS:
             raise ValueError(f"statistic must be one of {STATISTICS}, not {self.statistic!r}")
-        if self.count is not None and (isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1):
+        if self.count is not None and (not is_integer(self.count) or self.count < 1):
             raise ValueError(f"count must be an integer >= 1, not {self.count!r}")
         if (self.minimum is None) != (self.maximum is None):
             raise ValueError("give both minimum and maximum, or neither")

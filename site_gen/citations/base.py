@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from benchledger.cases.registry import kind_for
+from benchledger.records.numbers import is_number
 from benchledger.records.pointer import parse_pointer, resolve
 from site_gen.limitations import Limitation, beside_value, find_limitations, withheld_at
 from site_gen.quantity import limitations_marker
@@ -153,7 +154,7 @@ class CitationEnv:
                 raise CitationProblem(f"{pointer} in record {name} is withheld ({withheld.text}); it cannot feed a derived number or a chart")
         if v is None and (as_cited or allow_null):
             return cited
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
+        if not is_number(v):
             raise CitationProblem(f"{pointer} in record {name} is {describe(v)}, not a number; cite a number, or use text() for text")
         return cited
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchledger.records.numbers import is_number
 from site_gen import escape, quantity
 from site_gen.charts import Series, chart_html, line_chart
 from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
@@ -88,7 +89,7 @@ def _series_label(env: CitationEnv, name: str, series: Any, row_pointer: str, st
         return stars[index]
     pointer = place(series, row_pointer, stars)
     value = env.value(name, pointer).value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if is_number(value):
         return quantity.format_number(value)
     if isinstance(value, str):
         return value

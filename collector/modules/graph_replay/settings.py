@@ -31,8 +31,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchledger.records.numbers import is_integer
 from collector.modules.graph_replay.workload import BUILTIN_WORKLOAD
-from collector.plan import MAX_LIST, MAX_ROUNDS, MAX_TOKENS, is_int
+from collector.plan import MAX_LIST, MAX_ROUNDS, MAX_TOKENS
 
 DEVICES = ("auto", "cuda", "cpu")
 PROFILES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
@@ -63,7 +64,7 @@ class GraphReplaySettings:
 
 
 def _positive_int(value: Any) -> bool:
-    return is_int(value) and value > 0
+    return is_integer(value) and value > 0
 
 
 # key -> (check, expectation)

@@ -30,6 +30,7 @@ from typing import Any
 import psutil
 
 from benchledger.errors import CollectError, Problem
+from benchledger.records.numbers import is_integer, is_number
 from collector.estimate import Estimate
 from collector.modules.base import CaseFailed, MeasuringModule
 from collector.modules.llama_server.requests import SYNTHETIC_TEXT, TOKENIZATION, Client, Completion, RequestError, synthetic_prompt, text_sha256
@@ -50,7 +51,7 @@ from collector.modules.llama_server.server import (
     log_tail,
     parse_load_log,
 )
-from collector.plan import PlanKey, is_int, is_number
+from collector.plan import PlanKey
 from collector.provenance import sha256_file
 from collector.statistics import summarize
 
@@ -71,16 +72,16 @@ MAX_TIMEOUT_S = 86_400  # a day: the longest a plan may let the server load or o
 # Defaults follow llama-server's own where it has one.
 SETTINGS = {
     "binary": PlanKey(None, lambda v: isinstance(v, str) and v != "", "a path to a llama-server binary"),
-    "threads": PlanKey(None, lambda v: is_int(v) and v > 0, "a positive integer"),
-    "batch": PlanKey(2048, lambda v: is_int(v) and v > 0, "a positive integer"),
-    "ubatch": PlanKey(512, lambda v: is_int(v) and v > 0, "a positive integer"),
+    "threads": PlanKey(None, lambda v: is_integer(v) and v > 0, "a positive integer"),
+    "batch": PlanKey(2048, lambda v: is_integer(v) and v > 0, "a positive integer"),
+    "ubatch": PlanKey(512, lambda v: is_integer(v) and v > 0, "a positive integer"),
     "flash_attention": PlanKey(False, lambda v: isinstance(v, bool), "true or false"),
     "load_mode": PlanKey("mmap", lambda v: v in LOAD_MODES, f"one of {', '.join(LOAD_MODES)}"),
     "mlock": PlanKey(False, lambda v: isinstance(v, bool), "true or false"),
     "kv_cache": PlanKey("f16", lambda v: isinstance(v, str) and v.isalnum(), "a KV cache type such as 'f16' or 'q8_0'"),
     "fit": PlanKey("off", lambda v: v in ("on", "off"), "'on' or 'off'"),
     "lazy_mode": PlanKey("off", lambda v: v in ("on", "off", "auto"), "'on', 'off' or 'auto'"),
-    "total_context_tokens": PlanKey(None, lambda v: is_int(v) and v > 0, "a positive integer"),
+    "total_context_tokens": PlanKey(None, lambda v: is_integer(v) and v > 0, "a positive integer"),
     "ready_seconds": PlanKey(1.0, lambda v: is_number(v) and 0 <= v <= 3600, "a number of seconds in [0, 3600]"),
     # bounded, so the dry run's "at most" is a real bound (1e308 s was accepted)
     "load_timeout_s": PlanKey(300.0, lambda v: is_number(v) and 0 < v <= MAX_TIMEOUT_S, f"a number of seconds > 0 and <= {MAX_TIMEOUT_S}"),
@@ -88,8 +89,8 @@ SETTINGS = {
     "extra_args": PlanKey((), lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
 }
 PLACEMENT = {
-    "gpu_layers": PlanKey(0, lambda v: (is_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
-    "cpu_expert_layers": PlanKey(0, lambda v: (is_int(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
+    "gpu_layers": PlanKey(0, lambda v: (is_integer(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
+    "cpu_expert_layers": PlanKey(0, lambda v: (is_integer(v) and v >= 0) or v == "all", "an integer >= 0 or \"all\""),
     "tensor_overrides": PlanKey((), lambda v: isinstance(v, list) and all(isinstance(x, str) and "=" in x for x in v), "a list of 'PATTERN=BUFFER' strings"),
 }
 
@@ -163,7 +164,7 @@ def placement_block(report: LoadReport, server: ServerSettings) -> dict[str, Any
         "buffers": [{"device": b.device, "reported_mib": b.reported_mib} for b in report.buffers],
         "gpu_layers": gpu_layers,
         "meaning": PLACEMENT_MEANING,
-        "requested_cpu_expert_layers": server.cpu_expert_layers if is_int(server.cpu_expert_layers) else total,
+        "requested_cpu_expert_layers": server.cpu_expert_layers if is_integer(server.cpu_expert_layers) else total,
         "total_layers": total,
     }
 
@@ -196,7 +197,7 @@ class LlamaServerModule(MeasuringModule):
         if case.model is None:
             problems.append(case.problem("model", "expected the id of a [models.ID] table naming a GGUF file"))
         total = case.settings.extra.get("total_context_tokens")
-        if is_int(total) and case.settings.contexts and is_int(case.settings.output_tokens) and total < max(case.settings.contexts) + case.settings.output_tokens:
+        if is_integer(total) and case.settings.contexts and is_integer(case.settings.output_tokens) and total < max(case.settings.contexts) + case.settings.output_tokens:
             problems.append(case.problem("settings.total_context_tokens", f"expected at least the longest context plus output_tokens ({max(case.settings.contexts) + case.settings.output_tokens})"))
         return problems
 

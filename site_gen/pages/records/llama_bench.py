@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from benchledger.records.numbers import is_number
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
@@ -52,10 +53,6 @@ def _kind(row: dict[str, Any]) -> str:
 def varying(rows: list[dict[str, Any]]) -> list[str]:
     """The configuration fields whose value differs between rows, in CONFIG order."""
     return [name for name, _, _ in CONFIG if len({repr(r.get(name)) for r in rows}) > 1]
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _show(value: Any) -> str:
@@ -149,18 +146,18 @@ class LlamaBenchRenderer(RecordRenderer):
 
     @staticmethod
     def _field(page: ArticleWriter, pointer: str, value: Any) -> str:
-        return page.num(pointer, _UNIT.get(pointer.rsplit("/", 1)[1], "")) if _number(value) else page.text(pointer)
+        return page.num(pointer, _UNIT.get(pointer.rsplit("/", 1)[1], "")) if is_number(value) else page.text(pointer)
 
     def _charts(self, page: ArticleWriter, rows: list[dict[str, Any]]) -> None:
         """Speed along each numeric field that varies (one line per test and the other fields' values),
         and every repetition's speed in order (warm-up effects and drift show there)."""
         moving = varying(rows)
-        for axis in [f for f in moving if all(_number(r.get(f)) for r in rows)]:
+        for axis in [f for f in moving if all(is_number(r.get(f)) for r in rows)]:
             others = [f for f in moving if f != axis]
             lines: dict[str, list[tuple[float, float, str]]] = {}
             for i, row in enumerate(rows):
                 label = ", ".join([test_name(row)] + [f"{_LABEL[f]} {_show(row.get(f))}" for f in others])
-                if _number(row.get("avg_ts")):
+                if is_number(row.get("avg_ts")):
                     lines.setdefault(label, []).append((row[axis], row["avg_ts"], f"/tests/{i}/avg_ts"))
             series = [Series(label, sorted(points)) for label, points in lines.items()]
             page.chart(line_chart(
@@ -171,7 +168,7 @@ class LlamaBenchRenderer(RecordRenderer):
         for i, row in enumerate(rows):
             label = ", ".join([test_name(row)] + [f"{_LABEL[f]} {_show(row.get(f))}" for f in moving])
             samples = row.get("samples_ts", [])
-            series.append(Series(label, [(j + 1, v, f"/tests/{i}/samples_ts/{j}") for j, v in enumerate(samples) if _number(v)]))
+            series.append(Series(label, [(j + 1, v, f"/tests/{i}/samples_ts/{j}") for j, v in enumerate(samples) if is_number(v)]))
         if any(len(s.points) > 1 for s in series):
             page.chart(line_chart(
                 "speed-per-repetition", "Speed of each repetition, in the order llama-bench ran them", series,

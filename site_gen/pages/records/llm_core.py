@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from benchledger.cases.llm_core import FIELDS, PHASES
+from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
@@ -112,7 +113,7 @@ def _buffer_rows(page: ArticleWriter, pp: str, buffers: list) -> list[dict[str, 
     for indexes in by_device.values():
         first = f"{pp}/buffers/{indexes[0]}"
         sizes = [buffers[b].get("reported_mib") for b in indexes]
-        if len(indexes) == 1 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in sizes):
+        if len(indexes) == 1 or not all(is_number(v) for v in sizes):
             reported = ", ".join(page.num(f"{pp}/buffers/{b}/reported_mib", "MiB") for b in indexes)
         else:
             inputs = {f"buffer {b}": f"{pp}/buffers/{b}/reported_mib" for b in indexes}
