@@ -115,8 +115,8 @@ def _filled(template: str, datasets: dict[str, list], lists: dict[str, list]) ->
     return spec
 
 
-# A linear x axis with at most this many measured values is labelled at them (20, 40, 81 GPU
-# layers), not at round numbers every 5 that were never measured.
+# An x axis with at most this many measured values is labelled at them (20, 40, 81 GPU layers;
+# 64, 512, 4096 tokens on a log axis), not at round numbers that were never measured.
 MEASURED_TICKS_MAX = 12
 
 
@@ -124,26 +124,29 @@ MEASURED_TICKS_MAX = 12
 def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, log_y: bool, measured_ticks: bool = False) -> str:
     import altair as alt  # here, not at the top: a process that builds no chart spec never loads it (0.16 s)
 
-    scale_x = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
+    # Ticked at the measured values, the axis ends at the data (a few px beyond, for the points)
+    # instead of running on to a round number nobody measured (a log axis to the next power of 10).
+    scale_x = alt.Scale(type="log" if log_x else "linear", zero=False, nice=False, padding=12) if measured_ticks \
+        else alt.Scale(type="log") if log_x else alt.Scale(zero=False)
     scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
     # a log axis labels 100, 200, 300 ...: at a phone's width they touched ("100200"); labels
-    # closer than this many px are hidden, the powers of ten first kept
-    axis_x = (alt.Axis(labelSeparation=4) if log_x
-              else alt.Axis(values=_placeholder("x_ticks"), labelSeparation=4) if measured_ticks else alt.Undefined)
+    # closer than this many px are hidden, the first and last kept
+    axis_x = (alt.Axis(values=_placeholder("x_ticks"), labelSeparation=4) if measured_ticks
+              else alt.Axis(labelSeparation=4) if log_x else alt.Undefined)
     axis_y = alt.Axis(labelSeparation=4) if log_y else alt.Undefined
-    series = {"title": series_title, "sort": _placeholder("series")}
+    # One explicit domain for colour, dash and shape: Vega-Lite merges legends over the same
+    # domain, so the one legend shows each series' colour, dash and point shape together.
+    series = {"title": series_title, "scale": alt.Scale(domain=_placeholder("series"))}
     base = alt.Chart(alt.NamedData("points")).encode(
         x=alt.X("x:Q", title=x_title, scale=scale_x, axis=axis_x),
         y=alt.Y("y:Q", title=y_title, scale=scale_y, axis=axis_y),
     )
     # A series whose points lie on another's (GPU utilisation at two contexts) still shows: each
-    # has its own dash and point shape besides its colour. The legend shows the colour alone:
-    # Vega-Lite does not merge a shape legend of one layer with the colour of both.
-    lines = base.mark_line().encode(color=alt.Color("series:N", **series),
-                                    strokeDash=alt.StrokeDash("series:N", sort=_placeholder("series"), legend=None))
+    # has its own dash and point shape besides its colour.
+    lines = base.mark_line().encode(color=alt.Color("series:N", **series), strokeDash=alt.StrokeDash("series:N", **series))
     points = base.mark_point(size=60, filled=True, opacity=1).encode(
         color=alt.Color("series:N", **series),
-        shape=alt.Shape("series:N", sort=_placeholder("series"), legend=None),
+        shape=alt.Shape("series:N", **series),
         tooltip=[
             alt.Tooltip("series:N", title=series_title),
             alt.Tooltip("x:Q", title=x_title, format=",.4~g"),
@@ -182,7 +185,7 @@ def line_chart(
         if x is not None and y is not None
     ]
     xs = sorted({r["x"] for r in rows})
-    measured_ticks = not log_x and len(xs) <= MEASURED_TICKS_MAX
+    measured_ticks = len(xs) <= MEASURED_TICKS_MAX
     spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y, measured_ticks), {"points": rows},
                    {"series": [text(s.label) for s in series], "x_ticks": xs})
     # built under the shown column names, from lists: a rename afterwards cost as much as the frame

@@ -25,7 +25,22 @@ def test_spec_names_no_remote_url():
     assert "$schema" not in spec
     assert not re.search(r"https?://", json.dumps(spec))
     assert [layer["encoding"]["x"]["scale"]["type"] for layer in spec["layer"]] == ["log", "log"]
-    assert "values" not in spec["layer"][0]["encoding"]["x"]["axis"]  # a log axis keeps its own ticks
+
+
+def test_a_log_axis_is_ticked_at_the_measured_lengths_and_ends_at_the_data(tmp_path):
+    """Graph replay's token lengths on a log axis: labelled 64, 512, 4,096, not 100 and 1,000,
+    and the axis stops at 4,096 instead of running on to 10,000."""
+    lengths = (64, 512, 4096)
+    series = [Series(path, [(n, ms * n, f"/{path}/{i}") for i, n in enumerate(lengths)]) for path, ms in (("eager", 2.0), ("graph", 1.0))]
+    made = line_chart("r", "Replay", series, x_title="tokens", y_title="ms", series_title="path", log_x=True, alt_text="alt")
+    cache = ChartCache(tmp_path)
+    try:
+        svg = cache.svg(made).decode()
+    finally:
+        cache.close()
+    ticks = re.findall(r">([\d,]+)</text>", svg[:svg.index(">tokens</text>")])
+    assert ticks[-3:] == ["64", "512", "4,096"], ticks
+    assert "10,000" not in ticks and "100" not in ticks
 
 
 def layers_chart() -> Chart:
@@ -47,7 +62,7 @@ def test_a_few_measured_x_values_are_the_axis_ticks(tmp_path):
     assert ticks[-3:] == ["20", "40", "81"], ticks  # not 20, 25, 30 ... 85
 
 
-def test_each_series_has_its_own_dash_and_point_shape_under_one_colour_legend(tmp_path):
+def test_each_series_has_its_own_dash_and_point_shape_shown_in_one_legend(tmp_path):
     spec = layers_chart().spec
     lines, points = spec["layer"]
     assert lines["mark"]["type"] == "line" and lines["encoding"]["strokeDash"]["field"] == "series"
@@ -59,6 +74,10 @@ def test_each_series_has_its_own_dash_and_point_shape_under_one_colour_legend(tm
         cache.close()
     assert len(set(re.findall(r'stroke-dasharray="([^"]*)"', svg))) >= 1  # the second series is dashed
     assert svg.count(">context 2048</text>") == svg.count(">context 8192</text>") == 1  # one legend
+    symbols = re.findall(r'role-legend-symbol"[^>]*><path transform="[^"]*" d="([^"]*)"[^>]*stroke-dasharray="([^"]*)"', svg)
+    assert len(symbols) == 2, symbols
+    (shape_a, dash_a), (shape_b, dash_b) = symbols
+    assert shape_a != shape_b and dash_a != dash_b  # the legend shows each series' point shape and dash
 
 
 def test_title_shown_once_above_the_chart_not_inside_it(tmp_path):

@@ -227,7 +227,10 @@ def test_field_label():
     assert field_label("duration_s") == "Duration"
     assert field_label("seconds") == "Seconds"  # a unit word alone is the name
     assert field_label("kv_cache") == "KV cache"
-    for key in ("CPU_Mapped", "<b>x</b>", "a__b", "", "Ünïcode_key"):  # not snake_case: as the record has it
+    assert field_label("vram_mib") == "VRAM"
+    assert field_label("CPU_fallback") == "CPU fallback"  # a word the record capitalised stays so
+    assert field_label("record_sha256") == "Upstream record SHA-256"  # not the page's own record
+    for key in ("<b>x</b>", "a__b", "", "Ünïcode_key", "_x"):  # not a key of words: as the record has it
         assert field_label(key) == key
 
 

@@ -236,16 +236,24 @@ _WORDS = {
     "uuid": "UUID", "url": "URL", "urls": "URLs", "sha256": "SHA-256", "ram": "RAM", "rss": "RSS", "numa": "NUMA",
     "cuda": "CUDA", "nvml": "NVML", "nvidia": "NVIDIA", "pid": "PID", "api": "API", "http": "HTTP", "eos": "EOS",
     "hz": "Hz", "mib": "MiB", "gib": "GiB", "gb": "GB", "mhz": "MHz", "utc": "UTC", "ai": "AI", "llm": "LLM",
+    "vram": "VRAM", "mem": "memory", "ctx": "context", "ubatch": "micro-batch", "fp16": "FP16", "bf16": "BF16",
+    "fp32": "FP32", "tf32": "TF32", "sdpa": "SDPA", "ttft": "TTFT", "gguf": "GGUF", "mmap": "mmap",
 }
+# Whole keys whose words alone would mislead: a record's own hash is on the page's audit block, so
+# the hash of the upstream record it was made from must not read as that one.
+_LABELS = {"record_sha256": "Upstream record SHA-256"}
 # Key endings that only name the unit the value shows beside itself ("1.77 s").
 _UNIT_WORDS = {"seconds", "s", "ms", "bytes", "mib", "gb", "percent", "watts", "mhz"}
-_PLAIN_KEY = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*")
 
 
 def field_label(key: str) -> str:
     """A record's snake_case key as a reader reads it, in plain text: words split, acronyms
     capitalised, a closing unit word dropped where the value shows its unit
-    (maximum_host_gap_seconds -> "Maximum host gap"). Any other key is returned as it is."""
+    (maximum_host_gap_seconds -> "Maximum host gap"); a word a record already capitalised stays
+    as written (CPU_fallback -> "CPU fallback"). Any other key is returned as it is."""
+    if key in _LABELS:
+        return _LABELS[key]
     if not _PLAIN_KEY.fullmatch(key):
         return key
     words = key.split("_")
