@@ -420,10 +420,16 @@
         spec.config = spec.config || {};
         spec.config.legend = Object.assign({ orient: "bottom" }, spec.config.legend);
       }
+      // In the dark scheme a chart is drawn in Vega's dark theme on the page's own ground: dark
+      // text on a white box glared out of a slate page.
+      var dark = document.body.getAttribute("data-md-color-scheme") === "slate";
+      if (dark) spec.background = "transparent";
       var target = document.createElement("div");
       target.className = "bl-chart-live";
       view.appendChild(target);
-      window.vegaEmbed(target, spec, { actions: false, renderer: "svg", mode: "vega-lite" }).then(function () {
+      var options = { actions: false, renderer: "svg", mode: "vega-lite" };
+      if (dark) options.theme = "dark";
+      window.vegaEmbed(target, spec, options).then(function () {
         var fallback = view.querySelector("img");
         if (fallback) {
           // the static image's text lists every value; the live SVG's own is its tick labels
@@ -431,8 +437,23 @@
           target.setAttribute("aria-label", fallback.getAttribute("alt") || "");
           fallback.remove();
         }
+        // a redraw for the other scheme replaces the drawing before it, and keeps its label
+        view.querySelectorAll(".bl-chart-live").forEach(function (old) {
+          if (old === target) return;
+          target.setAttribute("role", "img");
+          target.setAttribute("aria-label", old.getAttribute("aria-label") || "");
+          old.remove();
+        });
       }, function () { target.remove(); });
     });
+  }
+
+  // The reader's scheme switch redraws the charts already drawn, in the new scheme's colours.
+  function redrawOnSchemeChange() {
+    new MutationObserver(function () {
+      var views = document.querySelectorAll(".bl-chart-view[data-spec]");
+      if (views.length && typeof window.vegaEmbed === "function") drawLive(views);
+    }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
   }
 
   // The search page: Pagefind's UI over the site's own index (pagefind/), which a page opened
@@ -466,6 +487,7 @@
 
   function start() {
     drawCharts();
+    redrawOnSchemeChange();
     document.querySelectorAll(".bl-tlog").forEach(setUpLog);
     startSearch();
   }

@@ -258,17 +258,28 @@ def test_on_a_phone_no_page_runs_wider_than_the_screen_and_chart_text_stays_read
         assert watch.errors == [] and watch.outside == []
 
 
-def test_a_reader_can_switch_to_the_dark_scheme_and_charts_keep_their_ground(site: Path, browser):
+def test_a_reader_can_switch_to_the_dark_scheme_and_charts_follow_it(site: Path, browser):
+    """Charts drawn before the switch are drawn again on the slate ground with light text, not
+    left as white boxes; one drawing each, still labelled for screen readers."""
     with serve(site) as base:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         watch = Watch(page, base)
         page.goto(base + OFFLOAD_PAGE)
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
+        total, _ = charts_drawn(page)
         page.locator('label[for="__palette_1"]').first.click()
         page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
-        charts_drawn(page)
-        grounds = page.evaluate("[...document.querySelectorAll('.bl-chart-live svg')].map(s => getComputedStyle(s).backgroundColor)")
-        assert grounds and set(grounds) == {"rgb(255, 255, 255)"}, grounds  # dark text on a white ground, not on slate
+        page.wait_for_function("[...document.querySelectorAll('.bl-chart-live svg')].every(s => "
+                               "getComputedStyle(s).backgroundColor !== 'rgb(255, 255, 255)')")
+        drawn = page.evaluate("""[...document.querySelectorAll('.bl-chart-view')].map(v => [
+            v.querySelectorAll('.bl-chart-live').length, v.querySelector('.bl-chart-live').getAttribute('aria-label'),
+            getComputedStyle(v.querySelector('.bl-chart-live svg')).backgroundColor,
+            v.querySelector('.bl-chart-live g.role-axis-label text').getAttribute('fill')])""")
+        assert len(drawn) == total
+        for count, label, ground, label_fill in drawn:
+            assert count == 1 and label, (count, label)
+            assert ground in ("rgba(0, 0, 0, 0)", "transparent"), ground  # the page's slate shows through
+            assert label_fill.lower() in ("#fff", "#ffffff", "white"), label_fill  # light tick labels
         page.screenshot(path=str(ARTIFACTS / "dark.png"))
         page.close()
         assert watch.errors == [] and watch.outside == []
