@@ -60,7 +60,10 @@ def explorer_data(kind: CaseKind, cases: Sequence[Case], records: dict[str, Reco
     text_fields = [kind.field(name) for name in kind.columns]
     metrics = [kind.metric(name) for name in kind.headline]
     columns: list[dict[str, Any]] = [{"label": "case", "type": "link"}]
-    columns += [{"label": f.label, "type": "text", "name": f.name} for f in text_fields]
+    # a point's own fields (context length, token count) are flagged: the case column names them
+    # too, so a row scrolled sideways still says which point its numbers are
+    columns += [{"label": f.label, "type": "text", "name": f.name, **({"point": True} if f.scope is Scope.POINT else {})}
+                for f in text_fields]
     for m in metrics:
         column: dict[str, Any] = {"label": m.label, "type": "number", "name": m.name, "unit": m.unit}
         if m.value is not None:

@@ -20,14 +20,13 @@
   }
 
   // About three significant digits, thousands separated, as the site's other numbers.
-  function format(value, unit) {
+  function format(value) {
     if (value === null || value === undefined) return "n/a";
-    var abs = Math.abs(value), text;
-    if (Number.isInteger(value) || abs >= 1000) text = GROUPED.format(Math.round(value));
-    else if (abs === 0) text = "0";
-    else if (abs < 0.001) text = value.toPrecision(3);
-    else text = value.toFixed(Math.max(0, 2 - Math.floor(Math.log10(abs))));
-    return unit ? text + (unit === "%" ? "" : "\u202f") + unit : text;
+    var abs = Math.abs(value);
+    if (Number.isInteger(value) || abs >= 1000) return GROUPED.format(Math.round(value));
+    if (abs === 0) return "0";
+    if (abs < 0.001) return value.toPrecision(3);
+    return value.toFixed(Math.max(0, 2 - Math.floor(Math.log10(abs))));
   }
 
   function naturalCompare(a, b) {
@@ -78,6 +77,19 @@
 
   Explorer.prototype.cell = function (row, c) { return row[c + this.offset]; };
 
+  // The case column's text: the record (unless every row has the same one, said above the
+  // table instead), the case, and its point ("context 2048"), so that a row scrolled to its
+  // last measurement still names what was measured.
+  Explorer.prototype.caseName = function (row, record) {
+    var self = this, parts = [];
+    if (this.data.records.length > 1) parts.push(record[1].replace(/\.json$/, ""));
+    if (this.strings[row[2]] !== record[1] || !parts.length) parts.push(this.strings[row[2]]);
+    this.columns.forEach(function (column, c) {
+      if (column.point && !self.constant[c]) parts.push(column.label + " " + self.strings[self.cell(row, c)]);
+    });
+    return parts.join(" · ");
+  };
+
   Explorer.prototype.build = function () {
     var self = this, root = this.root;
     var bar = el("div", "bl-explorer-filters");
@@ -87,7 +99,7 @@
     search.setAttribute("aria-label", "Filter rows by text");
     search.addEventListener("input", function () { self.text = search.value.trim().toLowerCase(); self.shown = PAGE_ROWS; self.apply(); });
     bar.appendChild(search);
-    var same = [];
+    var same = this.data.records.length === 1 && this.rows.length > 1 ? [["record", this.data.records[0][1]]] : [];
     this.columns.forEach(function (column, c) {
       if (column.type !== "text") return;
       if (self.constant[c]) { same.push([column.label, self.strings[self.cell(self.rows[0], c)]]); return; }
@@ -98,7 +110,7 @@
       label.appendChild(el("span", "", column.label + " "));
       var select = el("select");
       select.dataset.column = column.name;
-      select.appendChild(new Option("all (" + values.length + ")", ""));
+      select.appendChild(new Option("all (" + self.rows.length + ")", ""));  // rows, as each value's count is
       values.forEach(function (s) { select.appendChild(new Option(self.strings[s] + " (" + counts[s] + ")", String(s))); });
       select.addEventListener("change", function () {
         if (select.value === "") delete self.filters[c]; else self.filters[c] = Number(select.value);
@@ -113,7 +125,7 @@
       var summary = el("p", "bl-explorer-same");
       summary.appendChild(el("span", "bl-explorer-same-label", "Same in all " + this.rows.length + " rows:"));
       same.forEach(function (pair) {
-        var item = el("span", "bl-explorer-same-item");
+        var item = el("span");
         item.appendChild(el("span", "", pair[0] + " "));
         item.appendChild(el("strong", "", pair[1]));
         summary.appendChild(item);
@@ -209,7 +221,7 @@
       var td = el("td");
       if (self.constant[c]) td.className = "bl-explorer-constant";
       if (column.type === "link") {
-        var a = el("a", "", record[1].replace(/\.json$/, "") + (self.strings[row[2]] !== record[1] ? " · " + self.strings[row[2]] : ""));
+        var a = el("a", "", self.caseName(row, record));
         var anchor = self.strings[row[3]];
         a.setAttribute("href", record[2] + (anchor ? "#" + encodeURIComponent(anchor) : ""));
         a.title = "record sha256 " + record[0];
@@ -218,7 +230,7 @@
         td.textContent = self.strings[self.cell(row, c)];
       } else {
         var value = self.cell(row, c);
-        var span = el("span", "bl-num" + (column.formula ? " bl-derived" : ""), value === null && column.available ? "unavailable" : format(value, column.unit));
+        var span = el("span", "bl-num" + (column.formula ? " bl-derived" : ""), value === null && column.available ? "unavailable" : format(value));  // its unit heads the column
         span.dataset.sha256 = record[0];
         if (column.pointer) span.dataset.pointer = row[1] + column.pointer;
         span.title = self.origin(row, column, value);

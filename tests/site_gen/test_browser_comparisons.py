@@ -51,6 +51,9 @@ def drive_explorer(page) -> None:
     assert decode["x"] + decode["width"] <= page.viewport_size["width"]  # in view without scrolling
     assert page.locator(".bl-explorer-table tbody tr").count() == 18
     assert page.locator(".bl-explorer-status").inner_text() == "18 of 18 rows match."
+    # rows of several records: each case cell names its record, its case and its point
+    first_case = page.locator(".bl-explorer-table tbody tr td:first-child").first.inner_text()
+    assert re.fullmatch(r"llm-cpu-offload/\S+ · offload-72b-\S+ · context \d+", first_case), first_case
     header = page.locator(".bl-explorer-sort", has_text="server decode (median)")
     header.click()
     values = decode_column(page)
