@@ -80,6 +80,11 @@ def format_value(value: float | int | None, unit: str = "", digits: int = DIGITS
     return Formatted(format_number(value, digits), unit)
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """A count with its noun in the number it takes: "1 record", "3 cases", "1,000 articles"."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def range_digits(low: object, high: object, unit: str = "") -> int:
     """The fewest significant digits (DIGITS to MAX_DIGITS) at which a range's two ends read
     differently, when they differ: a range shown as "1.08–1.08" hid what a verdict called."""

@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from benchledger.errors import Problem
 from site_gen import escape, raw_html
+from site_gen.quantity import counted
 from site_gen.resources import template_names, templates_dir
 
 
@@ -125,6 +126,7 @@ def make_jinja_env(override_dir: Path | None = None) -> jinja2.Environment:
     env.filters["join"] = _join
     env.filters["pre"] = lambda value: Markup(escape.pre(value))
     env.filters["ticks"] = code_ticks
+    env.filters["counted"] = counted
     # `{% filter raw_html %}...{% endfilter %}`: generated HTML MkDocs stashes, not parses
     env.filters["raw_html"] = lambda value: Markup(raw_html.block(str(value)))
     return env

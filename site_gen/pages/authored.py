@@ -16,6 +16,7 @@ from site_gen.feed import article_url, atom_feed
 from site_gen.pages.series import feed_entries
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
+from site_gen.quantity import counted
 from site_gen.resources import guide_text
 from site_gen.templating import url
 
@@ -71,7 +72,7 @@ class AuthoredArticles(PageKind):
         for tag in tags:
             tagged = [a for a in articles if tag in a.tags]
             pages.append(self.listing(site, tag_path(tag), f"Write-ups tagged “{tag}”", tagged, tags, show_tags=False,
-                                      intro=f"{len(tagged)} article(s) tagged {tag}. [All write-ups]({posixpath.relpath(INDEX, posixpath.dirname(tag_path(tag)))})"))
+                                      intro=f"{counted(len(tagged), 'article')} tagged {tag}. [All write-ups]({posixpath.relpath(INDEX, posixpath.dirname(tag_path(tag)))})"))
         pages.append(Page(GUIDE, "Writing an article that cites sealed records", guide_text(GUIDE_SOURCE)))
         return pages
 

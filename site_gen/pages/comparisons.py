@@ -24,7 +24,7 @@ from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.registry import renderer_for
-from site_gen.quantity import range_digits, traced
+from site_gen.quantity import counted, range_digits, traced
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ class ComparisonPages(PageKind):
         placed = _Placed(site, path)
         # (is generated HTML, text): headings stay Markdown, HTML runs become raw blocks
         parts: list[tuple[bool, str]] = [(False, f"# {escape.text(cp.title)}")]
-        parts.append((True, f'<p class="bl-lede">Cases from {len(cp.records)} records of kind <code>{escape.html(kind.schema)}</code> '
+        parts.append((True, f'<p class="bl-lede">Cases from {counted(len(cp.records), "record")} of kind <code>{escape.html(kind.schema)}</code> '
                  f"that agree on every identity field and on every other axis field: they differ only in "
                  f"<strong>{escape.html(axis.label)}</strong>{self._context_differing(kind, cp)}. Ratios are to the baseline "
                  f"{escape.html(axis.label)} <strong>{escape.html(cp.values[0])}</strong> (the first in sort order). "

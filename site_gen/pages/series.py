@@ -24,7 +24,7 @@ from site_gen.feed import FeedEntry
 from site_gen.history import Finding, SeriesReport, Track, series_setup
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
-from site_gen.quantity import format_value
+from site_gen.quantity import counted, format_value
 from site_gen.tables import frame, html_table
 from site_gen.templating import url
 
@@ -77,7 +77,7 @@ def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: 
     marks = [SeriesMark(points[f.claim.comparison.after.start].label, claim_text(f), f.claim.verdict == CHANGED)
              for f in findings if f.claim.verdict == CHANGED or track.detection.algorithm == E_DIVISIVE]
     changed = [m for m in marks if m.changed]
-    alt_text = (f"{track.label} over {len(points)} records along {kind.field(report.series.field).label}: "
+    alt_text = (f"{track.label} over {counted(len(points), 'record')} along {kind.field(report.series.field).label}: "
                 + ("; ".join(f"from {m.at}: {m.text}" for m in changed) if changed else "no change detected") + ".")
     chart = series_chart(f"track-{index}", track.label, points, segments, marks,
                          x_title=kind.field(report.series.field).label, y_title=f"{track.metric.label} ({track.metric.unit})",
@@ -171,7 +171,7 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     field_label = kind.field(series.field).label
     # (is generated HTML, text): headings stay Markdown, HTML runs become raw blocks
     parts: list[tuple[bool, str]] = [(False, f"# {escape.text(title)}")]
-    parts.append((True, f'<p class="bl-lede">{len(series.cases)} cases from {len(series.records)} records of <code>{series.schema}</code> '
+    parts.append((True, f'<p class="bl-lede">{counted(len(series.cases), "case")} from {counted(len(series.records), "record")} of <code>{series.schema}</code> '
                   f"that agree on every identity field"
                   + (f" and on every other axis field, ordered by {escape.html(field_label)}." if series.along_axis else
                      f" and on every axis field (repeats of one setup), ordered by {escape.html(field_label)}.")

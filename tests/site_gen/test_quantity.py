@@ -108,3 +108,11 @@ def test_verify_site_reads_a_range_end_shown_with_more_digits_and_refuses_a_wron
 
     assert _reads_as("1.077\u202ftokens/s", 1.0771) and _reads_as("1.08\u202ftokens/s", 1.0771)
     assert not _reads_as("1.078\u202ftokens/s", 1.0771)
+
+
+def test_counted_puts_the_noun_in_the_number_the_count_takes():
+    from site_gen.quantity import counted
+
+    assert counted(1, "record") == "1 record"
+    assert [counted(n, "case") for n in (0, 2, 1000)] == ["0 cases", "2 cases", "1,000 cases"]
+    assert counted(3, "series", "series") == "3 series"

@@ -10,7 +10,7 @@ from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, provenance, under,
 )
-from site_gen.quantity import format_value, utc_date
+from site_gen.quantity import counted, format_value, utc_date
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -62,7 +62,7 @@ class GraphReplayRenderer(RecordRenderer):
         reps = sorted({m.get("timing", {}).get("eager", {}).get("repetitions") for m in data.get("measurements", [])} - {None})
         measured = (
             f"Scoring time, eager vs CUDA-graph replay, with torch {data.get('torch_version', '?')} "
-            f"on {data.get('device', '?')}: {len(ms)} token length(s), {'/'.join(map(str, reps)) or '?'} repetitions each; "
+            f"on {data.get('device', '?')}: {counted(len(ms), 'token length')}, {'/'.join(map(str, reps)) or '?'} repetitions each; "
             f"timing scope: {data.get('timing_scope', '?')}."
         )
         return Summary(title, date, str(data.get("device", "?")), headline,

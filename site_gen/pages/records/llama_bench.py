@@ -15,6 +15,7 @@ from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, kv_rows, under,
 )
+from site_gen.quantity import counted
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -89,8 +90,8 @@ class LlamaBenchRenderer(RecordRenderer):
         numbers = [f"{escape.html(test_name(rows[i]))}: {num(i)}" for _, i in picks]
         reps = sorted({len(r.get("samples_ns", [])) for r in rows})
         measured = (f"llama.cpp's llama-bench ({block.get('tool_version', '?')}), imported from "
-                    f"{block.get('source_file_name', '?')} ({block.get('output_format', '?')}): {len(rows)} test(s), "
-                    f"{'/'.join(map(str, reps)) or '?'} repetition(s) each. Measured by llama-bench, not by benchledger's collector.")
+                    f"{block.get('source_file_name', '?')} ({block.get('output_format', '?')}): {counted(len(rows), 'test')}, "
+                    f"{'/'.join(map(str, reps)) or '?'} {'repetition' if reps == [1] else 'repetitions'} each. Measured by llama-bench, not by benchledger's collector.")
         hardware = " · ".join(x for x in (first.get("gpu_info") or "no GPU", first.get("cpu_info"), first.get("backends")) if x)
         return Summary(title, str(first.get("test_time", ""))[:10], hardware, headline, numbers, measured)
 

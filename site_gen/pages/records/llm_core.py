@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from benchledger.cases.llm_core import FIELDS, PHASES
-from benchledger.records.numbers import is_number
+from benchledger.records.numbers import is_integer, is_number
 from benchledger.records.pointer import resolve
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
@@ -17,6 +17,7 @@ from site_gen.limitations import Limitation
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, kv_rows, provenance, under,
 )
+from site_gen.quantity import counted
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -68,7 +69,7 @@ def _left_out(data: dict) -> str:
         if c.get("status") != "completed":
             by_status.setdefault(str(c.get("status")), []).append(str(c.get("id")))
     return "; ".join(
-        f"{len(ids)} of {len(cases)} case{'s' if len(cases) != 1 else ''} {status}: {', '.join(ids)} (left out of these numbers)"
+        f"{len(ids)} of {counted(len(cases), 'case')} {status}: {', '.join(ids)} (left out of these numbers)"
         for status, ids in by_status.items()
     )
 
@@ -100,6 +101,10 @@ def _in_every_case(page: ArticleWriter) -> Callable[[Limitation], bool]:
             texts.setdefault(lim.text, set()).add(lim.scope)
     common = {text for text, scopes in texts.items() if scopes == cases} if len(cases) > 1 else set()
     return lambda lim: lim.scope in cases and lim.text in common
+
+
+def _rounds(count: object) -> str:
+    return counted(count, "measured round") if is_integer(count) else "? measured rounds"
 
 
 def _buffer_rows(page: ArticleWriter, pp: str, buffers: list) -> list[dict[str, str]]:
@@ -163,8 +168,8 @@ class LlmCoreRenderer(RecordRenderer):
         settings = (cases[0].get("settings") or {}) if cases else {}
         measured = (
             f"{runtime.get('name', '?')} {runtime.get('release', '')} serving {model.get('name', '?')} "
-            f"{model.get('quantization', '')} through {settings.get('endpoint', '?')}: {len(cases)} case(s) × "
-            f"{len(_contexts(data))} context length(s), {settings.get('measured_rounds', '?')} measured round(s) of "
+            f"{model.get('quantization', '')} through {settings.get('endpoint', '?')}: {counted(len(cases), 'case')} × "
+            f"{counted(len(_contexts(data)), 'context length')}, {_rounds(settings.get('measured_rounds'))} of "
             f"{settings.get('output_tokens', '?')} output tokens each, concurrency {settings.get('concurrency', '?')}."
         )
         return Summary(title, str(data.get("tested_at", "")), f"{hw.get('gpu', '?')} · {hw.get('cpu', '?')}",
