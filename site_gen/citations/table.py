@@ -10,7 +10,9 @@
 `rows` is a pointer whose `*` segments run over every index (or key) there; a column pointer
 without a leading `/` is relative to the row, and `{0}`, `{1}`... in an absolute one stand for
 the row's `*` positions. A column is `[label, pointer]`, `[label, pointer, unit]`, or a dict
-with `label`, one of `value`/`ratio`/`per`/`difference` and an optional `unit`."""
+with `label`, one of `value`/`ratio`/`per`/`difference` and an optional `unit`. Rows come in the
+record's order, or ordered by `sort="tokens"` (a pointer as a column's; `"-tokens"` descending):
+numbers by value, text in natural order (b9 before b10)."""
 
 from __future__ import annotations
 
@@ -18,9 +20,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from benchledger.cases.base import natural_key
+from benchledger.records.numbers import is_number
 from benchledger.records.pointer import parse_pointer, resolve, to_pointer
 from site_gen import escape
-from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
+from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem, describe
 from site_gen.citations.derived import Derived, Difference, Per, Ratio
 from site_gen.citations.value import Cite, Text
 from site_gen.limitations import Limitation
@@ -36,7 +40,7 @@ class Table(CitationKind):
     name = "table"
     block = True
 
-    def render(self, env: CitationEnv, record: str, rows: str, columns: list, caption: str = "") -> str:
+    def render(self, env: CitationEnv, record: str, rows: str, columns: list, caption: str = "", sort: str = "") -> str:
         rec = env.record(record)
         if not isinstance(columns, list) or not columns:
             raise CitationProblem("columns must be a non-empty list of [label, pointer(, unit)] or dicts")
@@ -44,6 +48,8 @@ class Table(CitationKind):
         row_keys = expand_rows(rec.data, rows)
         if not row_keys:
             raise CitationProblem(f"rows {rows!r} matches nothing in record {record}")
+        if sort:
+            row_keys = _sorted_rows(rec.data, row_keys, sort)
         lines = [
             "| " + " | ".join(escape.text(s.label) for s in specs) + " |",
             "|" + "|".join("---" for _ in specs) + "|",
@@ -108,6 +114,25 @@ def _column(spec: Any, index: int) -> Column:
             raise CitationProblem(f"{where}: {kind} needs a 'unit'")
         return Column(spec["label"], kind, pointers, unit)
     raise CitationProblem(f"{where}: write [label, pointer], [label, pointer, unit] or a dict with label and value/ratio/per/difference")
+
+
+def _sorted_rows(data: Any, row_keys: list[tuple[str, list[str]]], sort: Any) -> list[tuple[str, list[str]]]:
+    """`row_keys` ordered by each row's value at `sort` ("-" first: descending); every row must
+    have one, all numbers or all text, or the order would be a guess."""
+    if not isinstance(sort, str) or sort in ("", "-"):
+        raise CitationProblem(f"sort must be a pointer such as \"tokens\" or \"-tokens\", not {sort!r}")
+    descending, pointer = sort.startswith("-"), sort.removeprefix("-")
+    values = [resolve(data, place(pointer, row, stars), default=None) for row, stars in row_keys]
+    if all(is_number(v) for v in values):
+        keys: list[Any] = values
+    elif all(isinstance(v, str) for v in values):
+        keys = [natural_key(v) for v in values]
+    else:
+        odd = [(row, v) for (row, _), v in zip(row_keys, values) if not (is_number(v) or isinstance(v, str))]
+        found = f"row {odd[0][0]} has {describe(odd[0][1])} there" if odd else "the rows mix numbers and text there"
+        raise CitationProblem(f"sort {sort!r}: {found}; every row needs a number there, or every row text")
+    order = sorted(range(len(row_keys)), key=lambda i: keys[i], reverse=descending)
+    return [row_keys[i] for i in order]
 
 
 def expand_rows(data: Any, pattern: str) -> list[tuple[str, list[str]]]:

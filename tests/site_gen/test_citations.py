@@ -113,6 +113,10 @@ FAILURES = [
     ("short prefix", {"r": OFFLOAD[:8]}, "x", 8, "prefix 'ebcfc483' is too short"),
     ("withheld into a formula", {"r": GRAPH}, '{{ ratio("r", "/measurements/3/timing/eager/p95_ms", "/measurements/3/timing/graph/p95_ms") }}', 10, "is withheld (p95 withheld: 5 samples, below 130"),
     ("unexplained null", {"r": OFFLOAD}, '{{ cite("r", "/cases/0/groups/0/resources/gpu_energy/reason") }}', 10, "is null and no limitation explains why"),
+    ("sort by a missing field", {"r": GRAPH}, '{{ table("r", rows="/measurements/*", columns=[["t", "tokens"]], sort="nope") }}', 10,
+     "sort 'nope': row /measurements/0 has null there; every row needs a number there, or every row text"),
+    ("sort by an object", {"r": GRAPH}, '{{ table("r", rows="/measurements/*", columns=[["t", "tokens"]], sort="-timing") }}', 10,
+     "sort '-timing': row /measurements/0 has an object (keys: eager, graph) there"),
     ("division by zero", {"r": OFFLOAD}, '{{ ratio("r", "/cases/0/placement/gpu_layers", "/cases/0/placement/requested_cpu_expert_layers") }}', 10, "is 0: cannot divide by it"),
 ]
 
@@ -135,6 +139,21 @@ def test_build_fails_with_file_line_and_reason(project, tmp_path, chart_cache, c
     expected = f"benchledger build: error: docs/articles/broken.md:{line}: "
     assert any(l.startswith(expected) and message in l for l in err), err
     assert not out.exists()
+
+
+def test_a_table_can_order_its_rows_by_a_field(project):
+    """The graph record lists its lengths 338, 330, 322, ..., 32768, 28070: a table of them in
+    that order read as if the longest came last; sort="tokens" orders them, "-tokens" reverses."""
+    records, articles = project
+    body = ('{{ table("g", rows="/measurements/*", columns=[["Tokens", "tokens", "tokens"]], sort="tokens") }}\n\n'
+            '{{ table("g", rows="/measurements/*", columns=[["Kind", "kind"]], sort="-tokens") }}\n')
+    write_article(articles, "sorted", body, {"g": GRAPH})
+    page = build_pages(records, articles)["posts/sorted.md"].markdown
+    pointers = re.findall(r'data-pointer="/measurements/(\d)/(tokens|kind)"', page)
+    ascending = [int(i) for i, field in pointers if field == "tokens"]
+    descending = [int(i) for i, field in pointers if field == "kind"]
+    assert ascending == [2, 1, 0, 3, 4, 5, 7, 6], ascending  # 322, 330, 338, 1024, 4096, 16384, 28070, 32768
+    assert descending == ascending[::-1]
 
 
 def test_all_problems_reported_at_once(project):
