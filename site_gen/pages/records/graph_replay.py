@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from site_gen.charts import Series, line_chart, points_text
+from site_gen.limitations import withheld_percentile
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, provenance, under,
 )
@@ -45,7 +47,7 @@ class GraphReplayRenderer(RecordRenderer):
             else:
                 def speedup(m: dict, ptr: str) -> str:  # a ratio below 1 is a loss: never "faster"
                     ratio = m.get("mean_speedup")
-                    said = "the speedup" if not isinstance(ratio, (int, float)) or ratio >= 1 else "replay is slower:"
+                    said = "the speedup" if not is_number(ratio) or ratio >= 1 else "replay is slower:"
                     return f"{said} {num(ptr + '/mean_speedup', '×')}"
 
                 headline = (
@@ -95,14 +97,14 @@ class GraphReplayRenderer(RecordRenderer):
         page.heading(2, "Results", "results")
         timing = [
             Series(path, [(m["tokens"], m["timing"][path]["mean_ms"], f"/measurements/{i}/timing/{path}/mean_ms")
-                          for i, m in ms if isinstance((m.get("timing", {}).get(path) or {}).get("mean_ms"), (int, float))])
+                          for i, m in ms if is_number((m.get("timing", {}).get(path) or {}).get("mean_ms"))])
             for path in PATHS
         ]
         speed = [Series("eager / graph", [(m["tokens"], m["mean_speedup"], f"/measurements/{i}/mean_speedup")
-                                          for i, m in ms if isinstance(m.get("mean_speedup"), (int, float))])]
+                                          for i, m in ms if is_number(m.get("mean_speedup"))])]
         memory = [
             Series(kind, [(m["tokens"], m[f"capture_{kind}_increase_bytes"] / 2**20, f"/measurements/{i}/capture_{kind}_increase_bytes")
-                          for i, m in ms if isinstance(m.get(f"capture_{kind}_increase_bytes"), (int, float))])
+                          for i, m in ms if is_number(m.get(f"capture_{kind}_increase_bytes"))])
             for kind in ("allocated", "reserved")
         ]
 
@@ -120,6 +122,7 @@ class GraphReplayRenderer(RecordRenderer):
     def _table(self, page: ArticleWriter) -> None:
         page.heading(2, "Per token length", "per-token-length")
         rows = []
+        shown_p95 = False  # whether any row has a p95 to show, not withheld
         for i, m in _measurements(page.view.data):
             mp = f"/measurements/{i}"
             row = {"kind": page.text(f"{mp}/kind"), "tokens": page.num(f"{mp}/tokens", "")}
@@ -129,10 +132,11 @@ class GraphReplayRenderer(RecordRenderer):
                 row[f"{path} median"] = page.num(f"{tp}/median_ms", "ms")
                 row[f"{path} p95"] = page.percentile(tp, "p95", "p95_ms", "ms")
                 row[f"{path} runs"] = page.num(f"{tp}/repetitions")
+                shown_p95 |= withheld_percentile(page.view.limitations, tp, "p95") is None
             row["speedup"] = page.num(f"{mp}/mean_speedup", "×")
             eager = resolve(page.view.data, f"{mp}/timing/eager/mean_ms", default=None)
             graph = resolve(page.view.data, f"{mp}/timing/graph/mean_ms", default=None)
-            if isinstance(eager, (int, float)) and isinstance(graph, (int, float)) and graph:
+            if is_number(eager) and is_number(graph) and graph:
                 row["saved per call"] = page.derived(eager - graph, "ms", "eager.mean_ms - graph.mean_ms",
                                                      {"eager.mean_ms": f"{mp}/timing/eager/mean_ms", "graph.mean_ms": f"{mp}/timing/graph/mean_ms"})
             row["capture"] = page.num(f"{mp}/capture_seconds", "s")
@@ -141,10 +145,15 @@ class GraphReplayRenderer(RecordRenderer):
         # the comparison first (both means, their ratio and difference), where a laptop shows it
         # without scrolling; then the spread and the run counts, path beside path
         columns = ["kind", "tokens"] + [f"{p} mean" for p in PATHS] + ["speedup", "saved per call"]
-        columns += [f"{p} {s}" for s in ("median", "p95", "runs") for p in PATHS] + ["capture", "capture memory (reserved)"]
+        # two columns of "withheld" in every row say nothing a sentence cannot
+        spread = ("median", "p95", "runs") if shown_p95 else ("median", "runs")
+        columns += [f"{p} {s}" for s in spread for p in PATHS] + ["capture", "capture memory (reserved)"]
         page.html('<div class="bl-scroll">')
         page.table(rows, columns)
         page.html("</div>")
+        if rows and not shown_p95:
+            page.html('<p class="bl-caption">No p95 column: every row withholds it, too few runs for a 95th '
+                      "percentile (the notes below say how many it takes).</p>")
         page.notes(lambda lim: lim.scope.startswith("/measurements/"), "Limitations of these numbers")
 
     def _checks(self, page: ArticleWriter) -> None:

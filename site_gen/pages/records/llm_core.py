@@ -144,7 +144,7 @@ def _energy_per_token(data: dict, group_pointer: str) -> float | None:
     tokens), or None when energy is unavailable or no token completed."""
     joules = resolve(data, f"{group_pointer}/resources/gpu_energy/joules", default=None)
     tokens = resolve(data, f"{group_pointer}/completed_output_tokens", default=None)
-    return joules / tokens if isinstance(joules, (int, float)) and tokens else None
+    return joules / tokens if is_number(joules) and tokens else None
 
 
 class LlmCoreRenderer(RecordRenderer):
@@ -203,11 +203,12 @@ class LlmCoreRenderer(RecordRenderer):
             sentence = f"With {escape.html(first_label)}, server decode runs at {first} (median, context {context} tokens)."
         else:
             last_value = points[-1][2]
-            numeric = isinstance(first_value, (int, float)) and isinstance(last_value, (int, float))
+            numeric = is_number(first_value) and is_number(last_value)
             verb = "changing to" if not numeric or last_value == first_value else "falling to" if last_value < first_value else "rising to"
             rest = "; ".join(f"{v} with {escape.html(lbl)}" for lbl, v, _ in points[1:])
             sentence = (
-                f"Median server decode at a {context}-token context: {first} with {escape.html(first_label)}, "
+                # a non-breaking hyphen: a phone broke the line inside "2048-token"
+                f"Median server decode at a {context}\u2011token context: {first} with {escape.html(first_label)}, "
                 f"{verb} {rest}."
             )
         return sentence, [f"{escape.html(lbl)}: {v}" for lbl, v, _ in points]
@@ -258,7 +259,7 @@ class LlmCoreRenderer(RecordRenderer):
                     case = data["cases"][i]
                     g = _group_index(case, context)
                     x, _ = _axis_value(case, axis)
-                    if g is None or not isinstance(x, (int, float)):
+                    if g is None or not is_number(x):
                         continue
                     y, origin = value_of(i, g)
                     if y is not None:
@@ -272,7 +273,7 @@ class LlmCoreRenderer(RecordRenderer):
             def value_of(i: int, g: int):
                 ptr = f"/cases/{i}/groups/{g}/{path}"
                 v = resolve(data, ptr, default=None)
-                return (v * scale if isinstance(v, (int, float)) else None), ptr + (f" ({scaled})" if scaled else "")
+                return (v * scale if is_number(v) else None), ptr + (f" ({scaled})" if scaled else "")
             return value_of
 
         def energy_per_token(i: int, g: int):
