@@ -160,6 +160,11 @@ def traced(
     return f"<span {' '.join(attrs)}>{html.escape(shown)}</span>{markers}"
 
 
+# Before every marker: a word joiner (U+2060), so a line never breaks between a number and its
+# ⚠ (on a phone the marker wrapped to the next line, away from what it marks).
+_JOINED = "&#8288;"
+
+
 def limitations_marker(limitations: Sequence["Limitation"]) -> str:
     """One marker for several limitations of a value quoted in prose (a citation, a headline:
     several markers would bury the number): its hover lists them, its count says how many, its
@@ -168,13 +173,13 @@ def limitations_marker(limitations: Sequence["Limitation"]) -> str:
         return ""
     texts = " · ".join(lim.text for lim in limitations)
     count = f"<sup>{len(limitations)}</sup>" if len(limitations) > 1 else ""
-    return f'<a class="bl-lim-mark" href="#{limitations[0].anchor}" title="{escape.shown_attr(texts)}">&#9888;{count}</a>'
+    return f'{_JOINED}<a class="bl-lim-mark" href="#{limitations[0].anchor}" title="{escape.shown_attr(texts)}">&#9888;{count}</a>'
 
 
 def limitation_marker(limitation: "Limitation") -> str:
     """A small marker beside a number, linking to the limitation's note on the same page."""
     return (
-        f'<a class="bl-lim-mark" href="#{limitation.anchor}" '
+        f'{_JOINED}<a class="bl-lim-mark" href="#{limitation.anchor}" '
         f'title="{escape.shown_attr(limitation.text)}">&#9888;</a>'
     )
 

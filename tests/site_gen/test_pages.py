@@ -171,6 +171,16 @@ def test_provenance_hashes_are_code_that_wraps_and_sentences_one_per_line(site):
     assert "word-break: break-all" in (site[1].out_dir / "assets" / "benchledger.css").read_text(encoding="utf-8")
 
 
+def test_the_graph_replay_table_drops_p95_columns_that_every_row_withholds(site):
+    """All eight lengths have 5 or 30 runs, below the 130 a p95 needs: two columns of "withheld"
+    became one sentence, and the notes saying why are still listed under the table."""
+    page = html(site, "articles/torch-graph-replay/2026-10-28.html")
+    table = page[page.index('id="per-token-length"'):page.index('id="correctness-checks"')]
+    assert "<th>eager mean</th>" in table and "p95</th>" not in table
+    assert "No p95 column: every row withholds it" in table
+    assert "p95 withheld: 30 samples, below 130" in table and "p95 withheld: 5 samples, below 130" in table
+
+
 def test_a_graph_replay_headline_calls_a_ratio_below_one_slower_not_a_gain():
     """A browser audit read "(3.67x faster); at 32,768 tokens the gain is 0.911x" on a home card."""
     from types import SimpleNamespace
@@ -277,8 +287,9 @@ def test_headline_numbers_carry_the_markers_a_write_up_would_put_on_them(site):
         after_head = head[head.index(marker):]
         after_card = card[card.index(marker):]
         # on the article the marker goes to the note on the page; on the home card, to the article's
-        assert re.match(rf'[^>]*>[^<]*</span><a class="bl-lim-mark" href="#{lims[0].anchor}" [^>]*>&#9888;<sup>{count}</sup></a>', after_head)
-        assert re.match(rf'[^>]*>[^<]*</span><a class="bl-lim-mark" href="{re.escape(article_path)}#{lims[0].anchor}" ', after_card)
+        # (joined to the number: a word joiner between them, so no line breaks there)
+        assert re.match(rf'[^>]*>[^<]*</span>&#8288;<a class="bl-lim-mark" href="#{lims[0].anchor}" [^>]*>&#9888;<sup>{count}</sup></a>', after_head)
+        assert re.match(rf'[^>]*>[^<]*</span>&#8288;<a class="bl-lim-mark" href="{re.escape(article_path)}#{lims[0].anchor}" ', after_card)
         assert f'id="{lims[0].anchor}"' in article
     # the card's count of limitations is a link to them on the article
     assert re.search(rf'<a class="bl-card-lims" href="{re.escape(article_path)}#limitations"><span aria-hidden="true">&#9888;</span> \d+ limitations</a>', card)
