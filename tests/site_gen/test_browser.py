@@ -195,6 +195,11 @@ def test_search_finds_a_record_by_model_name_gpu_and_hash_prefix(site: Path, bro
         expect(page.locator(".pagefind-ui__message")).to_contain_text("result")
         pages = {h.split("#")[0] for h in page.locator(".pagefind-ui__result-link").evaluate_all("els => els.map(e => e.getAttribute('href'))")}
         assert pages == {"/" + OFFLOAD_PAGE, "/posts/llama-cpp-cpu-offload-72b.html"}, pages
+        # excerpts quote the page's text, not a table's header row ("field value. Run. ...")
+        page.goto(base + "search.html?q=fp16")
+        page.locator(".pagefind-ui__result-excerpt").first.wait_for()
+        excerpts = page.locator(".pagefind-ui__result-excerpt").all_inner_texts()
+        assert excerpts and not any("field value" in e for e in excerpts), excerpts
         assert watch.errors == []
         assert watch.outside == []
         assert any("/pagefind/fragment/" in url for url in fetched)  # pieces, not one whole index
@@ -247,6 +252,11 @@ def test_on_a_phone_no_page_runs_wider_than_the_screen_and_chart_text_stays_read
                               ".map(m => m.getBoundingClientRect()).map(r => [r.width, r.height])")
         assert path != OFFLOAD_PAGE or sizes, "the offload article marks limitations"
         assert all(w >= 24 and h >= 24 for w, h in sizes), sizes[:5]
+        # ... on the line of the number it marks: a marker wrapped to the next line marked nothing there
+        apart = page.evaluate("""[...document.querySelectorAll('.bl-num + .bl-lim-mark')].filter(m => m.offsetParent)
+            .map(m => [m.previousElementSibling.getClientRects(), m.getBoundingClientRect()])
+            .filter(([rects, mark]) => rects.length && mark.top >= rects[rects.length - 1].bottom).length""")
+        assert apart == 0, f"{apart} limitation markers sit on another line than their number"
         if page.locator(".bl-head .bl-num").count():  # no hover on a phone: a tap shows the source, a second hides it
             number = page.locator(".bl-head .bl-num").first
             number.tap()
