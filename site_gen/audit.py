@@ -27,7 +27,7 @@ from site_gen import urls
 from site_gen.checksums import check_site_files
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
-from site_gen.quantity import DIGITS, MAX_DIGITS, format_value
+from site_gen.quantity import BYTE_UNITS, DIGITS, MAX_DIGITS, format_value, unit_for
 
 RECORDS = "records"
 # Hashes a page states about records: traced numbers and audit blocks carry data-sha256.
@@ -189,9 +189,9 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
             value = resolve(data, span.pointer, default=_MISSING)
             if value is _MISSING:
                 problems.append(Problem(rel, "", f"shows {_q(span.text)} from {span.sha256[:12]} {span.pointer}, which that record does not have"))
-            elif not _reads_as(span.text, value):
+            elif not _reads_as(span.text, value, span.pointer):
                 problems.append(Problem(rel, "", f"shows {_q(span.text)} for {span.sha256[:12]} {span.pointer}, but the record holds "
-                                                 f"{value!r} ({_expected(span.text, value)} under the formatting rule): the page was edited"))
+                                                 f"{value!r} ({_expected(span.text, value, span.pointer)} under the formatting rule): the page was edited"))
     return problems
 
 
@@ -394,19 +394,23 @@ def _scan_file(path: Path) -> Scanned:
 _LABELS = re.compile(r"[^0-9]*")  # and no digit of any script either (see _reads_as)
 
 
-def _reads_as(text: str, value: Any) -> bool:
+def _reads_as(text: str, value: Any, pointer: str) -> bool:
     """Whether `text` is how the site shows `value`: `format_value(value, unit)` for the unit
     the text names (bytes rescaled), or a label without digits (e.g. "withheld")."""
     if _LABELS.fullmatch(text) and not any(c.isnumeric() for c in text):  # "９９.９" is no label
         return True
-    return text in _candidates(text, value)
+    return text in _candidates(text, value, pointer)
 
 
-def _candidates(text: str, value: Any) -> list[str]:
+def _candidates(text: str, value: Any, pointer: str) -> list[str]:
     number, _, unit = text.partition("\u202f")
     if not unit and text.endswith("%"):
         unit = "%"
-    units = [unit, "B"] if unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB") else [unit]
+    # A byte count is shown rescaled from the unit its field declares (reported_mib: 41,298 MiB
+    # shows as 40.3 GiB), or from bytes where the field names none.
+    declared = unit_for(pointer.rpartition("/")[2])
+    units = list(dict.fromkeys([unit, "B", declared])) if unit in BYTE_UNITS and declared in BYTE_UNITS else \
+        [unit, "B"] if unit in BYTE_UNITS else [unit]
     out = []
     for u in units:
         try:
@@ -415,6 +419,8 @@ def _candidates(text: str, value: Any) -> list[str]:
             out += [str(format_value(value, u, digits)) for digits in range(DIGITS + 1, MAX_DIGITS + 1)]
         except (TypeError, ValueError, OverflowError):
             continue
+        if u in BYTE_UNITS:
+            continue  # a size's unit is the one it is rescaled to, never a label the caller chose
         # a caller's label after the number ("330 tokens" cited as "330 tokens" or "1,024 token")
         out.append(format_value(value, u).number + ("\u202f" + unit if unit else ""))
         out.append(format_value(value, u).number + (" " + text.split(" ", 1)[1] if " " in text else ""))
@@ -426,6 +432,6 @@ def _q(text: str) -> str:
     return '"' + text.replace("\u202f", " ") + '"'
 
 
-def _expected(text: str, value: Any) -> str:
-    candidates = _candidates(text, value)
+def _expected(text: str, value: Any, pointer: str) -> str:
+    candidates = _candidates(text, value, pointer)
     return _q(candidates[0]) if candidates else "no text"

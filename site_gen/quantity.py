@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from site_gen.limitations import Limitation
 
 # Binary prefixes for byte counts; SI prefixes would disagree with what tools like `free -h` show.
-_BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 
 
 @dataclass(frozen=True)
@@ -66,18 +66,32 @@ def format_number(value: float | int, digits: int = DIGITS) -> str:
 
 
 def format_value(value: float | int | None, unit: str = "", digits: int = DIGITS) -> Formatted:
-    """`value` in `unit`, rescaled where a reader expects it (bytes -> KiB/MiB/GiB)."""
+    """`value` in `unit`, rescaled where a reader expects it (bytes -> KiB/MiB/GiB; 41,298 MiB
+    -> 40.3 GiB)."""
     if value is None:
         return Formatted("n/a", "")
-    if unit in ("B", "bytes") and not isinstance(value, bool):
-        scaled, index = float(value), 0
-        while abs(scaled) >= 1024 and index < len(_BYTE_UNITS) - 1:
+    start = BYTE_UNITS.index("B" if unit == "bytes" else unit) if unit in BYTE_UNITS or unit == "bytes" else None
+    if start is not None and not isinstance(value, bool):
+        scaled, index = float(value), start
+        while abs(scaled) >= 1024 and index < len(BYTE_UNITS) - 1:
             scaled /= 1024
             index += 1
         if index == 0:
             return Formatted(format_number(int(value)), "B")
-        return Formatted(format_number(scaled, digits), _BYTE_UNITS[index])
+        return Formatted(format_number(scaled, digits), BYTE_UNITS[index])
     return Formatted(format_number(value, digits), unit)
+
+
+def unit_for(key: str) -> str:
+    """The unit a field name declares by its suffix (the project's naming rule)."""
+    for suffix, unit in (
+        ("_bytes", "B"), ("_seconds", "s"), ("_s", "s"), ("_ms", "ms"), ("_mib", "MiB"), ("_gb", "GB"),
+        ("_percent", "%"), ("_watts", "W"), ("_joules", "J"), ("joules", "J"), ("watt_hours", "Wh"),
+        ("_mhz", "MHz"), ("_per_second", "/s"), ("_tokens", "tokens"),
+    ):
+        if key.endswith(suffix):
+            return unit
+    return ""
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:

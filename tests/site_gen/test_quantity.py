@@ -31,6 +31,9 @@ def test_units_and_byte_scaling():
     assert str(format_value(512, "B")) == "512\u202fB"
     assert str(format_value(99.8, "%")) == "99.8%"
     assert str(format_value(None, "s")) == "n/a"
+    # a field in MiB (llama.cpp's buffer sizes) is rescaled as bytes are: not "41,298 MiB"
+    assert str(format_value(41297.69, "MiB")) == "40.3\u202fGiB"
+    assert str(format_value(668.25, "MiB")) == "668\u202fMiB"
 
 
 def test_traced_number_carries_sha_pointer_and_raw_value():
@@ -106,8 +109,19 @@ def test_a_range_gets_the_digits_that_tell_its_ends_apart(low, high, unit, digit
 def test_verify_site_reads_a_range_end_shown_with_more_digits_and_refuses_a_wrong_one():
     from site_gen.audit import _reads_as
 
-    assert _reads_as("1.077\u202ftokens/s", 1.0771) and _reads_as("1.08\u202ftokens/s", 1.0771)
-    assert not _reads_as("1.078\u202ftokens/s", 1.0771)
+    assert _reads_as("1.077\u202ftokens/s", 1.0771, "/x/median") and _reads_as("1.08\u202ftokens/s", 1.0771, "/x/median")
+    assert not _reads_as("1.078\u202ftokens/s", 1.0771, "/x/median")
+
+
+def test_verify_site_reads_a_rescaled_size_in_the_unit_its_field_declares():
+    """41297.69 in `reported_mib` shows as 40.3 GiB; the same number in a field of bytes would be
+    40.3 KiB, and 40.3 GiB there is a wrong page."""
+    from site_gen.audit import _reads_as
+
+    assert _reads_as("40.3\u202fGiB", 41297.69, "/cases/0/placement/buffers/1/reported_mib")
+    assert not _reads_as("40.3\u202fGiB", 41297.69, "/cases/0/placement/buffers/1/size_bytes")
+    assert not _reads_as("40.3\u202fTiB", 41297.69, "/cases/0/placement/buffers/1/reported_mib")
+    assert _reads_as("40.3\u202fKiB", 41297.69, "/cases/0/placement/buffers/1/size_bytes")
 
 
 def test_counted_puts_the_noun_in_the_number_the_count_takes():

@@ -14,7 +14,7 @@ from benchledger.records.pointer import parse_pointer, resolve, resolve_held, to
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, beside_value, by_scope, withheld_percentile
-from site_gen.quantity import DIGITS, limitations_marker, range_digits, traced, utc_date
+from site_gen.quantity import DIGITS, limitations_marker, range_digits, traced, unit_for, utc_date
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -281,18 +281,6 @@ def _text_or_hash(page: ArticleWriter, pointer: str, value: object) -> str:
     if isinstance(value, str) and _HEX_DIGEST.fullmatch(value):
         return f'<code class="bl-hash">{page.text(pointer)}</code>'
     return page.text(pointer)
-
-
-def unit_for(key: str) -> str:
-    """The unit a field name declares by its suffix (the project's naming rule)."""
-    for suffix, unit in (
-        ("_bytes", "B"), ("_seconds", "s"), ("_s", "s"), ("_ms", "ms"), ("_mib", "MiB"), ("_gb", "GB"),
-        ("_percent", "%"), ("_watts", "W"), ("_joules", "J"), ("joules", "J"), ("watt_hours", "Wh"),
-        ("_mhz", "MHz"), ("_per_second", "/s"), ("_tokens", "tokens"),
-    ):
-        if key.endswith(suffix):
-            return unit
-    return ""
 
 
 def provenance(page: ArticleWriter, sections: Sequence[tuple[str, str]]) -> None:
