@@ -47,6 +47,11 @@ def drive_explorer(page) -> None:
     assert page.locator(".bl-explorer-same").inner_text().split("\n")[0] == "Same in all 18 rows:"
     assert "model Qwen2.5-72B-Instruct" in page.locator(".bl-explorer-same").inner_text().replace("\n", " ")
     assert page.locator('select[data-column="model"]').count() == 0  # one value: nothing to pick
+    # a whole header cell sorts, not only its words: the button fills the cell's width
+    widths = page.evaluate("[...document.querySelectorAll('.bl-explorer-table th')].map(th => "
+                           "[th.querySelector('button').offsetWidth, th.clientWidth - parseFloat(getComputedStyle(th).paddingLeft)"
+                           " - parseFloat(getComputedStyle(th).paddingRight)])")
+    assert all(abs(button - cell) <= 1 for button, cell in widths), widths
     decode = page.locator(".bl-explorer-sort", has_text="server decode (median)").bounding_box()
     assert decode["x"] + decode["width"] <= page.viewport_size["width"]  # in view without scrolling
     assert page.locator(".bl-explorer-table tbody tr").count() == 18
