@@ -283,6 +283,19 @@ def _text_or_hash(page: ArticleWriter, pointer: str, value: object) -> str:
     return page.text(pointer)
 
 
+def withheld_everywhere(page: ArticleWriter, summaries: Sequence[str], name: str = "p95") -> bool:
+    """Whether every summary at `summaries` has its percentile `name` withheld (too few samples):
+    a table leaves out such a column of "withheld" and says why once, with `withheld_column_note`."""
+    return bool(summaries) and all(withheld_percentile(page.view.limitations, s, name) is not None for s in summaries)
+
+
+def withheld_column_note(page: ArticleWriter, name: str = "p95") -> None:
+    """The sentence under a table that stands for its column of percentile `name`, withheld in
+    every row; the notes that say why follow it."""
+    page.html(f'<p class="bl-caption">No {name} here: every row withholds it, too few samples for a '
+              f"{name[1:]}th percentile (the notes below say how many it takes).</p>")
+
+
 def provenance(page: ArticleWriter, sections: Sequence[tuple[str, str]]) -> None:
     """The provenance section: one key/value table per (title, pointer); hashes are labelled as
     claimed by the record (this site does not have those upstream files)."""

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from site_gen.charts import Series, line_chart, points_text
-from site_gen.limitations import withheld_percentile
 from site_gen.pages.records.base import (
-    ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, provenance, under,
+    ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, provenance, under, withheld_column_note,
+    withheld_everywhere,
 )
 from site_gen.quantity import counted, format_value, utc_date
 
@@ -122,7 +122,6 @@ class GraphReplayRenderer(RecordRenderer):
     def _table(self, page: ArticleWriter) -> None:
         page.heading(2, "Per token length", "per-token-length")
         rows = []
-        shown_p95 = False  # whether any row has a p95 to show, not withheld
         for i, m in _measurements(page.view.data):
             mp = f"/measurements/{i}"
             row = {"kind": page.text(f"{mp}/kind"), "tokens": page.num(f"{mp}/tokens", "")}
@@ -132,7 +131,6 @@ class GraphReplayRenderer(RecordRenderer):
                 row[f"{path} median"] = page.num(f"{tp}/median_ms", "ms")
                 row[f"{path} p95"] = page.percentile(tp, "p95", "p95_ms", "ms")
                 row[f"{path} runs"] = page.num(f"{tp}/repetitions")
-                shown_p95 |= withheld_percentile(page.view.limitations, tp, "p95") is None
             row["speedup"] = page.num(f"{mp}/mean_speedup", "×")
             eager = resolve(page.view.data, f"{mp}/timing/eager/mean_ms", default=None)
             graph = resolve(page.view.data, f"{mp}/timing/graph/mean_ms", default=None)
@@ -146,14 +144,14 @@ class GraphReplayRenderer(RecordRenderer):
         # without scrolling; then the spread and the run counts, path beside path
         columns = ["kind", "tokens"] + [f"{p} mean" for p in PATHS] + ["speedup", "saved per call"]
         # two columns of "withheld" in every row say nothing a sentence cannot
-        spread = ("median", "p95", "runs") if shown_p95 else ("median", "runs")
+        withheld = withheld_everywhere(page, [f"/measurements/{i}/timing/{p}" for i, _ in _measurements(page.view.data) for p in PATHS])
+        spread = ("median", "runs") if withheld else ("median", "p95", "runs")
         columns += [f"{p} {s}" for s in spread for p in PATHS] + ["capture", "capture memory (reserved)"]
         page.html('<div class="bl-scroll">')
         page.table(rows, columns)
         page.html("</div>")
-        if rows and not shown_p95:
-            page.html('<p class="bl-caption">No p95 column: every row withholds it, too few runs for a 95th '
-                      "percentile (the notes below say how many it takes).</p>")
+        if withheld:
+            withheld_column_note(page)
         page.notes(lambda lim: lim.scope.startswith("/measurements/"), "Limitations of these numbers")
 
     def _checks(self, page: ArticleWriter) -> None:

@@ -16,6 +16,7 @@ from site_gen.charts import Series, line_chart, points_text
 from site_gen.limitations import Limitation
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, kv_rows, provenance, under,
+    withheld_column_note, withheld_everywhere,
 )
 from site_gen.quantity import counted
 
@@ -358,7 +359,7 @@ class LlmCoreRenderer(RecordRenderer):
     def _groups(self, page: ArticleWriter, base: str, case: dict) -> None:
         page.heading(3, "Per context")
         page.html('<p class="bl-lede">Medians with the range (minimum–maximum) of the requests below them.</p>')
-        rows = []
+        rows, summaries = [], []
         for g, group in enumerate(case.get("groups", [])):
             gp = f"{base}/groups/{g}"
             row = {
@@ -373,7 +374,7 @@ class LlmCoreRenderer(RecordRenderer):
                 row[f"{label} median"] = (
                     page.num(f"{sp}/median", unit) + ' <br><small class="bl-range">'
                     + page.num_range(sp) + "</small>")
-                row[f"{label} p95"] = page.percentile(sp, "p95", None, unit)
+                summaries.append(sp)
             row["aggregate output"] = page.num(f"{gp}/aggregate_output_tokens_per_second", "tokens/s")
             per_token = _energy_per_token(page.view.data, gp)
             if per_token is not None:
@@ -386,13 +387,15 @@ class LlmCoreRenderer(RecordRenderer):
                                                      limited_at=f"{gp}/resources/gpu_energy")
             row["CPU (one logical CPU = 100%)"] = page.num(f"{gp}/cpu_snapshot_intervals/one_logical_cpu_percent", "%")
             rows.append(row)
-        columns = ["context", "requests"]
-        for _, label, _ in GROUP_SUMMARIES:
-            columns += [f"{label} median", f"{label} p95"]
+        # The record keeps no p95 of these summaries: a p95 column could only say "withheld" (too
+        # few requests) or "n/a" in every row; the notes below say which percentiles are withheld.
+        columns = ["context", "requests"] + [f"{label} median" for _, label, _ in GROUP_SUMMARIES]
         columns += ["aggregate output", "GPU energy / token", "CPU (one logical CPU = 100%)"]
         page.html('<div class="bl-scroll">')
         page.table(rows, [c for c in columns if any(c in r for r in rows)])
         page.html("</div>")
+        if withheld_everywhere(page, summaries):
+            withheld_column_note(page)
         page.notes(lambda lim: lim.scope.startswith(f"{base}/groups/"), "Limitations of these numbers")
 
     def _failure(self, page: ArticleWriter, base: str, case: dict) -> None:
