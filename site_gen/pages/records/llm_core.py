@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from benchledger.cases.llm_core import FIELDS, PHASES
 from benchledger.records.numbers import is_integer, is_number
-from benchledger.records.pointer import resolve
+from benchledger.records.pointer import resolve, to_pointer
 from site_gen import escape
 from site_gen.charts import Series, line_chart, points_text
 from site_gen.limitations import Limitation
@@ -465,10 +465,11 @@ class LlmCoreRenderer(RecordRenderer):
         page.heading(3, "Telemetry")
         states = resolve(page.view.data, f"{base}/telemetry/thermal_slowdown_states", default={})
         for kind, counts in (states.items() if isinstance(states, dict) else []):
-            sp = f"{base}/telemetry/thermal_slowdown_states/{kind}"
+            sp = f"{base}/telemetry/thermal_slowdown_states" + to_pointer([kind])  # record keys, escaped as pointer tokens
             rows.append({
-                "field": f"thermal slowdown ({escape.html(kind)})",
-                "value": " · ".join(f"{escape.html(k)} {page.num(f'{sp}/{k}')}" for k in counts),
+                # labelled as kv_rows labels the rows above it ("Thermal slowdown fully available")
+                "field": f"Thermal slowdown ({escape.html(kind)})",
+                "value": " · ".join(f"{escape.html(k.replace('_', ' '))} {page.num(sp + to_pointer([k]))}" for k in counts),
             })
         page.table(rows, ["field", "value"])
         page.notes(under(f"{base}/telemetry"))
