@@ -1,5 +1,5 @@
-"""The home page: every article as a card (title, date, hardware, headline numbers, record hash,
-limitation count), newest first. The hand-written intro comes from docs/home.md."""
+"""The home page: every article as a card (title, date, hardware, the headline sentence with its
+traced numbers, record hash, limitation count), newest first. The hand-written intro comes from docs/home.md."""
 
 from __future__ import annotations
 
@@ -27,8 +27,7 @@ def _linked(card: dict, view: "RecordView") -> dict:
     """The card with its headline's limitation markers linking to the notes on the article."""
     article = url("index.md", view.page_path)
     summary = card["summary"]
-    summary = {**summary, "headline_html": on_home(summary["headline_html"], article),
-               "numbers_html": [on_home(n, article) for n in summary["numbers_html"]]}
+    summary = {**summary, "headline_html": on_home(summary["headline_html"], article)}
     return {**card, "summary": summary}
 
 

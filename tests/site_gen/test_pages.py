@@ -277,6 +277,17 @@ def test_a_chart_table_in_gib_says_how_its_bytes_field_was_converted(site):
     assert row and float(row.group(1)) == pytest.approx(rss / 2**30)
 
 
+def test_a_home_card_shows_each_number_once(site):
+    """The cards listed their headline's numbers again below it ("81 of 81 layers on the GPU:
+    25.8 tokens/s" under a sentence saying the same): each number now stands once, in the sentence."""
+    home = html(site, "index.html")
+    cards = re.findall(r'<div class="bl-card">.*?<p class="bl-card-foot">', home, flags=re.S)
+    assert cards
+    for card in cards:
+        pointers = re.findall(r'class="bl-num"[^>]*data-pointer="([^"]+)"', card)
+        assert pointers and len(pointers) == len(set(pointers)), pointers
+
+
 def test_headline_numbers_carry_the_markers_a_write_up_would_put_on_them(site):
     from site_gen.limitations import beside_value, find_limitations
 

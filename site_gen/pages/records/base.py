@@ -29,7 +29,6 @@ class Summary:
     date: str
     hardware: str
     headline_html: str  # one sentence built from the data, with traced numbers
-    numbers_html: Sequence[str]  # a few "label: <traced number>" snippets
     measured: str = ""  # plain text: what was measured, how often, on what
     left_out: str = ""  # plain text: cases left out of the numbers ("1 of 3 cases failed: x")
 

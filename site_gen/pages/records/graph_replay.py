@@ -12,7 +12,7 @@ from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, provenance, under, withheld_column_note,
     withheld_everywhere,
 )
-from site_gen.quantity import counted, format_value, utc_date
+from site_gen.quantity import counted, utc_date
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -32,7 +32,6 @@ class GraphReplayRenderer(RecordRenderer):
         title = (f"CUDA-graph replay vs eager scoring ({data.get('profile', '?')}) on {data.get('device', '?')}, "
                  f"torch {data.get('torch_version', '?')}")
         ms = _measurements(data)
-        numbers = []
         headline = "No measurements in this record."
         if ms:
             (i0, m0), (i1, m1) = ms[0], ms[-1]
@@ -55,10 +54,6 @@ class GraphReplayRenderer(RecordRenderer):
                     f"against {num(first + '/timing/eager/mean_ms', 'ms')} eager ({speedup(m0, first)}); "
                     f"at {num(last + '/tokens', 'tokens')}, {speedup(m1, last)}."
                 )
-            numbers = [
-                f"speedup at {format_value(m0.get('tokens'), 'tokens')}: {num(first + '/mean_speedup', '×')}",
-                f"speedup at {format_value(m1.get('tokens'), 'tokens')}: {num(last + '/mean_speedup', '×')}",
-            ]
         finished = data.get("finished_epoch")
         date = utc_date(finished)
         reps = sorted({m.get("timing", {}).get("eager", {}).get("repetitions") for m in data.get("measurements", [])} - {None})
@@ -67,8 +62,7 @@ class GraphReplayRenderer(RecordRenderer):
             f"on {data.get('device', '?')}: {counted(len(ms), 'token length')}, {'/'.join(map(str, reps)) or '?'} repetitions each; "
             f"timing scope: {data.get('timing_scope', '?')}."
         )
-        return Summary(title, date, str(data.get("device", "?")), headline,
-                       numbers, measured)
+        return Summary(title, date, str(data.get("device", "?")), headline, measured)
 
     def case_anchor(self, case_pointer: str) -> str | None:
         return "per-token-length"  # the record is one case; its table per token length

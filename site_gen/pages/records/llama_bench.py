@@ -87,13 +87,12 @@ class LlamaBenchRenderer(RecordRenderer):
         config = ", ".join(f"{_LABEL[f]} {escape.html(_show(first.get(f)))}" for f in ("n_threads", "n_gpu_layers") if f in first)
         headline = (f"llama-bench measured {'; '.join(parts)} (mean of the repetitions; {config})."
                     if parts else "No tests in this record.")
-        numbers = [f"{escape.html(test_name(rows[i]))}: {num(i)}" for _, i in picks]
         reps = sorted({len(r.get("samples_ns", [])) for r in rows})
         measured = (f"llama.cpp's llama-bench ({block.get('tool_version', '?')}), imported from "
                     f"{block.get('source_file_name', '?')} ({block.get('output_format', '?')}): {counted(len(rows), 'test')}, "
                     f"{'/'.join(map(str, reps)) or '?'} {'repetition' if reps == [1] else 'repetitions'} each. Measured by llama-bench, not by benchledger's collector.")
         hardware = " · ".join(x for x in (first.get("gpu_info") or "no GPU", first.get("cpu_info"), first.get("backends")) if x)
-        return Summary(title, str(first.get("test_time", ""))[:10], hardware, headline, numbers, measured)
+        return Summary(title, str(first.get("test_time", ""))[:10], hardware, headline, measured)
 
     def case_anchor(self, case_pointer: str) -> str | None:
         # a case of llama-bench/1 is a test row; its row in the results table has id="test-<index>"

@@ -164,7 +164,7 @@ class LlmCoreRenderer(RecordRenderer):
         release = f" {runtime['release']}" if runtime.get("release") else ""
         title = (f"{model.get('name', '?')} {model.get('quantization', '')} on {where}, {runtime.get('name', '?')}{release}"
                  f"{axis_text}")
-        headline, numbers = self._headline(view)
+        headline = self._headline(view)
         cases = data.get("cases", [])
         settings = (cases[0].get("settings") or {}) if cases else {}
         measured = (
@@ -174,9 +174,9 @@ class LlmCoreRenderer(RecordRenderer):
             f"{settings.get('output_tokens', '?')} output tokens each, concurrency {settings.get('concurrency', '?')}."
         )
         return Summary(title, str(data.get("tested_at", "")), f"{hw.get('gpu', '?')} · {hw.get('cpu', '?')}",
-                       headline, numbers, measured, _left_out(data))
+                       headline, measured, _left_out(data))
 
-    def _headline(self, view: "RecordView") -> tuple[str, list[str]]:
+    def _headline(self, view: "RecordView") -> str:
         """One sentence from the data: decode speed at the smallest context along the first axis."""
         data = view.data
         num = SummaryNumbers(view)
@@ -184,7 +184,7 @@ class LlmCoreRenderer(RecordRenderer):
         contexts = _contexts(data)
         comps = _comparisons(data)
         if not contexts:
-            return "No completed groups in this record.", []
+            return "No completed groups in this record."
         context = contexts[0]
         order = comps[0][1] if comps and comps[0][1] else _completed(data)
         axis = comps[0][0] if comps else None
@@ -198,7 +198,7 @@ class LlmCoreRenderer(RecordRenderer):
             label = _axis_phrase(case, axis) if axis else str(case.get("id", i))
             points.append((label, num(ptr, "tokens/s"), resolve(data, ptr, default=None)))
         if not points:
-            return "No completed groups in this record.", []
+            return "No completed groups in this record."
         first_label, first, first_value = points[0]
         if len(points) == 1:
             sentence = f"With {escape.html(first_label)}, server decode runs at {first} (median, context {context} tokens)."
@@ -212,7 +212,7 @@ class LlmCoreRenderer(RecordRenderer):
                 f"Median server decode at a {context}\u2011token context: {first} with {escape.html(first_label)}, "
                 f"{verb} {rest}."
             )
-        return sentence, [f"{escape.html(lbl)}: {v}" for lbl, v, _ in points]
+        return sentence
 
     def case_anchor(self, case_pointer: str) -> str | None:
         # `_case` heads each case with id="case-<index>"
