@@ -409,8 +409,7 @@ def _candidates(text: str, value: Any, pointer: str) -> list[str]:
     # A byte count is shown rescaled from the unit its field declares (reported_mib: 41,298 MiB
     # shows as 40.3 GiB), or from bytes where the field names none.
     declared = unit_for(pointer.rpartition("/")[2])
-    units = list(dict.fromkeys([unit, "B", declared])) if unit in BYTE_UNITS and declared in BYTE_UNITS else \
-        [unit, "B"] if unit in BYTE_UNITS else [unit]
+    units = list(dict.fromkeys([unit, "B", declared if declared in BYTE_UNITS else "B"])) if unit in BYTE_UNITS else [unit]
     out = []
     for u in units:
         try:

@@ -70,9 +70,9 @@ def format_value(value: float | int | None, unit: str = "", digits: int = DIGITS
     -> 40.3 GiB)."""
     if value is None:
         return Formatted("n/a", "")
-    start = BYTE_UNITS.index("B" if unit == "bytes" else unit) if unit in BYTE_UNITS or unit == "bytes" else None
-    if start is not None and not isinstance(value, bool):
-        scaled, index = float(value), start
+    unit = "B" if unit == "bytes" else unit
+    if unit in BYTE_UNITS and not isinstance(value, bool):
+        scaled, index = float(value), BYTE_UNITS.index(unit)
         while abs(scaled) >= 1024 and index < len(BYTE_UNITS) - 1:
             scaled /= 1024
             index += 1
