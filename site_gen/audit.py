@@ -27,7 +27,7 @@ from site_gen import urls
 from site_gen.checksums import check_site_files
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
-from site_gen.quantity import BYTE_UNITS, DIGITS, MAX_DIGITS, format_value, unit_for
+from site_gen.quantity import DIGITS, MAX_DIGITS, format_value, ladder, unit_for
 
 RECORDS = "records"
 # Hashes a page states about records: traced numbers and audit blocks carry data-sha256.
@@ -406,10 +406,11 @@ def _candidates(text: str, value: Any, pointer: str) -> list[str]:
     number, _, unit = text.partition("\u202f")
     if not unit and text.endswith("%"):
         unit = "%"
-    # A byte count is shown rescaled from the unit its field declares (reported_mib: 41,298 MiB
-    # shows as 40.3 GiB), or from bytes where the field names none.
-    declared = unit_for(pointer.rpartition("/")[2])
-    units = list(dict.fromkeys([unit, "B", declared if declared in BYTE_UNITS else "B"])) if unit in BYTE_UNITS else [unit]
+    # A size or a duration is shown rescaled from the unit its field declares (reported_mib:
+    # 41,298 MiB shows as 40.3 GiB; capture_seconds: 0.048 s as 48.0 ms), or from any unit of
+    # its ladder where the field's name declares none (the page chose it: fit_target in MiB).
+    declared, units = unit_for(pointer.rpartition("/")[2]), ladder(unit)
+    units = [declared] if declared in units else list(units or [unit])
     out = []
     for u in units:
         try:
@@ -418,8 +419,8 @@ def _candidates(text: str, value: Any, pointer: str) -> list[str]:
             out += [str(format_value(value, u, digits)) for digits in range(DIGITS + 1, MAX_DIGITS + 1)]
         except (TypeError, ValueError, OverflowError):
             continue
-        if u in BYTE_UNITS:
-            continue  # a size's unit is the one it is rescaled to, never a label the caller chose
+        if ladder(u):
+            continue  # a rescaled unit is the one the value reads in, never a label the caller chose
         # a caller's label after the number ("330 tokens" cited as "330 tokens" or "1,024 token")
         out.append(format_value(value, u).number + ("\u202f" + unit if unit else ""))
         out.append(format_value(value, u).number + (" " + text.split(" ", 1)[1] if " " in text else ""))

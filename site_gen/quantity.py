@@ -23,6 +23,14 @@ if TYPE_CHECKING:
 
 # Binary prefixes for byte counts; SI prefixes would disagree with what tools like `free -h` show.
 BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+# A duration under a second reads in milliseconds ("48.0 ms", not "0.0480 s" beside times in ms).
+TIME_UNITS = ("ms", "s")
+
+
+def ladder(unit: str) -> tuple[str, ...]:
+    """The units a value in `unit` may be shown in once rescaled (`format_value`), smallest
+    first; () for a unit never rescaled."""
+    return next((units for units in (BYTE_UNITS, TIME_UNITS) if unit in units), ())
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,7 @@ def format_number(value: float | int, digits: int = DIGITS) -> str:
 
 def format_value(value: float | int | None, unit: str = "", digits: int = DIGITS) -> Formatted:
     """`value` in `unit`, rescaled where a reader expects it (bytes -> KiB/MiB/GiB; 41,298 MiB
-    -> 40.3 GiB)."""
+    -> 40.3 GiB; 0.048 s -> 48.0 ms)."""
     if value is None:
         return Formatted("n/a", "")
     unit = "B" if unit == "bytes" else unit
@@ -79,6 +87,8 @@ def format_value(value: float | int | None, unit: str = "", digits: int = DIGITS
         if index == 0:
             return Formatted(format_number(int(value)), "B")
         return Formatted(format_number(scaled, digits), BYTE_UNITS[index])
+    if unit == "s" and is_number(value) and 0 < abs(value) < 1:
+        return Formatted(format_number(value * 1000, digits), "ms")
     return Formatted(format_number(value, digits), unit)
 
 

@@ -205,6 +205,35 @@ def test_a_graph_replay_headline_calls_a_ratio_below_one_slower_not_a_gain():
     assert "(the speedup 3.6" in text and text.endswith("at 32,768\u202ftokens, replay is slower: 0.911\u202f×."), text
 
 
+def test_graph_replay_table_says_after_how_many_calls_capture_is_repaid():
+    """Capture costs tens of ms once; each replay saves the difference of the means. The table
+    showed capture as "0.0480 s" beside times in ms and left the reader to divide."""
+    from types import SimpleNamespace
+
+    from site_gen.limitations import find_limitations
+    from site_gen.pages.records.base import ArticleWriter
+    from site_gen.pages.records.graph_replay import GraphReplayRenderer
+    from tests.variants import graph_variant
+
+    data = graph_variant(graph_factor=1.1)  # replay slower from 4,096 tokens on
+    view = SimpleNamespace(data=data, sha256="a" * 64, schema=GraphReplayRenderer.schema,
+                           limitations=find_limitations(data), page_path="x.md")
+    page = ArticleWriter(view, None)
+    GraphReplayRenderer()._table(page)
+    table = "\n".join(text for _, text in page.parts)
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]
+    cells = [[re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)] for row in rows]
+    header = [re.sub(r"<[^>]+>", "", h).strip() for h in re.findall(r"<th[^>]*>(.*?)</th>", table, re.S)]
+    capture, repaid = header.index("capture"), header.index("capture repaid after")
+    m = data["measurements"][0]  # 338 tokens, listed third (rows go by tokens)
+    third = cells[2]
+    assert third[capture] == "89.2\u202fms"
+    saved = m["timing"]["eager"]["mean_ms"] - m["timing"]["graph"]["mean_ms"]
+    assert third[repaid] == f"{m['capture_seconds'] * 1000 / saved:.2f}\u202fcalls"
+    assert 'data-formula="capture_seconds * 1000 / (eager.mean_ms - graph.mean_ms)"' in table
+    assert [row[repaid] for row in cells[4:]] == ["never: replay is not faster"] * 4
+
+
 def _case_section(page: str, i: int) -> str:
     end = page.find(f'id="case-{i + 1}"')
     return page[page.index(f'id="case-{i}"'):end if end != -1 else page.index('id="provenance"')]

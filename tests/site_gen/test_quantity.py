@@ -34,6 +34,11 @@ def test_units_and_byte_scaling():
     # a field in MiB (llama.cpp's buffer sizes) is rescaled as bytes are: not "41,298 MiB"
     assert str(format_value(41297.69, "MiB")) == "40.3\u202fGiB"
     assert str(format_value(668.25, "MiB")) == "668\u202fMiB"
+    # a duration under a second reads in ms, beside the times in ms around it: not "0.0480 s"
+    assert str(format_value(0.048, "s")) == "48.0\u202fms"
+    assert str(format_value(-0.5, "s")) == "-500\u202fms"
+    assert [str(format_value(v, "s")) for v in (0, 1.5, 1)] == ["0\u202fs", "1.50\u202fs", "1\u202fs"]
+    assert str(format_value(0.5, "ms")) == "0.500\u202fms"
 
 
 def test_traced_number_carries_sha_pointer_and_raw_value():
@@ -122,6 +127,19 @@ def test_verify_site_reads_a_rescaled_size_in_the_unit_its_field_declares():
     assert not _reads_as("40.3\u202fGiB", 41297.69, "/cases/0/placement/buffers/1/size_bytes")
     assert not _reads_as("40.3\u202fTiB", 41297.69, "/cases/0/placement/buffers/1/reported_mib")
     assert _reads_as("40.3\u202fKiB", 41297.69, "/cases/0/placement/buffers/1/size_bytes")
+
+
+def test_verify_site_reads_a_duration_in_the_unit_its_field_declares():
+    """0.048 in `capture_seconds` shows as 48.0 ms; in a field of milliseconds it would be
+    0.0480 ms, and 48.0 ms there is a wrong page."""
+    from site_gen.audit import _reads_as
+
+    assert _reads_as("48.0\u202fms", 0.048, "/measurements/0/capture_seconds")
+    assert not _reads_as("48.0\u202fms", 0.048, "/measurements/0/mean_ms")
+    assert not _reads_as("0.0480\u202fs", 0.048, "/measurements/0/capture_seconds")
+    # where the name declares no unit, the page chose one: any of the ladder's (fit_target, MiB)
+    assert _reads_as("1.00\u202fGiB", 1024, "/cases/0/fit_target")
+    assert not _reads_as("1.00\u202fGiB", 1000, "/cases/0/fit_target")
 
 
 def test_counted_puts_the_noun_in_the_number_the_count_takes():
