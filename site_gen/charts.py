@@ -121,7 +121,8 @@ MEASURED_TICKS_MAX = 12
 
 
 @lru_cache(maxsize=1024)
-def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, log_y: bool, measured_ticks: bool = False) -> str:
+def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, log_y: bool, measured_ticks: bool = False,
+                   reference: bool = False) -> str:
     import altair as alt  # here, not at the top: a process that builds no chart spec never loads it (0.16 s)
 
     # Ticked at the measured values, the axis ends at the data (a few px beyond, for the points)
@@ -154,10 +155,17 @@ def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, l
             alt.Tooltip("origin:N", title="source"),
         ],
     )
+    layers = [lines, points]
+    if reference:
+        # grey on either scheme's background; drawn under the lines, its label above the rule
+        rule = alt.Chart(alt.NamedData("reference")).encode(y=alt.Y("y:Q", scale=scale_y))
+        layers[:0] = [rule.mark_rule(strokeDash=[2, 3], color="#888"),
+                      rule.mark_text(align="left", baseline="bottom", dx=4, dy=-3, fontSize=11, color="#888")
+                      .encode(x=alt.value(0), text="label:N")]
     return _template_json(
         # No title inside the chart: the page shows it once, above, as text that wraps on a
         # narrow screen; the alt text repeats it for the static SVG.
-        alt.layer(lines, points, width=CHART_WIDTH, height=CHART_HEIGHT)
+        alt.layer(*layers, width=CHART_WIDTH, height=CHART_HEIGHT)
         .configure_view(stroke=None)
         .configure_axis(grid=True, gridOpacity=0.4)
     )
@@ -174,8 +182,10 @@ def line_chart(
     log_x: bool = False,
     log_y: bool = False,
     alt_text: str,
+    reference: tuple[float, str] | None = None,
 ) -> Chart:
-    """Points joined by lines, one colour per series; log scales on request."""
+    """Points joined by lines, one colour per series; log scales on request; `reference`
+    (y, label) draws a labelled horizontal rule (a ratio's 1x: "no speedup")."""
     text = escape.chart_text
     x_title, y_title, series_title = text(x_title), text(y_title), text(series_title)
     rows = [
@@ -186,8 +196,11 @@ def line_chart(
     ]
     xs = sorted({r["x"] for r in rows})
     measured_ticks = len(xs) <= MEASURED_TICKS_MAX
-    spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y, measured_ticks), {"points": rows},
-                   {"series": [text(s.label) for s in series], "x_ticks": xs})
+    datasets = {"points": rows}
+    if reference is not None:
+        datasets["reference"] = [{"y": reference[0], "label": text(reference[1])}]
+    spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y, measured_ticks, reference is not None),
+                   datasets, {"series": [text(s.label) for s in series], "x_ticks": xs})
     # built under the shown column names, from lists: a rename afterwards cost as much as the frame
     table = pd.DataFrame([[r["x"], r["y"], r["series"], r["origin"]] for r in rows],
                          columns=[x_title, y_title, series_title, "source (pointer)"])

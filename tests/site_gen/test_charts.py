@@ -43,6 +43,24 @@ def test_a_log_axis_is_ticked_at_the_measured_lengths_and_ends_at_the_data(tmp_p
     assert "10,000" not in ticks and "100" not in ticks
 
 
+def test_a_ratio_chart_draws_its_one_as_a_labelled_rule_inside_its_axis(tmp_path):
+    """Graph replay's speedup fell to 1.00x from 16,384 tokens on, and nothing on the chart said
+    where "no speedup" was; a ratio that stays above 3 still has its 1x in view."""
+    series = [Series("eager / graph", [(322, 4.04, "/m/0"), (1024, 3.1, "/m/1")])]
+    made = line_chart("s", "Speedup", series, x_title="tokens", y_title="speedup (×)", series_title="ratio",
+                      log_x=True, alt_text="alt", reference=(1.0, "1× (no speedup)"))
+    assert made.spec["datasets"]["reference"] == [{"y": 1.0, "label": "1× (no speedup)"}]
+    cache = ChartCache(tmp_path)
+    try:
+        svg = cache.svg(made).decode()
+    finally:
+        cache.close()
+    assert "1× (no speedup)</text>" in svg
+    ticks = re.findall(r">([\d.]+)</text>", svg[:svg.index(">speedup (×)</text>")])
+    assert "1.0" in ticks or "1" in ticks, ticks
+    assert "reference" not in chart().spec["datasets"]  # only where the page asks for one
+
+
 def layers_chart() -> Chart:
     """GPU layers as the seed measured them: two series whose values coincide at 81 layers."""
     series = [Series(f"context {c}", [(20, 6.0 + k, f"/cases/2/groups/{k}"), (40, 6.0 + k, f"/cases/1/groups/{k}"),

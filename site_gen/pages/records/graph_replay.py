@@ -107,6 +107,7 @@ class GraphReplayRenderer(RecordRenderer):
                               alt_text=f"Mean milliseconds against tokens on log axes. {points_text(timing, 'ms')}."))
         page.chart(line_chart("speedup", "Speedup of graph replay (eager mean / graph mean)", speed,
                               x_title="tokens", y_title="speedup (×)", series_title="ratio", log_x=True,
+                              reference=(1.0, "1× (no speedup)"),
                               alt_text=f"Speedup against tokens. {points_text(speed, '×')}."))
         if any(s.points for s in memory):
             page.chart(line_chart("capture-memory", "Memory added by graph capture", memory,
