@@ -115,6 +115,16 @@ def _filled(template: str, datasets: dict[str, list], lists: dict[str, list]) ->
     return spec
 
 
+# Values spanning this factor or more go on a log axis unless the page chose: on a linear one
+# 0.74 and 1.08 tokens/s (20 and 40 GPU layers) lay on one line beside 25.8 (all 81).
+WIDE_RANGE = 20
+
+
+def wide_range(values: Sequence[float]) -> bool:
+    """Whether positive `values` span WIDE_RANGE or more (a log axis shows them all apart)."""
+    return bool(values) and min(values) > 0 and max(values) / min(values) >= WIDE_RANGE
+
+
 # An x axis with at most this many measured values is labelled at them (20, 40, 81 GPU layers;
 # 64, 512, 4096 tokens on a log axis), not at round numbers that were never measured.
 MEASURED_TICKS_MAX = 12
@@ -129,7 +139,9 @@ def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, l
     # instead of running on to a round number nobody measured (a log axis to the next power of 10).
     scale_x = alt.Scale(type="log" if log_x else "linear", zero=False, nice=False, padding=12) if measured_ticks \
         else alt.Scale(type="log") if log_x else alt.Scale(zero=False)
-    scale_y = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
+    # a log y axis also ends at the data: running on to the powers of ten around 0.74-25.8
+    # tokens/s left half the plot empty
+    scale_y = alt.Scale(type="log", nice=False, padding=12) if log_y else alt.Scale(zero=True)
     # a log axis labels 100, 200, 300 ...: at a phone's width they touched ("100200"); labels
     # closer than this many px are hidden, the first and last kept
     axis_x = (alt.Axis(values=_placeholder("x_ticks"), labelSeparation=4) if measured_ticks
@@ -180,20 +192,25 @@ def line_chart(
     y_title: str,
     series_title: str,
     log_x: bool = False,
-    log_y: bool = False,
+    log_y: bool | None = None,
     alt_text: str,
     reference: tuple[float, str] | None = None,
 ) -> Chart:
-    """Points joined by lines, one colour per series; log scales on request; `reference`
-    (y, label) draws a labelled horizontal rule (a ratio's 1x: "no speedup")."""
+    """Points joined by lines, one colour per series; log scales on request, and on y where
+    `log_y` is None and the values span a wide range (`wide_range`); `reference` (y, label) draws
+    a labelled horizontal rule (a ratio's 1x: "no speedup")."""
     text = escape.chart_text
-    x_title, y_title, series_title = text(x_title), text(y_title), text(series_title)
     rows = [
         {"x": x, "y": y, "series": text(s.label), "origin": origin}
         for s in series
         for x, y, origin in s.points
         if x is not None and y is not None
     ]
+    if log_y is None:
+        log_y = wide_range([r["y"] for r in rows])
+        if log_y:  # chosen here, so said here: the page's caller wrote its titles for a linear axis
+            y_title, alt_text = f"{y_title}, log scale", f"{alt_text} Log scale."
+    x_title, y_title, series_title = text(x_title), text(y_title), text(series_title)
     xs = sorted({r["x"] for r in rows})
     measured_ticks = len(xs) <= MEASURED_TICKS_MAX
     datasets = {"points": rows}

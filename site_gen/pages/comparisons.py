@@ -18,7 +18,7 @@ from benchledger.cases import evidence
 from benchledger.cases.base import Case, CaseKind, Measure, Metric, Role, Scope
 from site_gen import escape, raw_html
 from site_gen.comparisons import comparisons_of, kind_slug
-from site_gen.charts import Series, chart_html, line_chart, points_text
+from site_gen.charts import Series, chart_html, line_chart, points_text, wide_range
 from site_gen.templating import url
 from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
@@ -338,7 +338,7 @@ class ComparisonPages(PageKind):
             chart = line_chart(
                 f"s{s}-{metric.name}".replace("_", "-"), f"{metric.label} by {point_field.label}, one line per {axis.label}",
                 series, x_title=point_field.label, y_title=f"{metric.label} ({metric.unit})", series_title=axis.label,
-                log_x=min(xs) > 0 and max(xs) / min(xs) > 20,
+                log_x=wide_range(xs),
                 alt_text=f"{metric.label} against {point_field.label} for each {axis.label}. {points_text(series, metric.unit)}.")
             html, assets = chart_html(chart, path, site.charts)
             parts.append(html)

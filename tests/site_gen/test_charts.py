@@ -61,6 +61,31 @@ def test_a_ratio_chart_draws_its_one_as_a_labelled_rule_inside_its_axis(tmp_path
     assert "reference" not in chart().spec["datasets"]  # only where the page asks for one
 
 
+def test_values_spanning_twenty_times_go_on_a_log_axis_that_says_so(tmp_path):
+    """Decode speed at 20, 40 and 81 GPU layers (0.738, 1.08, 25.8 tokens/s): on a linear axis
+    the first two lay on one line at the bottom; on a log axis each step shows, and the axis
+    ends near the data instead of at 0.1 and 100."""
+    series = [Series("context 2048", [(20, 0.738, "/c/2"), (40, 1.08, "/c/1"), (81, 25.8, "/c/0")])]
+    made = line_chart("d", "Decode", series, x_title="GPU layers", y_title="speed (tokens/s)", series_title="context",
+                      alt_text="Speed.")
+    (y_scale,) = {json.dumps(layer["encoding"]["y"]["scale"]) for layer in made.spec["layer"]}
+    assert json.loads(y_scale)["type"] == "log"
+    assert {layer["encoding"]["y"]["title"] for layer in made.spec["layer"]} == {"speed (tokens/s), log scale"}
+    assert made.alt == "Speed. Log scale."
+    cache = ChartCache(tmp_path)
+    try:
+        svg = cache.svg(made).decode()
+    finally:
+        cache.close()
+    ticks = re.findall(r">([\d.]+)</text>", svg[:svg.index("log scale</text>")])
+    assert "1" in ticks and "10" in ticks and "0.1" not in ticks and "100" not in ticks, ticks
+    # a narrow range, a zero, or the page's own choice stay linear
+    for values, chosen in (((1.0, 19.9), None), ((0.0, 25.8), None), ((0.738, 25.8), False)):
+        flat = line_chart("f", "F", [Series("s", [(i, v, f"/{i}") for i, v in enumerate(values)])], x_title="x",
+                          y_title="y", series_title="s", log_y=chosen, alt_text="a")
+        assert "type" not in flat.spec["layer"][0]["encoding"]["y"]["scale"], values
+
+
 def layers_chart() -> Chart:
     """GPU layers as the seed measured them: two series whose values coincide at 81 layers."""
     series = [Series(f"context {c}", [(20, 6.0 + k, f"/cases/2/groups/{k}"), (40, 6.0 + k, f"/cases/1/groups/{k}"),
