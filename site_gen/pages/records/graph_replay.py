@@ -44,15 +44,16 @@ class GraphReplayRenderer(RecordRenderer):
                 headline = (f"No CUDA graph was captured in this run; at {num(first + '/tokens', 'tokens')}, eager scoring "
                             f"takes {num(first + '/timing/eager/mean_ms', 'ms')}.")
             else:
-                def speedup(m: dict, ptr: str) -> str:  # a ratio below 1 is a loss: never "faster"
-                    ratio = m.get("mean_speedup")
-                    said = "the speedup" if not is_number(ratio) or ratio >= 1 else "replay is slower:"
-                    return f"{said} {num(ptr + '/mean_speedup', '×')}"
+                def gain(m: dict) -> bool:  # a ratio below 1 is a loss: never a "speedup"
+                    return not is_number(m.get("mean_speedup")) or m["mean_speedup"] >= 1
 
+                ratio0, ratio1 = num(first + "/mean_speedup", "×"), num(last + "/mean_speedup", "×")
                 headline = (
                     f"At {num(first + '/tokens', 'tokens')}, graph replay takes {num(first + '/timing/graph/mean_ms', 'ms')} "
-                    f"against {num(first + '/timing/eager/mean_ms', 'ms')} eager ({speedup(m0, first)}); "
-                    f"at {num(last + '/tokens', 'tokens')}, {speedup(m1, last)}."
+                    f"against {num(first + '/timing/eager/mean_ms', 'ms')} eager, "
+                    + (f"a speedup of {ratio0}" if gain(m0) else f"so replay is slower: {ratio0}")
+                    + f"; at {num(last + '/tokens', 'tokens')} "
+                    + (f"the speedup is {ratio1}." if gain(m1) else f"replay is slower: {ratio1}.")
                 )
         finished = data.get("finished_epoch")
         date = utc_date(finished)
