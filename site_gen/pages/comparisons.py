@@ -24,7 +24,7 @@ from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.registry import renderer_for
-from site_gen.quantity import counted, range_digits, traced
+from site_gen.quantity import counted, range_digits, traced, utc_date
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -97,6 +97,13 @@ def _ratio(base_case: Case, base: Measure, case: Case, m: Measure) -> str:
 
 def _verdict_html(v: evidence.Verdict) -> str:
     return f'<span class="bl-verdict bl-verdict-{v.status}" title="{escape.shown_attr(v.text)}">{escape.html(v.short)}</span>'
+
+
+def _point_label(kind: CaseKind, key: tuple[tuple[str, str], ...]) -> str:
+    """A point as readers name it: "tokens 16,384, length kind frozen_longest" (plain text)."""
+    def shown(text: str) -> str:
+        return f"{int(text):,}" if text.isascii() and text.isdigit() else text
+    return ", ".join(f"{kind.field(name).label} {shown(text)}" for name, text in key) or "all"
 
 
 def _strictly_inside(scope: str, case_pointer: str) -> bool:
@@ -236,8 +243,11 @@ class ComparisonPages(PageKind):
             }
             for f in context:
                 value = case.values[f.name]
+                # a Unix time with its date, as an article's field table shows it
+                date = utc_date(value.value) if (value.pointer or "").endswith("epoch") else ""
                 row[f.label] = (f'<span class="bl-text" data-pointer="{escape.attr(value.pointer or "")}" '
-                                f'title="{escape.shown_attr(value.pointer or "absent")}">{escape.html(value.text)}</span>')
+                                f'title="{escape.shown_attr(value.pointer or "absent")}">{escape.html(value.text)}</span>'
+                                + (f" ({date} UTC)" if date else ""))
             rows.append(row)
         # Context fields: those that differ between the cases in the main table, the rest folded.
         differing = [f.label for f in context if len({r[f.label] for r in rows}) > 1]
@@ -273,7 +283,7 @@ class ComparisonPages(PageKind):
         # Few cases: one row per point (context or token length), one column group per case (its
         # number with range and n, its ratio to the baseline case, the verdict). Many: one row per
         # point and case.
-        rows: dict[tuple, dict[str, str]] = {k: {"point": escape.html(", ".join(f"{n} {v}" for n, v in k) or "all")} for k in keys}
+        rows: dict[tuple, dict[str, str]] = {k: {"point": escape.html(_point_label(kind, k))} for k in keys}
         long_rows: list[dict[str, str]] = []
         columns = ["point"] if wide else ["point", axis.label, "record", metric.label, "ratio to baseline", "difference"]
         series, lims = [], []
@@ -330,6 +340,12 @@ class ComparisonPages(PageKind):
         verdicts = evidence.control_false_discoveries([evidence.verdict(base, m) for _, _, base, m in pending])
         for (target, key, _, _), v in zip(pending, verdicts):
             target[key] = _verdict_html(v)
+        # columns saying "no range: no claim" in every row say nothing one sentence cannot
+        judged = {(id(target), key) for target, key, _, _ in pending}
+        no_range = wide and verdicts and all(v.status == evidence.NO_RANGE for v in verdicts) and all(
+            (id(row), c) in judged for row in rows.values() for c in columns if c.endswith(": difference"))
+        if no_range:
+            columns = [c for c in columns if not c.endswith(": difference")]
         long_rows.sort(key=lambda r: tuple(_sort_value(v) for _, v in r["_key"]))  # stable: axis order within a point
         parts = [f"{level} {escape.text(metric.label)} {{#s{s}-{metric.name.replace('_', '-')}}}"]
         assets: dict[str, bytes] = {}
@@ -343,6 +359,9 @@ class ComparisonPages(PageKind):
             html, assets = chart_html(chart, path, site.charts)
             parts.append(html)
         parts.append('<div class="bl-scroll">' + html_table(frame(rows.values() if wide else long_rows, columns)) + "</div>\n")
+        if no_range:
+            parts.append('<p class="bl-lede">No difference is called here: the records give these numbers without their '
+                         "spread (no minimum and maximum of the runs), which the rule needs.</p>\n")
         parts.append(placed.block(lims, f"Limitations of these numbers ({metric.label})"))
         return [(False, parts[0]), (True, "".join(parts[1:]))], assets
 

@@ -131,6 +131,12 @@ def test_comparison_page_draws_its_charts_and_hover_shows_the_origin(site, brows
         title = ratio.get_attribute("title")
         assert "derived: B / A" in title and re.search(r"A = record [0-9a-f]{64} pointer /measurements/\d/", title)
         page.screenshot(path=str(ARTIFACTS / "comparison-device.png"), full_page=True)
+        # a record's 12-hex prefix is a name: it wrapped ("24492206c24" / "d") where the table
+        # was squeezed, as on a phone
+        page.set_viewport_size({"width": 390, "height": 844})
+        prefix = page.locator("td code.bl-hash[title]").first
+        assert prefix.evaluate("e => e.getBoundingClientRect().height") < 1.5 * prefix.evaluate(
+            "e => parseFloat(getComputedStyle(e).lineHeight) || 16"), "the hash prefix wrapped"
         assert watch.errors == [] and watch.outside == []
         page.close()
 

@@ -80,8 +80,14 @@ def test_device_comparison_page_has_both_records_numbers_speedups_and_hashes(sit
     assert all(f"A = {seed}; B = {h200}" in r for r in ratios)
     assert "0.857" in device  # eager 0.6x over graph 0.7x: the H200's speedup is 0.857 of the seed's
     assert device.count('class="bl-chart"') == 3
-    # timings are means without their values: no difference is called
-    assert "no range: no claim" in device and "higher (p" not in device and "lower (p" not in device
+    # timings are means without their values: no difference is called, said once per metric
+    # instead of "no range: no claim" in every row
+    assert "higher (p" not in device and "lower (p" not in device
+    assert "no range: no claim" not in device and ": difference</th>" not in device
+    assert device.count("No difference is called here: the records give these numbers without their spread") == 3
+    # points named as readers name them; the run's Unix time with its date
+    assert ">tokens 16,384, length kind synthetic_exact_text</td>" in device
+    assert re.search(r'data-pointer="/finished_epoch"[^>]*>1793167319.0615695</span> \(2026-10-28 UTC\)', device)
     # limitations beside what they limit: the withheld p95 of five repetitions, under graph timings
     assert "percentile-p95-minimum-samples" in device
 
