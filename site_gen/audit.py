@@ -27,7 +27,7 @@ from site_gen import urls
 from site_gen.checksums import check_site_files
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
-from site_gen.quantity import DIGITS, MAX_DIGITS, format_value, ladder, unit_for
+from site_gen.quantity import DIGITS, MAX_DIGITS, Formatted, format_value, ladder, unit_for
 
 RECORDS = "records"
 # Hashes a page states about records: traced numbers and audit blocks carry data-sha256.
@@ -331,7 +331,8 @@ class _Numbers(HTMLParser):
         classes = values.get("class", "").split()
         if tag == "span" and "bl-num" in classes and "bl-derived" not in classes and "data-formula" not in values:
             # a traced number that names no record or pointer is shown as "" for "": it fails the check
-            self._open, self._text = {"data-sha256": values.get("data-sha256", ""), "data-pointer": values.get("data-pointer", "")}, []
+            self._open = {k: values.get(k, "") for k in ("data-sha256", "data-pointer", "data-unit")}
+            self._text = []
 
     def handle_data(self, data: str) -> None:
         if self._open is not None:
@@ -342,7 +343,10 @@ class _Numbers(HTMLParser):
             if self._depth:
                 self._depth -= 1
                 return
-            self.found.append(_Shown(self._open["data-sha256"], self._open["data-pointer"], "".join(self._text)))
+            # a range's first end shows its number only, its unit written once after the range
+            text = "".join(self._text)
+            unit = self._open["data-unit"]
+            self.found.append(_Shown(self._open["data-sha256"], self._open["data-pointer"], str(Formatted(text, unit)) if unit else text))
             self._open = None
 
 

@@ -137,6 +137,7 @@ def traced(
     text: str | None = None,
     reason: str | None = None,
     digits: int = DIGITS,
+    unit_after: str | None = None,
 ) -> str:
     """Inline HTML for one number shown on a page.
 
@@ -154,12 +155,16 @@ def traced(
       cell without a value shows no "raw value" (a null there would read as a measured null).
     - `reason`: why no number is shown (a withheld percentile's rule); it leads the hover text.
     - `digits`: significant digits, more than DIGITS only for a range's ends (`range_digits`).
+    - `unit_after`: the number is shown without its unit, which the text after it gives once
+      (a range's first end, `traced_range`); `data-unit` tells an audit which.
 
     Returns `<span class="bl-num" data-sha256=.. data-pointer=.. title=..>25.8 tokens/s</span>`.
     """
     shown = text if text is not None else str(format_value(value, unit, digits))
     origin = ([reason] if reason else []) + [f"record sha256 {sha256}"]
     attrs = [f'class="bl-num{" bl-derived" if formula else ""}"', f'data-sha256="{sha256}"']
+    if unit_after:
+        attrs.append(f'data-unit="{escape.attr(unit_after)}"')
     if pointer is not None:
         attrs.append(f'data-pointer="{escape.attr(pointer)}"')
         origin.append(f"pointer {pointer}")
@@ -182,6 +187,22 @@ def traced(
     markers = "".join(limitation_marker(lim) for lim in limitations)
     # `shown` is formatted here (or a caller's label): escaped, but its narrow spaces kept.
     return f"<span {' '.join(attrs)}>{html.escape(shown)}</span>{markers}"
+
+
+def traced_range(
+    low: object, high: object, unit: str, sha256: str, pointers: tuple[str | None, str | None],
+    limitations: tuple[Iterable["Limitation"], Iterable["Limitation"]] = ((), ()),
+) -> str:
+    """"low–high unit": each end traced (`pointers`), with the digits that tell them apart
+    (`range_digits`), the unit written once where both ends read in it ("195–210 ms", where the
+    median above may read "200 ms": a unitless "0.195–0.210" under it read as another number)."""
+    digits = range_digits(low, high, unit)
+    first, last = format_value(low, unit, digits), format_value(high, unit, digits)  # type: ignore[arg-type]
+    shared = first.unit if first.unit and first.unit == last.unit else None
+    start = traced(low, unit, sha256, pointers[0], limitations=limitations[0], digits=digits,  # type: ignore[arg-type]
+                   text=first.number if shared else None, unit_after=shared)
+    end = traced(high, unit, sha256, pointers[1], limitations=limitations[1], digits=digits)  # type: ignore[arg-type]
+    return f"{start}–{end}"
 
 
 # Before every marker: a word joiner (U+2060), so a line never breaks between a number and its

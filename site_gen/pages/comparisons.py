@@ -24,7 +24,7 @@ from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.registry import renderer_for
-from site_gen.quantity import counted, range_digits, traced, utc_date
+from site_gen.quantity import counted, traced, traced_range, utc_date
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -73,9 +73,7 @@ def _range(case: Case, m: Measure) -> str:
     formula = "count of values" if m.metric.sample is None else "count of the entries that give a value"
     count = (traced(m.count, "", sha, None, formula=formula, inputs={"values": m.count_pointer})
              if m.counted else traced(m.count, "", sha, m.count_pointer))
-    digits = range_digits(m.minimum, m.maximum, m.metric.unit)
-    return (f"{traced(m.minimum, m.metric.unit, sha, m.minimum_pointer, digits=digits)}–"
-            f"{traced(m.maximum, m.metric.unit, sha, m.maximum_pointer, digits=digits)} (n = {count})")
+    return f"{traced_range(m.minimum, m.maximum, m.metric.unit, sha, (m.minimum_pointer, m.maximum_pointer))} (n = {count})"
 
 
 def _ratio(base_case: Case, base: Measure, case: Case, m: Measure) -> str:

@@ -142,6 +142,27 @@ def test_verify_site_reads_a_duration_in_the_unit_its_field_declares():
     assert not _reads_as("1.00\u202fGiB", 1000, "/cases/0/fit_target")
 
 
+def test_a_range_writes_its_unit_once_in_the_unit_both_ends_read_in():
+    """A median of 0.2 s reads "200 ms"; the range under it read "0.195–0.210", another number
+    to a reader, once durations under a second were shown in ms."""
+    from site_gen.audit import _reads_as, scan_page
+    from site_gen.quantity import traced_range
+
+    shown = traced_range(0.195, 0.21, "s", SHA, ("/g/ttft/minimum", "/g/ttft/maximum"))
+    assert re.sub(r"<[^>]+>", "", shown) == "195–210\u202fms"
+    assert 'data-unit="ms"' in shown and shown.count("data-unit") == 1
+    # ends in different units keep both; an end the record lacks reads n/a
+    assert re.sub(r"<[^>]+>", "", traced_range(0.95, 1.2, "s", SHA, ("/a", "/b"))) == "950\u202fms–1.20\u202fs"
+    assert re.sub(r"<[^>]+>", "", traced_range(25.6, 26.2, "tokens/s", SHA, ("/a", "/b"))) == "25.6–26.2\u202ftokens/s"
+    assert re.sub(r"<[^>]+>", "", traced_range(99.7, 99.9, "%", SHA, ("/a", "/b"))) == "99.7–99.9%"
+    # verify --site reads the first end with the unit written after the range, and only so
+    first, second = scan_page(shown).numbers
+    assert first.text == "195\u202fms" and _reads_as(first.text, 0.195, first.pointer)
+    assert _reads_as(second.text, 0.21, second.pointer)
+    (wrong,) = scan_page(shown.split("–")[0].replace('data-unit="ms"', 'data-unit="s"')).numbers
+    assert not _reads_as(wrong.text, 0.195, wrong.pointer)
+
+
 def test_counted_puts_the_noun_in_the_number_the_count_takes():
     from site_gen.quantity import counted
 

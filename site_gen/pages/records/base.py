@@ -14,7 +14,7 @@ from benchledger.records.pointer import parse_pointer, resolve, resolve_held, to
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, beside_value, by_scope, withheld_percentile
-from site_gen.quantity import DIGITS, limitations_marker, range_digits, traced, unit_for, utc_date
+from site_gen.quantity import DIGITS, limitations_marker, traced, traced_range, unit_for, utc_date
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -113,11 +113,11 @@ class ArticleWriter:
         return traced(value, unit, self.view.sha256, held, limitations=lims, text=text, digits=digits)
 
     def num_range(self, summary: str, unit: str = "") -> str:
-        """"minimum–maximum" of the summary at `summary`, each end traced, with the digits that
-        tell them apart."""
-        low, high = (resolve(self.view.data, f"{summary}/{end}", default=None) for end in ("minimum", "maximum"))
-        digits = range_digits(low, high, unit)
-        return self.num(f"{summary}/minimum", unit, digits=digits) + "–" + self.num(f"{summary}/maximum", unit, digits=digits)
+        """"minimum–maximum unit" of the summary at `summary`, each end traced (`traced_range`)."""
+        ends = [f"{summary}/{end}" for end in ("minimum", "maximum")]
+        (low, low_at), (high, high_at) = (resolve_held(self.view.data, p) for p in ends)
+        lims = self._limitations_by_scope
+        return traced_range(low, high, unit, self.view.sha256, (low_at, high_at), (lims.get(ends[0], ()), lims.get(ends[1], ())))
 
     @cached_property
     def _limitations_by_scope(self) -> dict[str, list[Limitation]]:

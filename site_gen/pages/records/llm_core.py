@@ -373,7 +373,7 @@ class LlmCoreRenderer(RecordRenderer):
                 # The space keeps median and range apart in the search index's text.
                 row[f"{label} median"] = (
                     page.num(f"{sp}/median", unit) + ' <br><small class="bl-range">'
-                    + page.num_range(sp) + "</small>")
+                    + page.num_range(sp, unit) + "</small>")
                 summaries.append(sp)
             row["aggregate output"] = page.num(f"{gp}/aggregate_output_tokens_per_second", "tokens/s")
             per_token = _energy_per_token(page.view.data, gp)
