@@ -260,15 +260,20 @@ class SeriesPages(PageKind):
         with ThreadPoolExecutor(RENDER_WORKERS) as pool:
             yield from pool.map(lambda report: site.render_cache.page_inputs(_page_inputs(site, report), "series",
                                                                              lambda: series_page(site, report)), site.history)
-        for report in site.history:
+        # what every series holds fixed is said once above the table, each row keeping its own
+        # (three series of one setup repeated 300 characters each, differing in GPU layers)
+        setups = [series_setup(report.series) for report in site.history]
+        shared = [item for item in setups[0] if all(item in setup for setup in setups)] if len(setups) > 1 else []
+        for report, setup in zip(site.history, setups):
             kind = KINDS[report.series.schema]
             href = url(INDEX, page_path(report))
             rows.append({
                 "series": f'<a href="{href}">{escape.html(report.title)}</a>',
-                "setup": escape.html(series_setup(report.series)),
+                "setup": escape.html(", ".join(item for item in setup if item not in shared) or "as above"),
                 "records": str(len(report.series.records)),
-                "from → to": escape.html(f"{report.series.value_of(report.series.cases[0])} → "
-                                         f"{report.series.value_of(report.series.cases[-1])}"),
+                # no break inside "b11146 → b11500" (escape.html folds record text's own spaces)
+                "from → to": escape.html(report.series.value_of(report.series.cases[0])) + "&nbsp;→&nbsp;"
+                             + escape.html(report.series.value_of(report.series.cases[-1])),
                 "changes": str(len(report.changes)),
             })
             for change in report.changes:
@@ -284,6 +289,8 @@ class SeriesPages(PageKind):
                  f'setup) the test date. The rule that calls a change is on the <a href="{url(INDEX, "methodology.md")}#change-detection">'
                  "methodology page</a>.</p>")]
         if rows:
+            if shared:
+                parts.append((True, f'<p class="bl-lede">Every series below holds fixed: {escape.html(", ".join(shared))}.</p>'))
             parts.append((True, "<div class=\"bl-scroll\">" + html_table(frame(rows, ["series", "setup", "records", "from → to", "changes"]))
                           + "</div>"))
             parts.append((False, "## Detected changes"))

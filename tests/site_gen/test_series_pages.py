@@ -98,6 +98,12 @@ def test_the_index_lists_series_and_changes(drop_site):
     assert index.count('href="bc915e547af1.html"') == 1
     assert 'href="bc915e547af1.html#change-bc915e547af1-5"' in index
     assert "d9716aca4b45.html" in index and "06c79fbd8441.html" in index
+    # the three placements' series share all their setup but GPU layers: said once, above
+    shared = re.search(r"Every series below holds fixed: ([^<]*)\.</p>", index).group(1)
+    assert "threads 16" in shared and "GPU layers" not in shared
+    setups = re.findall(r'</a></td>\s*<td>([^<]*)</td>', index)
+    assert sorted(setups) == ["GPU layers 20", "GPU layers 40", "GPU layers 81"], setups
+    assert re.search(r"<td>[^<\s]+&nbsp;→&nbsp;[^<\s]+</td>", index)  # "b0 → b7" never breaks
 
 
 def test_methodology_states_the_rule_delta_and_parameters(drop_site):
