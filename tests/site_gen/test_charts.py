@@ -196,6 +196,28 @@ def test_specs_are_filled_templates_that_draw_every_point_from_their_datasets():
     assert list(series(4).table.columns) == ["release", "tokens/s", "minimum", "maximum", "record (sha256, pointer)"]
 
 
+def test_claims_a_record_apart_write_their_labels_on_different_lines(tmp_path):
+    """Changes at b3 and b4 of five records: both labels ran left from their rules at the same
+    height and were drawn over each other ("worse+13.4%")."""
+    from site_gen.charts import SeriesMark, SeriesPoint, series_chart
+
+    points = [SeriesPoint(f"b{i}", 10.0 + i, 9.5 + i, 10.5 + i, f"{i:064x} r.json /x") for i in range(5)]
+    made = series_chart("t", "decode", points, [], [SeriesMark("b4", "+13.4%, better", True), SeriesMark("b3", "-7.6%, worse", True)],
+                        x_title="release", y_title="tokens/s", alt_text="a")
+    cache = ChartCache(tmp_path)
+    try:
+        svg = cache.svg(made).decode()
+    finally:
+        cache.close()
+
+    def label_y(text: str) -> float:
+        tag = re.search(rf'<text[^>]*transform="translate\(([\d.]+),([\d.]+)\)"[^>]*>{re.escape(text)}</text>', svg)
+        assert tag, text
+        return float(tag.group(2))
+
+    assert abs(label_y("-7.6%, worse") - label_y("+13.4%, better")) >= 11  # a line of 11 px text apart
+
+
 def test_a_long_series_labels_at_most_24_of_its_records_and_draws_them_all():
     points, texts = drawn(series(100))
     labels = [t for t in texts if re.fullmatch(r"b\d+", t)]
