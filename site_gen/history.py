@@ -252,10 +252,15 @@ def series_title(series: Series, distinct: Key = ()) -> str:
     return f"{subject}: {kind.title} along {field_label}"
 
 
-def series_setup(series: Series) -> list[str]:
+def setup_items(series: Series) -> list[str]:
     """The fixed setup of a series, one `label value` per field (plain text)."""
     kind = KINDS[series.schema]
     return [f"{kind.field(n).label} {v}" for n, v in series.fixed if v != "n/a"]
+
+
+def series_setup(series: Series) -> str:
+    """The fixed setup of a series as `label value` pairs (plain text)."""
+    return ", ".join(setup_items(series))
 
 
 def _side(track: Track, start: int, stop: int) -> list[dict]:

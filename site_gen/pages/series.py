@@ -21,7 +21,7 @@ from site_gen.changes.detection import E_DIVISIVE
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
 from site_gen.claim import claim_html, claim_text, no_change_text
 from site_gen.feed import FeedEntry
-from site_gen.history import Finding, SeriesReport, Track, series_setup
+from site_gen.history import Finding, SeriesReport, Track, setup_items
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
 from site_gen.quantity import counted, format_value
@@ -262,7 +262,7 @@ class SeriesPages(PageKind):
                                                                              lambda: series_page(site, report)), site.history)
         # what every series holds fixed is said once above the table, each row keeping its own
         # (three series of one setup repeated 300 characters each, differing in GPU layers)
-        setups = [series_setup(report.series) for report in site.history]
+        setups = [setup_items(report.series) for report in site.history]
         shared = [item for item in setups[0] if all(item in setup for setup in setups)] if len(setups) > 1 else []
         for report, setup in zip(site.history, setups):
             kind = KINDS[report.series.schema]
