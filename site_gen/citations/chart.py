@@ -38,7 +38,7 @@ class ChartBlock(CitationKind):
         title: str = "",
         alt: str = "",
         log_x: bool = False,
-        log_y: bool = False,
+        log_y: bool | None = None,
     ) -> str:
         names = [records] if isinstance(records, str) else records
         if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
@@ -69,7 +69,7 @@ class ChartBlock(CitationKind):
             y_title=y_title,
             series_title=series_title,
             log_x=bool(log_x),
-            log_y=bool(log_y),
+            log_y=None if log_y is None else bool(log_y),  # left out: log where the values span 20x
             alt_text=alt or f"{y_title} against {x_title}" + (f", one line per {series_title}" if series else ""),
         )
         if env.site is None:
