@@ -257,6 +257,10 @@ def test_on_a_phone_no_page_runs_wider_than_the_screen_and_chart_text_stays_read
             .map(m => [m.previousElementSibling.getClientRects(), m.getBoundingClientRect()])
             .filter(([rects, mark]) => rects.length && mark.top >= rects[rects.length - 1].bottom).length""")
         assert apart == 0, f"{apart} limitation markers sit on another line than their number"
+        # an article's facts stack under their names, each sentence the card's full width
+        stacked = page.evaluate("[...document.querySelectorAll('.bl-facts dd')].map(d => [d.getBoundingClientRect().left,"
+                                " d.previousElementSibling.getBoundingClientRect().left])")
+        assert all(abs(dd - dt) < 1 for dd, dt in stacked), stacked
         if page.locator(".bl-head .bl-num").count():  # no hover on a phone: a tap shows the source, a second hides it
             number = page.locator(".bl-head .bl-num").first
             number.tap()
