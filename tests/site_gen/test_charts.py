@@ -15,6 +15,15 @@ from site_gen.charts import Chart, ChartCache, Series, SeriesMark, SeriesPoint, 
 from site_gen.page import Page
 
 
+def svg_of(made: Chart, tmp_path) -> str:
+    """The static SVG vl-convert draws for `made` (a cache of its own, closed after)."""
+    cache = ChartCache(tmp_path)
+    try:
+        return cache.svg(made).decode()
+    finally:
+        cache.close()
+
+
 def chart(label: str = "a</script><b>") -> Chart:
     return line_chart("c", "Title", [Series(label, [(1, 2.0, "/x/0"), (4, 8.0, "/x/1")])],
                       x_title="tokens", y_title="ms", series_title="path", log_x=True, alt_text="alt text")
@@ -33,11 +42,7 @@ def test_a_log_axis_is_ticked_at_the_measured_lengths_and_ends_at_the_data(tmp_p
     lengths = (64, 512, 4096)
     series = [Series(path, [(n, ms * n, f"/{path}/{i}") for i, n in enumerate(lengths)]) for path, ms in (("eager", 2.0), ("graph", 1.0))]
     made = line_chart("r", "Replay", series, x_title="tokens", y_title="ms", series_title="path", log_x=True, alt_text="alt")
-    cache = ChartCache(tmp_path)
-    try:
-        svg = cache.svg(made).decode()
-    finally:
-        cache.close()
+    svg = svg_of(made, tmp_path)
     ticks = re.findall(r">([\d,]+)</text>", svg[:svg.index(">tokens</text>")])
     assert ticks[-3:] == ["64", "512", "4,096"], ticks
     assert "10,000" not in ticks and "100" not in ticks
@@ -50,11 +55,7 @@ def test_a_ratio_chart_draws_its_one_as_a_labelled_rule_inside_its_axis(tmp_path
     made = line_chart("s", "Speedup", series, x_title="tokens", y_title="speedup (×)", series_title="ratio",
                       log_x=True, alt_text="alt", reference=(1.0, "1× (no speedup)"))
     assert made.spec["datasets"]["reference"] == [{"y": 1.0, "label": "1× (no speedup)"}]
-    cache = ChartCache(tmp_path)
-    try:
-        svg = cache.svg(made).decode()
-    finally:
-        cache.close()
+    svg = svg_of(made, tmp_path)
     assert "1× (no speedup)</text>" in svg
     ticks = re.findall(r">([\d.]+)</text>", svg[:svg.index(">speedup (×)</text>")])
     assert "1.0" in ticks or "1" in ticks, ticks
@@ -72,11 +73,7 @@ def test_values_spanning_twenty_times_go_on_a_log_axis_that_says_so(tmp_path):
     assert json.loads(y_scale)["type"] == "log"
     assert {layer["encoding"]["y"]["title"] for layer in made.spec["layer"]} == {"speed (tokens/s), log scale"}
     assert made.alt == "Speed. Log scale."
-    cache = ChartCache(tmp_path)
-    try:
-        svg = cache.svg(made).decode()
-    finally:
-        cache.close()
+    svg = svg_of(made, tmp_path)
     ticks = re.findall(r">([\d.]+)</text>", svg[:svg.index("log scale</text>")])
     assert "1" in ticks and "10" in ticks and "0.1" not in ticks and "100" not in ticks, ticks
     # a narrow range, a zero, or the page's own choice stay linear
@@ -96,11 +93,7 @@ def layers_chart() -> Chart:
 def test_a_few_measured_x_values_are_the_axis_ticks(tmp_path):
     spec = layers_chart().spec
     assert {json.dumps(layer["encoding"]["x"]["axis"]["values"]) for layer in spec["layer"]} == {"[20, 40, 81]"}
-    cache = ChartCache(tmp_path)
-    try:
-        svg = cache.svg(layers_chart()).decode()
-    finally:
-        cache.close()
+    svg = svg_of(layers_chart(), tmp_path)
     ticks = re.findall(r">(\d+)</text>", svg[:svg.index("GPU layers")])
     assert ticks[-3:] == ["20", "40", "81"], ticks  # not 20, 25, 30 ... 85
 
@@ -110,11 +103,7 @@ def test_each_series_has_its_own_dash_and_point_shape_shown_in_one_legend(tmp_pa
     lines, points = spec["layer"]
     assert lines["mark"]["type"] == "line" and lines["encoding"]["strokeDash"]["field"] == "series"
     assert points["mark"]["type"] == "point" and points["encoding"]["shape"]["field"] == "series"
-    cache = ChartCache(tmp_path)
-    try:
-        svg = cache.svg(layers_chart()).decode()
-    finally:
-        cache.close()
+    svg = svg_of(layers_chart(), tmp_path)
     assert len(set(re.findall(r'stroke-dasharray="([^"]*)"', svg))) >= 1  # the second series is dashed
     assert svg.count(">context 2048</text>") == svg.count(">context 8192</text>") == 1  # one legend
     symbols = re.findall(r'role-legend-symbol"[^>]*><path transform="[^"]*" d="([^"]*)"[^>]*stroke-dasharray="([^"]*)"', svg)
@@ -204,11 +193,7 @@ def test_claims_a_record_apart_write_their_labels_on_different_lines(tmp_path):
     points = [SeriesPoint(f"b{i}", 10.0 + i, 9.5 + i, 10.5 + i, f"{i:064x} r.json /x") for i in range(5)]
     made = series_chart("t", "decode", points, [], [SeriesMark("b4", "+13.4%, better", True), SeriesMark("b3", "-7.6%, worse", True)],
                         x_title="release", y_title="tokens/s", alt_text="a")
-    cache = ChartCache(tmp_path)
-    try:
-        svg = cache.svg(made).decode()
-    finally:
-        cache.close()
+    svg = svg_of(made, tmp_path)
 
     def label_y(text: str) -> float:
         tag = re.search(rf'<text[^>]*transform="translate\(([\d.]+),([\d.]+)\)"[^>]*>{re.escape(text)}</text>', svg)

@@ -118,28 +118,24 @@ def test_verify_site_reads_a_range_end_shown_with_more_digits_and_refuses_a_wron
     assert not _reads_as("1.078\u202ftokens/s", 1.0771, "/x/median")
 
 
-def test_verify_site_reads_a_rescaled_size_in_the_unit_its_field_declares():
-    """41297.69 in `reported_mib` shows as 40.3 GiB; the same number in a field of bytes would be
-    40.3 KiB, and 40.3 GiB there is a wrong page."""
+@pytest.mark.parametrize("text,value,pointer,reads", [
+    # 41297.69 in `reported_mib` shows as 40.3 GiB; in a field of bytes it would be 40.3 KiB
+    ("40.3\u202fGiB", 41297.69, "/cases/0/placement/buffers/1/reported_mib", True),
+    ("40.3\u202fGiB", 41297.69, "/cases/0/placement/buffers/1/size_bytes", False),
+    ("40.3\u202fTiB", 41297.69, "/cases/0/placement/buffers/1/reported_mib", False),
+    ("40.3\u202fKiB", 41297.69, "/cases/0/placement/buffers/1/size_bytes", True),
+    # 0.048 in `capture_seconds` shows as 48.0 ms; in a field of milliseconds it would be 0.0480 ms
+    ("48.0\u202fms", 0.048, "/measurements/0/capture_seconds", True),
+    ("48.0\u202fms", 0.048, "/measurements/0/mean_ms", False),
+    ("0.0480\u202fs", 0.048, "/measurements/0/capture_seconds", False),
+    # where the name declares no unit, the page chose one: any of its ladder's (fit_target, MiB)
+    ("1.00\u202fGiB", 1024, "/cases/0/fit_target", True),
+    ("1.00\u202fGiB", 1000, "/cases/0/fit_target", False),
+])
+def test_verify_site_reads_a_rescaled_number_in_the_unit_its_field_declares(text, value, pointer, reads):
     from site_gen.audit import _reads_as
 
-    assert _reads_as("40.3\u202fGiB", 41297.69, "/cases/0/placement/buffers/1/reported_mib")
-    assert not _reads_as("40.3\u202fGiB", 41297.69, "/cases/0/placement/buffers/1/size_bytes")
-    assert not _reads_as("40.3\u202fTiB", 41297.69, "/cases/0/placement/buffers/1/reported_mib")
-    assert _reads_as("40.3\u202fKiB", 41297.69, "/cases/0/placement/buffers/1/size_bytes")
-
-
-def test_verify_site_reads_a_duration_in_the_unit_its_field_declares():
-    """0.048 in `capture_seconds` shows as 48.0 ms; in a field of milliseconds it would be
-    0.0480 ms, and 48.0 ms there is a wrong page."""
-    from site_gen.audit import _reads_as
-
-    assert _reads_as("48.0\u202fms", 0.048, "/measurements/0/capture_seconds")
-    assert not _reads_as("48.0\u202fms", 0.048, "/measurements/0/mean_ms")
-    assert not _reads_as("0.0480\u202fs", 0.048, "/measurements/0/capture_seconds")
-    # where the name declares no unit, the page chose one: any of the ladder's (fit_target, MiB)
-    assert _reads_as("1.00\u202fGiB", 1024, "/cases/0/fit_target")
-    assert not _reads_as("1.00\u202fGiB", 1000, "/cases/0/fit_target")
+    assert _reads_as(text, value, pointer) is reads
 
 
 def test_a_range_writes_its_unit_once_in_the_unit_both_ends_read_in():
