@@ -232,6 +232,12 @@ def test_graph_replay_table_says_after_how_many_calls_capture_is_repaid():
     assert third[repaid] == f"{m['capture_seconds'] * 1000 / saved:.2f}\u202fcalls"
     assert 'data-formula="capture_seconds * 1000 / (eager.mean_ms - graph.mean_ms)"' in table
     assert [row[repaid] for row in cells[4:]] == ["never: replay is not faster"] * 4
+    # a record without its capture time leaves the cell empty: it is no verdict on replay
+    data["measurements"][0]["capture_seconds"] = None
+    page = ArticleWriter(view, None)
+    GraphReplayRenderer()._table(page)
+    third = re.findall(r"<tr>(.*?)</tr>", "\n".join(text for _, text in page.parts), re.S)[3]
+    assert re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", third, re.S)[repaid]).strip() == ""
 
 
 def _case_section(page: str, i: int) -> str:

@@ -140,7 +140,7 @@ class GraphReplayRenderer(RecordRenderer):
                 row["capture repaid after"] = page.derived(
                     capture * 1000 / (eager - graph), "calls", "capture_seconds * 1000 / (eager.mean_ms - graph.mean_ms)",
                     {"capture_seconds": f"{mp}/capture_seconds", **means})
-            elif is_number(eager) and is_number(graph):
+            elif is_number(eager) and is_number(graph) and eager <= graph:
                 row["capture repaid after"] = "never: replay is not faster"
             row["capture memory (reserved)"] = page.num(f"{mp}/capture_reserved_increase_bytes", "B")
             rows.append(row)
