@@ -132,7 +132,7 @@ MEASURED_TICKS_MAX = 12
 
 @lru_cache(maxsize=1024)
 def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, log_y: bool, measured_ticks: bool = False,
-                   reference: bool = False) -> str:
+                   reference: bool = False, legend: bool = True) -> str:
     import altair as alt  # here, not at the top: a process that builds no chart spec never loads it (0.16 s)
 
     # Ticked at the measured values, the axis ends at the data (a few px beyond, for the points)
@@ -149,7 +149,8 @@ def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, l
     axis_y = alt.Axis(labelSeparation=4) if log_y else alt.Undefined
     # One explicit domain for colour, dash and shape: Vega-Lite merges legends over the same
     # domain, so the one legend shows each series' colour, dash and point shape together.
-    series = {"title": series_title, "scale": alt.Scale(domain=_placeholder("series"))}
+    # (one line needs no legend: the chart's title and y axis name it, its tooltip too)
+    series = {"title": series_title, "scale": alt.Scale(domain=_placeholder("series")), **({} if legend else {"legend": None})}
     base = alt.Chart(alt.NamedData("points")).encode(
         x=alt.X("x:Q", title=x_title, scale=scale_x, axis=axis_x),
         y=alt.Y("y:Q", title=y_title, scale=scale_y, axis=axis_y),
@@ -216,8 +217,8 @@ def line_chart(
     datasets = {"points": rows}
     if reference is not None:
         datasets["reference"] = [{"y": reference[0], "label": text(reference[1])}]
-    spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y, measured_ticks, reference is not None),
-                   datasets, {"series": [text(s.label) for s in series], "x_ticks": xs})
+    spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y, measured_ticks, reference is not None,
+                                  legend=len(series) > 1), datasets, {"series": [text(s.label) for s in series], "x_ticks": xs})
     # built under the shown column names, from lists: a rename afterwards cost as much as the frame
     table = pd.DataFrame([[r["x"], r["y"], r["series"], r["origin"]] for r in rows],
                          columns=[x_title, y_title, series_title, "source (pointer)"])

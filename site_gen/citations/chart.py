@@ -39,13 +39,18 @@ class ChartBlock(CitationKind):
         alt: str = "",
         log_x: bool = False,
         log_y: bool | None = None,
+        rule: float | None = None,
+        rule_label: str = "",
     ) -> str:
         names = [records] if isinstance(records, str) else records
         if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
             raise CitationProblem("records must be a record name or a list of record names")
-        for label, value in (("x_title", x_title), ("y_title", y_title), ("series_title", series_title), ("title", title), ("alt", alt)):
+        for label, value in (("x_title", x_title), ("y_title", y_title), ("series_title", series_title), ("title", title), ("alt", alt),
+                             ("rule_label", rule_label)):
             if not isinstance(value, str):
                 raise CitationProblem(f"{label} must be text")
+        if rule is not None and not is_number(rule):
+            raise CitationProblem("rule must be a number: the y value of the horizontal rule (1 for a ratio's no change)")
         if len(names) > 1:
             check_comparable(env, names)
         lines: dict[str, list[tuple[float, float, str]]] = {}
@@ -70,6 +75,7 @@ class ChartBlock(CitationKind):
             series_title=series_title,
             log_x=bool(log_x),
             log_y=None if log_y is None else bool(log_y),  # left out: log where the values span 20x
+            reference=None if rule is None else (rule, rule_label),
             alt_text=alt or f"{y_title} against {x_title}" + (f", one line per {series_title}" if series else ""),
         )
         if env.site is None:

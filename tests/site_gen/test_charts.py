@@ -83,6 +83,17 @@ def test_values_spanning_twenty_times_go_on_a_log_axis_that_says_so(tmp_path):
         assert "type" not in flat.spec["layer"][0]["encoding"]["y"]["scale"], values
 
 
+def test_one_line_has_no_legend_and_two_have_one(tmp_path):
+    """A speedup chart's legend said "ratio: eager / graph" beside its one line, the title and
+    y axis already naming it."""
+    one = chart("eager / graph")
+    assert all(layer["encoding"]["color"].get("legend", {}) is None for layer in one.spec["layer"] if "color" in layer["encoding"])
+    assert "eager / graph</text>" not in svg_of(one, tmp_path)
+    two = layers_chart()
+    assert not any(layer["encoding"]["color"].get("legend", {}) is None for layer in two.spec["layer"] if "color" in layer["encoding"])
+    assert "context 2048</text>" in svg_of(two, tmp_path)
+
+
 def layers_chart() -> Chart:
     """GPU layers as the seed measured them: two series whose values coincide at 81 layers."""
     series = [Series(f"context {c}", [(20, 6.0 + k, f"/cases/2/groups/{k}"), (40, 6.0 + k, f"/cases/1/groups/{k}"),
@@ -178,8 +189,10 @@ def test_specs_are_filled_templates_that_draw_every_point_from_their_datasets():
     and label must still reach the drawing, and no placeholder the page."""
     for chart_ in (chart(), series(4), series(40)):
         assert "benchledger-placeholder" not in json.dumps(chart_.spec)
-    points, texts = drawn(chart())
-    assert points == 2 and "a&lt;/script&gt;&lt;b&gt;" in texts  # the legend names the series (XML-escaped)
+    two = line_chart("c", "Title", [Series("a</script><b>", [(1, 2.0, "/x/0"), (4, 8.0, "/x/1")]), Series("c", [(1, 3.0, "/y/0")])],
+                     x_title="tokens", y_title="ms", series_title="path", log_x=True, alt_text="alt text")
+    points, texts = drawn(two)
+    assert points == 3 and "a&lt;/script&gt;&lt;b&gt;" in texts  # the legend names the series (XML-escaped)
     points, texts = drawn(series(4))
     assert points == 4 and {"b0", "b1", "b2", "b3", "-12% worse", "release", "tokens/s"} <= set(texts)
     assert list(series(4).table.columns) == ["release", "tokens/s", "minimum", "maximum", "record (sha256, pointer)"]
@@ -221,7 +234,7 @@ def test_text_xml_cannot_hold_renders_instead_of_aborting_the_process(tmp_path):
     code = (
         "import sys\n"
         "from site_gen.charts import ChartCache, Series, line_chart\n"
-        "c = line_chart('c', 'T', [Series('a\\x00b\\x01\\ufffe', [(1, 2.0, '/x/0'), (4, 8.0, '/x/1')])],\n"
+        "c = line_chart('c', 'T', [Series('a\\x00b\\x01\\ufffe', [(1, 2.0, '/x/0'), (4, 8.0, '/x/1')]), Series('c', [(1, 3.0, '/y/0')])],\n"
         "               x_title='x\\x00', y_title='\\x1f y', series_title='s\\x0b', alt_text='alt')\n"
         "sys.stdout.buffer.write(ChartCache(None).svg(c))\n"
     )

@@ -117,6 +117,8 @@ FAILURES = [
      "sort 'nope': row /measurements/0 has null there; every row needs a number there, or every row text"),
     ("sort by an object", {"r": GRAPH}, '{{ table("r", rows="/measurements/*", columns=[["t", "tokens"]], sort="-timing") }}', 10,
      "sort '-timing': row /measurements/0 has an object (keys: eager, graph) there"),
+    ("rule not a number", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="tokens", y="mean_speedup", x_title="t", '
+     'y_title="s", rule="one") }}', 10, "chart(): rule must be a number: the y value of the horizontal rule"),
     ("division by zero", {"r": OFFLOAD}, '{{ ratio("r", "/cases/0/placement/gpu_layers", "/cases/0/placement/requested_cpu_expert_layers") }}', 10, "is 0: cannot divide by it"),
 ]
 
