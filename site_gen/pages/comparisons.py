@@ -231,6 +231,8 @@ class ComparisonPages(PageKind):
         axis = kind.field(section.axis)
         context = kind.fields_of(Role.CONTEXT)
         rows = []
+        # a record that is one case names the case by its path: the record column says it already
+        whole = all(case.pointer == "" for case in section.cases)
         for case in section.cases:
             view = site.view(case.record_sha256)
             row = {
@@ -250,7 +252,8 @@ class ComparisonPages(PageKind):
         # Context fields: those that differ between the cases in the main table, the rest folded.
         differing = [f.label for f in context if len({r[f.label] for r in rows}) > 1]
         same = [f.label for f in context if f.label not in differing]
-        out = ['<div class="bl-scroll">', html_table(frame(rows, [axis.label, "record", "sha256", "case"] + differing)), "</div>\n"]
+        columns = [axis.label, "record", "sha256"] + ([] if whole else ["case"]) + differing
+        out = ['<div class="bl-scroll">', html_table(frame(rows, columns)), "</div>\n"]
         if same:
             first = rows[0]
             out.append('<details class="bl-settings"><summary>Context shared by these cases (shown, never required to agree)</summary>\n'

@@ -88,6 +88,8 @@ def test_device_comparison_page_has_both_records_numbers_speedups_and_hashes(sit
     # points named as readers name them; the run's Unix time with its date
     assert ">tokens 16,384, length kind synthetic_exact_text</td>" in device
     assert re.search(r'data-pointer="/finished_epoch"[^>]*>1793167319.0615695</span> \(2026-10-28 UTC\)', device)
+    # a record that is one case: no "case" column repeating its path beside the record's
+    assert "<th>case</th>" not in device and "<th>record</th>" in device
     # limitations beside what they limit: the withheld p95 of five repetitions, under graph timings
     assert "percentile-p95-minimum-samples" in device
 
@@ -106,6 +108,7 @@ def test_llm_gpu_comparison_calls_disjoint_ranges_and_places_limitations(site):
     # energy per token is derived (no range): its ratio names the joules and tokens of both records
     assert "B / A, each joules / completed_output_tokens" in gpu
     assert "single-stream" in gpu and "Five repeated rounds share a process" in gpu
+    assert gpu.count("<th>case</th>") == 3  # cases of a record name themselves: offload-72b-full ...
     # what else differs, though never required to agree, is said in the lede too
     release = page(site, "comparisons/" + links(index, "gsh-llm-core-article-1")["runtime-release"])
     assert ("differ only in <strong>runtime release</strong>; context fields differ too (shown in the tables below, never "
