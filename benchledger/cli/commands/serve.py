@@ -75,11 +75,11 @@ def snapshot(paths: list[Path]) -> dict[str, tuple[int, int]]:
     return seen
 
 
-def rebuild_on_change(args, stop: threading.Event) -> None:
-    """Build again each time the inputs change and then hold still for one poll (an editor or a
-    `seal` may write in several steps). A failed build is reported, and the last good site
-    stays served: a typo in an article must not end the preview."""
-    last = snapshot(watched_paths(args))
+def rebuild_on_change(args, stop: threading.Event, last: dict[str, tuple[int, int]]) -> None:
+    """Build again each time the inputs change from `last` (as the served build found them) and
+    then hold still for one poll (an editor or a `seal` may write in several steps). A failed
+    build is reported, and the last good site stays served: a typo in an article must not end
+    the preview."""
     while not stop.wait(POLL_S):
         now = snapshot(watched_paths(args))
         if now == last:
@@ -110,6 +110,10 @@ def run(args) -> int:
     except OSError as err:
         raise BenchledgerError(f"cannot listen on 127.0.0.1:{args.port}: {err.strerror}; pick another --port") from None
     with server:
+        # the inputs before the build reads them: an article saved while it runs, or before the
+        # watcher first looks, is a change (a snapshot taken by the watcher itself took it in
+        # unbuilt, and the preview never showed it)
+        inputs = snapshot(watched_paths(args))
         result = build(args)
         for note in result.notes:
             print(f"note: {note}")
@@ -117,7 +121,7 @@ def run(args) -> int:
         server.RequestHandlerClass = functools.partial(PreviewHandler, directory=str(result.out_dir))
         stop = threading.Event()
         if not args.no_watch:
-            threading.Thread(target=rebuild_on_change, args=(args, stop), name="rebuild", daemon=True).start()
+            threading.Thread(target=rebuild_on_change, args=(args, stop, inputs), name="rebuild", daemon=True).start()
         watching = "" if args.no_watch else "; rebuilt when the records, articles or project files change"
         print(f"serving {result.out_dir} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops{watching})", flush=True)
         try:

@@ -119,6 +119,38 @@ def test_serve_rebuilds_when_an_article_changes_and_keeps_the_last_good_site_on_
         proc.wait(timeout=30)
 
 
+def test_an_article_saved_before_the_watcher_first_looks_is_built(tmp_path, monkeypatch):
+    """The watcher compares the inputs with those the served build read. It used to take its
+    own first look after that build, on its thread: an article saved in between was taken in
+    unbuilt, and the preview never showed it (CI saw the test above wait in vain for its
+    rebuild once)."""
+    import threading
+    import time
+
+    from benchledger.cli.commands.serve import rebuild_on_change, snapshot, watched_paths
+    from benchledger.cli.main import make_parser
+    from tests.site_gen.authored_support import OFFLOAD, copy_project, write_article
+
+    records, articles = copy_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BENCHLEDGER_CACHE_DIR", str(tmp_path / "cache"))
+    args = make_parser().parse_args(["serve", "--records", str(records), "--out", str(tmp_path / "site"), "--port=0"])
+    inputs = snapshot(watched_paths(args))  # as the served build found them
+    write_article(articles, "saved-early", "Saved while the first build ran.\n", {"r": OFFLOAD})
+    stop = threading.Event()
+    watcher = threading.Thread(target=rebuild_on_change, args=(args, stop, inputs), daemon=True)
+    watcher.start()
+    page = tmp_path / "site" / "posts" / "saved-early.html"
+    try:
+        deadline = time.monotonic() + 180
+        while not page.exists() and watcher.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert page.exists() and "Saved while the first build ran." in page.read_text(encoding="utf-8")
+    finally:
+        stop.set()
+        watcher.join(timeout=240)
+
+
 def test_no_watch_builds_once_and_says_so(tmp_path):
     """With --no-watch the preview is one build: the serving line promises no rebuild, and an
     article saved with a broken citation (which a watching server reports within seconds, see
