@@ -29,6 +29,12 @@
     return value.toFixed(Math.max(0, 2 - Math.floor(Math.log10(abs))));
   }
 
+  // A setting that is a whole number reads with grouped digits, as on the comparison pages
+  // ("16,384"); the data keeps the record's own text, which sorting and filtering use.
+  function shownText(text) {
+    return /^[0-9]{4,}$/.test(text) ? text.replace(/\B(?=([0-9]{3})+$)/g, ",") : text;
+  }
+
   function naturalCompare(a, b) {
     var na = Number(a), nb = Number(b);
     if (a !== "" && b !== "" && !isNaN(na) && !isNaN(nb)) return na - nb;
@@ -52,7 +58,10 @@
     this.haystack = this.rows.map(function (row) {
       var parts = [data.records[row[0]][1], data.records[row[0]][0].slice(0, 12), self.strings[row[2]]];
       for (var c = 1; c < self.columns.length; c++) {
-        if (self.columns[c].type === "text") parts.push(self.strings[row[c + self.offset]]);
+        if (self.columns[c].type !== "text") continue;
+        var text = self.strings[row[c + self.offset]];
+        parts.push(text);
+        if (shownText(text) !== text) parts.push(shownText(text));  // found as typed either way
       }
       return parts.join(" \u0000 ").toLowerCase();
     });
@@ -85,7 +94,7 @@
     if (this.data.records.length > 1) parts.push(record[1].replace(/\.json$/, ""));
     if (this.strings[row[2]] !== record[1] || !parts.length) parts.push(this.strings[row[2]]);
     this.columns.forEach(function (column, c) {
-      if (column.point && !self.constant[c]) parts.push(column.label + " " + self.strings[self.cell(row, c)]);
+      if (column.point && !self.constant[c]) parts.push(column.label + " " + shownText(self.strings[self.cell(row, c)]));
     });
     return parts.join(" · ");
   };
@@ -102,7 +111,7 @@
     var same = this.data.records.length === 1 && this.rows.length > 1 ? [["record", this.data.records[0][1]]] : [];
     this.columns.forEach(function (column, c) {
       if (column.type !== "text") return;
-      if (self.constant[c]) { same.push([column.label, self.strings[self.cell(self.rows[0], c)]]); return; }
+      if (self.constant[c]) { same.push([column.label, shownText(self.strings[self.cell(self.rows[0], c)])]); return; }
       var counts = {};
       self.rows.forEach(function (row) { var s = self.cell(row, c); counts[s] = (counts[s] || 0) + 1; });
       var values = Object.keys(counts).map(Number).sort(function (a, b) { return naturalCompare(self.strings[a], self.strings[b]); });
@@ -111,7 +120,7 @@
       var select = el("select");
       select.dataset.column = column.name;
       select.appendChild(new Option("all (" + self.rows.length + ")", ""));  // rows, as each value's count is
-      values.forEach(function (s) { select.appendChild(new Option(self.strings[s] + " (" + counts[s] + ")", String(s))); });
+      values.forEach(function (s) { select.appendChild(new Option(shownText(self.strings[s]) + " (" + counts[s] + ")", String(s))); });
       select.addEventListener("change", function () {
         if (select.value === "") delete self.filters[c]; else self.filters[c] = Number(select.value);
         self.shown = PAGE_ROWS;
@@ -227,7 +236,7 @@
         a.title = "record sha256 " + record[0];
         td.appendChild(a);
       } else if (column.type === "text") {
-        td.textContent = self.strings[self.cell(row, c)];
+        td.textContent = shownText(self.strings[self.cell(row, c)]);
       } else {
         var value = self.cell(row, c);
         var span = el("span", "bl-num" + (column.formula ? " bl-derived" : ""), value === null && column.available ? "unavailable" : format(value));  // its unit heads the column

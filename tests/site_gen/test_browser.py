@@ -302,18 +302,23 @@ def test_a_reader_can_switch_to_the_dark_scheme_and_charts_follow_it(site: Path,
 def test_the_explorer_of_one_record_names_each_row_by_its_case_and_point(site: Path, browser):
     """The shipped offload record: its path is said once above the table, not in every row; a
     row's case cell names its point, so it still does scrolled to the last measurement; a column
-    filter's "all" counts rows as each value's count does; a unit is said in the header only."""
+    filter's "all" counts rows as each value's count does; a context reads with grouped
+    digits and is found typed either way; a unit is said in the header only."""
     with serve(site) as base:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         watch = Watch(page, base)
         page.goto(base + "explore/gsh-llm-core-article-1.html")
         page.locator(".bl-explorer-table tbody tr").first.wait_for()
         cases = page.locator(".bl-explorer-table tbody tr td:first-child").all_inner_texts()
-        assert cases[:2] == ["offload-72b-full · context 2048", "offload-72b-full · context 8192"], cases
+        assert cases[:2] == ["offload-72b-full · context 2,048", "offload-72b-full · context 8,192"], cases
         same = page.locator(".bl-explorer-same").inner_text().replace("\n", " ")
         assert "record llm-cpu-offload/2026-09-27.json" in same, same
         options = page.locator('select[data-column="context_tokens"] option').all_inner_texts()
-        assert options == ["all (6)", "2048 (3)", "8192 (3)"], options
+        assert options == ["all (6)", "2,048 (3)", "8,192 (3)"], options
+        for typed in ("8192", "8,192"):  # the record's text or the shown one finds the same rows
+            page.locator(".bl-explorer-search").fill(typed)
+            assert page.locator(".bl-explorer-status").inner_text() == "3 of 6 rows match.", typed
+        page.locator(".bl-explorer-search").fill("")
         assert "from 1 record." in page.locator(".bl-lede").inner_text()
         header = page.locator(".bl-explorer-sort", has_text="server decode (median)").inner_text()
         decode = page.locator(".bl-explorer-table tbody tr").first.locator(".bl-num").first.inner_text()

@@ -58,7 +58,7 @@ def drive_explorer(page) -> None:
     assert page.locator(".bl-explorer-status").inner_text() == "18 of 18 rows match."
     # rows of several records: each case cell names its record, its case and its point
     first_case = page.locator(".bl-explorer-table tbody tr td:first-child").first.inner_text()
-    assert re.fullmatch(r"llm-cpu-offload/\S+ · offload-72b-\S+ · context \d+", first_case), first_case
+    assert re.fullmatch(r"llm-cpu-offload/\S+ · offload-72b-\S+ · context \d{1,3}(,\d{3})*", first_case), first_case
     header = page.locator(".bl-explorer-sort", has_text="server decode (median)")
     header.click()
     values = decode_column(page)
