@@ -86,4 +86,5 @@ class BuildError(BenchledgerError):
 
 
 class CollectError(BenchledgerError):
-    """A collection could not run at all (as opposed to a case that failed and is recorded)."""
+    """A collection could not run at all, or ran and every case failed (its record is sealed
+    all the same: a failure is a result worth keeping; one case failing is not an error)."""

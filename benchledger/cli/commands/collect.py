@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from benchledger.cli.locations import project_of, records_dir, shown_path
-from benchledger.errors import InputError
+from benchledger.errors import CollectError, InputError
 
 HELP = "run a collection plan (TOML) and seal the record it produces"
 
@@ -48,7 +47,6 @@ def run(args) -> int:
     print(f"{verb} {outcome.store_path} sha256 {outcome.sha256} ({counts}); run directory {outcome.run_dir}")
     if outcome.statuses and len(failed) == len(outcome.statuses):
         # the record is sealed (a failure is a result worth keeping) but nothing was measured
-        print(f"benchledger collect: error: every case failed ({', '.join(failed)}); the record says why "
-              f"(`benchledger show {outcome.sha256[:12]}`); fix the cause and run the plan again", file=sys.stderr)
-        return 1
+        raise CollectError(f"every case failed ({', '.join(failed)}); the record says why "
+                           f"(`benchledger show {outcome.sha256[:12]}`); fix the cause and run the plan again")
     return 0
