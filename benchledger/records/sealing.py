@@ -29,7 +29,7 @@ from benchledger.errors import ConsistencyError, InputError, LedgerError, Proble
 from benchledger.records import schema
 from benchledger.records.jsonread import count_colons_with_numpy
 from benchledger.records.ledger import NO_STORE, TEMP_NAME, LedgerEntry, entry_after, is_seal_temp, store_path_problem
-from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, validate_record
+from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, stored_files, validate_record
 
 if TYPE_CHECKING:
     from benchledger.records.store import Store
@@ -265,8 +265,6 @@ def repair(store: "Store") -> list[str]:
     """Remove every temp file interrupted seals left in `store` (this version's and the
     `.<name>.json.<pid>.tmp` of earlier ones), under the seal lock; returns the store paths
     removed. Sealed files and the ledger are never touched."""
-    from benchledger.records.verification import stored_files  # it imports this module
-
     with _locked(store.root):
         removed = remove_stale_temp(store)
         for rel in stored_files(store):

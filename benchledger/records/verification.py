@@ -91,7 +91,8 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
     if keep_data or workers < 2:
         results = [check_one(store, entry, line, keep_data) for entry, line in jobs]
     else:  # each worker reads, hashes and validates its records: the bytes never cross processes
-        with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(store.root, store.cache.folder)) as pool:
+        with ProcessPoolExecutor(workers, initializer=_start_worker,
+                                 initargs=(type(store), store.root, store.cache.folder)) as pool:
             results = list(pool.map(_check_in_worker, jobs, chunksize=64))
     rows: list[RecordStatus] = []
     data: dict[str, tuple[bytes, Any]] = {}
@@ -207,12 +208,11 @@ def validate_record(job: tuple[bytes, str, str]) -> tuple[str, list[Problem], An
 _worker_store: "Store | None" = None
 
 
-def _start_worker(root: Path, cache_folder: Path | None) -> None:
-    from benchledger.records.store import Store  # the store module stands on this one
-
+def _start_worker(store_class: "type[Store]", root: Path, cache_folder: Path | None) -> None:
+    # the class comes from the caller (pickled by name): the store module stands on this one
     global _worker_store
     count_colons_with_numpy()  # a worker reads hundreds of records
-    _worker_store = Store(root, ValidationCache(cache_folder))
+    _worker_store = store_class(root, ValidationCache(cache_folder))
 
 
 def _check_in_worker(job: tuple[LedgerEntry, int]) -> tuple[str, list[Problem], None, bool]:
