@@ -100,21 +100,9 @@ class Project:
     verifier_keys: tuple[str, ...] = ()  # checkpoint verifier keys, validated
 
     @property
-    def cache_dir(self) -> Path:
-        """The one cache folder: $BENCHLEDGER_CACHE_DIR when set, else .cache/benchledger in the project."""
-        env = os.environ.get("BENCHLEDGER_CACHE_DIR")
-        return Path(env).resolve() if env else self.root / ".cache" / "benchledger"
-
-    @property
     def site_dir(self) -> Path:
         """Where `build` writes the site by default."""
         return self.root / "site"
-
-    @property
-    def runs_dir(self) -> Path:
-        """Where `collect` keeps runs by default ($BENCHLEDGER_RUNS, else runs/ in the project)."""
-        env = os.environ.get("BENCHLEDGER_RUNS")
-        return Path(env).resolve() if env else self.root / "runs"
 
 
 def find_project(explicit: Path | str | None = None, start: Path | str | None = None) -> Project:

@@ -83,11 +83,17 @@ def new_entry(after: list[LedgerEntry], path: str, sha256: str, size_bytes: int,
     return entry_after(after[-1] if after else None, len(after), path, sha256, size_bytes, schema, sealed_at)
 
 
+def utc_timestamp() -> str:
+    """Now in UTC to the second, as a ledger entry's sealed_at and an imported record write it:
+    2026-12-01T09:30:00Z."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def entry_after(last: LedgerEntry | None, count: int, path: str, sha256: str, size_bytes: int, schema: str,
                 sealed_at: str | None = None) -> tuple[LedgerEntry, bytes]:
     """The entry that appends a record to a ledger of `count` entries ending with `last`, and its
     line bytes (no newline): what sealing needs, without the whole list of entries."""
-    sealed_at = sealed_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    sealed_at = sealed_at or utc_timestamp()
     prev = last.entry_sha256 if last is not None else GENESIS_SHA256
     line = encode_line(count, path, sha256, size_bytes, schema, sealed_at, prev)
     return LedgerEntry(count, path, sha256, size_bytes, schema, sealed_at, prev, hashlib.sha256(line).hexdigest()), line

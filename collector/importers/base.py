@@ -12,7 +12,6 @@ in `collector/importers/registry.py`."""
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import getpass
 import hashlib
 import json
@@ -26,6 +25,7 @@ from benchledger.errors import ConsistencyError, InputError, Problem, SchemaErro
 from benchledger.records import checks, schema
 from benchledger.files import read_input
 from benchledger.records.jsonread import read_json_bytes
+from benchledger.records.ledger import utc_timestamp
 from benchledger.records.store import LedgerEntry, Store
 from collector.record import encode
 
@@ -78,11 +78,6 @@ class Importer(ABC):
         return f"benchledger {__version__}, importer {self.tool}/{self.version}"
 
 
-def now_utc() -> str:
-    """The current time as the records write it: 2026-12-01T09:30:00Z."""
-    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def current_user() -> str:
     """The login name of whoever runs the import ('unknown' where the system has none)."""
     try:
@@ -95,7 +90,7 @@ def read_source(path: Path, imported_at: str | None = None, imported_by: str | N
     """The exact bytes of the file to import; InputError when it is missing, too large or unreadable."""
     shown = path.as_posix()
     raw = read_input(path, shown, MAX_SOURCE_BYTES, "a file to import")
-    return Source(shown, path.name, raw, imported_at or now_utc(), imported_by or current_user())
+    return Source(shown, path.name, raw, imported_at or utc_timestamp(), imported_by or current_user())
 
 
 def _in_source(importer: Importer, problems: list[Problem], source: Source, record_name: str) -> list[Problem]:
