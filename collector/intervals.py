@@ -22,9 +22,6 @@ class Interval:
     def seconds(self) -> float:
         return self.end - self.start
 
-    def contains(self, t: float) -> bool:
-        return self.start <= t <= self.end
-
 
 def union(intervals: Iterable[Interval]) -> tuple[Interval, ...]:
     """Sorted, disjoint intervals covering exactly the same time (touching intervals merge)."""

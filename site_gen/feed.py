@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from site_gen.escape import xml_attr, xml_text
 
@@ -30,6 +30,15 @@ class FeedEntry:
     stamp: str  # RFC 3339 UTC, e.g. the sealing time of the record that made it known
     summary: str
     categories: tuple[str, ...] = ()
+
+
+class _Block(NamedTuple):
+    """One feed entry's lines and what orders it."""
+
+    stamp: str  # RFC 3339, UTC
+    rank: int  # on equal stamps: 0 an article, 1 another entry
+    key: str  # then: the article's slug or the entry's key
+    lines: list[str]
 
 
 def article_url(site_url: str, page_path: str) -> str:
@@ -59,11 +68,11 @@ def atom_feed(
 
     # Articles and other entries interleaved newest first; on equal times articles first, then
     # by slug or key, so the order never depends on the input's.
-    blocks: list[tuple[str, int, str, list[str]]] = []
+    blocks: list[_Block] = []
     for a in ordered:
         link = href(page_paths[a.slug])
         entry_id = link if site_url else f"urn:benchledger:article:{a.slug}"
-        blocks.append((_stamp(a), 0, a.slug, [
+        blocks.append(_Block(_stamp(a), 0, a.slug, [
             "  <entry>",
             f"    <title>{xml_text(a.title)}</title>",
             f'    <link rel="alternate" type="text/html" href={xml_attr(link)}/>',
@@ -78,7 +87,7 @@ def atom_feed(
     for e in extra:
         link = href(e.page_path) + (f"#{e.anchor}" if e.anchor else "")
         entry_id = link if site_url else f"urn:benchledger:{e.key}"
-        blocks.append((e.stamp, 1, e.key, [
+        blocks.append(_Block(e.stamp, 1, e.key, [
             "  <entry>",
             f"    <title>{xml_text(e.title)}</title>",
             f'    <link rel="alternate" type="text/html" href={xml_attr(link)}/>',
@@ -89,8 +98,8 @@ def atom_feed(
             f"    <summary>{xml_text(e.summary)}</summary>",
             "  </entry>",
         ]))
-    blocks.sort(key=lambda b: (b[1], b[2]))
-    blocks.sort(key=lambda b: b[0], reverse=True)
+    blocks.sort(key=lambda b: (b.rank, b.key))
+    blocks.sort(key=lambda b: b.stamp, reverse=True)
 
     feed_id = article_url(site_url, feed_path) if site_url else f"urn:benchledger:{site_name}:feed"
     out = [
@@ -98,11 +107,11 @@ def atom_feed(
         '<feed xmlns="http://www.w3.org/2005/Atom">',
         f"  <title>{xml_text(site_name)}: articles and detected changes</title>",
         f"  <id>{xml_text(feed_id)}</id>",
-        f"  <updated>{blocks[0][0] if blocks else '1970-01-01T00:00:00Z'}</updated>",
+        f"  <updated>{blocks[0].stamp if blocks else '1970-01-01T00:00:00Z'}</updated>",
         f'  <link rel="self" href={xml_attr(href(feed_path))}/>',
         "  <generator>benchledger</generator>",
     ]
     for block in blocks:
-        out += block[3]
+        out += block.lines
     out.append("</feed>")
     return ("\n".join(out) + "\n").encode("utf-8")

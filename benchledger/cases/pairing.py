@@ -9,7 +9,7 @@ Cases and points that found no partner are listed, with the reason."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from benchledger.cases import evidence
 from benchledger.cases.base import Case, CaseKind, Measure, Point
@@ -45,6 +45,14 @@ class Unmatched:
     reason: str
 
 
+class _Candidate(NamedTuple):
+    """A case of A that could pair with a case of B, and where the two differ."""
+
+    index: int  # in A's cases
+    case: Case
+    differences: list[Difference]
+
+
 @dataclass
 class PairReport:
     kind: CaseKind
@@ -70,17 +78,17 @@ def pair_records(kind: CaseKind, a_cases: Sequence[Case], b_cases: Sequence[Case
             differ = _identity_difference(a_cases, b)
             report.unmatched.append(Unmatched("B", b, None, f"no case of A with the same identity ({differ})"))
             continue
-        ranked = sorted(((len(d), i, a, d) for i, a in peers for d in [differences(a, b)]), key=lambda t: (t[0], t[1]))
-        allowed = [t for t in ranked if len(t[3]) <= 1 and (axis is None or all(d.field == axis for d in t[3]))]
+        ranked = sorted((_Candidate(i, a, differences(a, b)) for i, a in peers), key=lambda c: (len(c.differences), c.index))
+        allowed = [c for c in ranked if len(c.differences) <= 1 and (axis is None or all(d.field == axis for d in c.differences))]
         if not allowed:
-            _, _, _, diff = ranked[0]
+            diff = ranked[0].differences
             if closest_overall is None or len(diff) < len(closest_overall):
                 closest_overall = diff
             why = ("differs from every case of A in " + "; ".join(map(str, diff))) if len(diff) > 1 or axis is None else (
                 f"differs from every case of A in an axis other than {axis}: " + "; ".join(map(str, diff)))
             report.unmatched.append(Unmatched("B", b, None, why))
             continue
-        _, i, a, diff = allowed[0]
+        i, a, diff = allowed[0]
         used_a.add(i)
         report.pairs.append((a, b, diff))
         match = match_points(a, b)

@@ -296,9 +296,3 @@ def read_record_bytes(path: Path, shown_as: str | None = None, max_bytes: int = 
     """A record file's exact bytes; InputError (naming the file) when missing, not a regular
     file, too large or unreadable."""
     return read_input(path, shown_as, max_bytes, "a record")
-
-
-def read_json_file(path: Path, shown_as: str | None = None, max_bytes: int = MAX_RECORD_BYTES) -> tuple[bytes, Any]:
-    """Read a file's exact bytes and parse them strictly; returns (bytes, data)."""
-    raw = read_record_bytes(path, shown_as, max_bytes)
-    return raw, read_json_bytes(raw, shown_as or str(path), max_bytes)

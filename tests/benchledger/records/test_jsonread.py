@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchledger.errors import InputError
-from benchledger.records.jsonread import read_json_bytes, read_json_file
+from benchledger.records.jsonread import read_json_bytes, read_record_bytes
 
 RECORDS = Path(__file__).resolve().parents[3] / "records"
 
@@ -60,24 +60,24 @@ def test_size_limit_is_checked_before_parsing():
 
 def test_file_reader_names_missing_files_and_folders(tmp_path):
     with pytest.raises(InputError, match="no such file"):
-        read_json_file(tmp_path / "absent.json")
+        read_record_bytes(tmp_path / "absent.json")
     with pytest.raises(InputError, match="is a folder, not a record"):
-        read_json_file(tmp_path)
+        read_record_bytes(tmp_path)
 
 
 def test_file_reader_refuses_devices_and_pipes_without_reading_them(tmp_path):
     """/dev/zero grew a seal until the kernel killed it, and a FIFO blocked it for ever."""
     with pytest.raises(InputError, match=r"^/dev/zero: is not a regular file \(a device, pipe or socket\), not a record$"):
-        read_json_file(Path("/dev/zero"))
+        read_record_bytes(Path("/dev/zero"))
     os.mkfifo(tmp_path / "pipe.json")
     with pytest.raises(InputError, match="pipe.json: is not a regular file"):
-        read_json_file(tmp_path / "pipe.json")
+        read_record_bytes(tmp_path / "pipe.json")
 
 
 @pytest.mark.parametrize("name", ["llm-cpu-offload/2026-09-27.json", "torch-graph-replay/2026-10-28.json"])
 def test_shipped_records_parse_like_the_standard_library(name):
-    raw, data = read_json_file(RECORDS / name)
-    assert data == json.loads(raw)
+    raw = read_record_bytes(RECORDS / name)
+    assert read_json_bytes(raw, name) == json.loads(raw)
 
 
 json_values = st.recursive(
