@@ -20,10 +20,10 @@ from benchledger.errors import InputError, Problem
 from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.pointer import resolve
 from benchledger.records.keys import VerifierKey
-from benchledger.records.digest import SHA256_HEX
+from benchledger.records.digest import SHA256_HEX, distinct_prefixes
 from benchledger.records.ledger import LEDGER_NAME, LedgerRead, read_ledger
 from benchledger.records.verification import pool_workers
-from site_gen import urls
+from site_gen import escape, urls
 from site_gen.checksums import check_site_files
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
@@ -33,8 +33,17 @@ RECORDS = "records"
 # Hashes a page states about records: traced numbers and audit blocks carry data-sha256.
 _STATED = re.compile(r"""data-sha256\s*=\s*["']?([0-9a-fA-F]{64})""")
 _PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".shtml", ".svg", ".xml"}
-_AUDIT_BLOCK = re.compile(f'<div class="bl-audit" data-sha256="({SHA256_HEX})" data-src="([^"]+)">')
+_AUDIT_BLOCK = re.compile(f'<div class="bl-audit" data-sha256="({SHA256_HEX})" data-src="([^"]+)">(.*?)</div>', re.S)
 _HEAD = re.compile(f'<code class="bl-hash-full">({SHA256_HEX})</code>')
+# Hashes a page states in its own words, as the generator writes them: a short hash with the
+# full one in its title, a full one, the full one a copy button copies. (A hash inside a
+# record's text, such as a model file's, is the record's claim, shown in a bl-text span.)
+_TITLED_HASH = re.compile(r'<code class="bl-hash" title="([^"]*)">([^<]*)</code>')
+_FULL_HASH = re.compile(r'<code class="bl-hash-full">([^<]*)</code>')
+_COPIED_HASH = re.compile(r'<button type="button" class="bl-copy" data-copy="([^"]*)"')
+_ANY_HASH = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])")
+_SUMS_LISTING = re.compile(r'<pre class="bl-sums bl-listing"><code>(.*?)</code></pre>', re.S)
+AUDIT_PAGE = "audit.html"
 
 
 def verify_site(site_dir: Path | str, *, pinned: Sequence[VerifierKey] = (),
@@ -73,7 +82,14 @@ class SiteAudit:
         self.ledger_shown = ledger_shown
         self.expect_head = expect_head
         self.sealed = {e.sha256: e for e in read.entries}
+        # every hash the ledger holds: a page may state any of them (records, entries, genesis)
+        self.ledger_hashes = set(self.sealed) | {h for e in read.entries for h in (e.entry_sha256, e.prev_sha256)}
         self._records: dict[str, Any] = {}
+
+    def shown(self, rel: str) -> str:
+        """A site file as problems name it: under the site folder as given, as the other
+        steps (SHA256SUMS, the served records) name theirs."""
+        return (self.site / rel).as_posix()
 
     @cached_property
     def pages(self) -> list[tuple[str, Path, str]]:
@@ -127,8 +143,9 @@ def check_served_records(audit: SiteAudit) -> list[Problem]:
         raw = served.read_bytes()
         actual = hashlib.sha256(raw).hexdigest()
         if actual != entry.sha256 or len(raw) != entry.size_bytes:
-            problems.append(Problem(served.as_posix(), "", f"altered: sha256 is {actual[:12]} ({len(raw)} bytes) but the ledger "
-                                                           f"states {entry.sha256[:12]} ({entry.size_bytes} bytes)"))
+            now, sealed = distinct_prefixes(actual, entry.sha256)
+            problems.append(Problem(served.as_posix(), "", f"altered: sha256 is {now} ({len(raw)} bytes) but the ledger "
+                                                           f"states {sealed} ({entry.size_bytes} bytes)"))
     return problems
 
 
@@ -143,17 +160,43 @@ def check_sums(audit: SiteAudit) -> list[Problem]:
 
 
 def check_stated_hashes(audit: SiteAudit) -> list[Problem]:
-    """Every hash a page states is sealed; each audit block links the right served bytes."""
+    """Every hash a page states is one the ledger holds, in its attributes and in the words a
+    reader compares (a hash with its short form, an audit block's hashes, the audit page's
+    tables and its copy of records/SHA256SUMS); each audit block links the right served bytes."""
     problems = []
     for rel, page, html in audit.pages:
+        shown = audit.shown(rel)
         for sha in sorted(set(_STATED.findall(html))):
             if sha not in audit.sealed:
-                problems.append(Problem(rel, "", f"states record sha256 {sha[:12]}, which the ledger does not seal"))
-        for sha, src in _AUDIT_BLOCK.findall(html):
+                problems.append(Problem(shown, "", f"states record sha256 {sha}, which the ledger does not seal"))
+        for full, short in _TITLED_HASH.findall(html):
+            if full not in audit.ledger_hashes:
+                problems.append(Problem(shown, "", f"states sha256 {full} (shown as {short}), which the ledger does not hold"))
+            elif not full.startswith(short):
+                problems.append(Problem(shown, "", f"shows {short} as the short form of {full}"))
+        for sha in _COPIED_HASH.findall(html):
+            if sha not in audit.sealed:
+                problems.append(Problem(shown, "", f"copies record sha256 {sha}, which the ledger does not seal"))
+        if rel == AUDIT_PAGE:  # the ledger's own page: every hash on it is the ledger's (its head: check_head)
+            unknown = sorted(set(_ANY_HASH.findall(html)) - audit.ledger_hashes - set(_HEAD.findall(html)[:1]))
+            problems += [Problem(shown, "", f"states sha256 {sha}, which the ledger does not hold") for sha in unknown]
+            listing = _SUMS_LISTING.search(html)
+            if not unknown and listing and listing.group(1) != escape.pre(sha256sums(audit.read.entries).decode()):
+                problems.append(Problem(shown, "", f"its copy of {RECORDS}/{SUMS_NAME} is not the served ledger's list of records and hashes"))
+        for sha, src, block in _AUDIT_BLOCK.findall(html):
             target = (page.parent / src).resolve()
             entry = audit.sealed.get(sha)
-            if entry is not None and target != (audit.site / RECORDS / entry.path).resolve():
-                problems.append(Problem(rel, "", f"its audit block for {sha[:12]} links {src}, not {RECORDS}/{entry.path}"))
+            if entry is None:
+                continue  # said above, from its data-sha256
+            if target != (audit.site / RECORDS / entry.path).resolve():
+                problems.append(Problem(shown, "", f"its audit block for {sha[:12]} links {src}, not {RECORDS}/{entry.path}"))
+            # the block's words: the record's hash, its ledger entry's and the one before
+            others = sorted(set(_ANY_HASH.findall(block)) - {sha, entry.entry_sha256, entry.prev_sha256})
+            problems += [Problem(shown, "", f"its audit block for {sha[:12]} states sha256 {other}, which is not the record's, "
+                                            f"its ledger entry's ({entry.entry_sha256[:12]}) or the one before")
+                         for other in others]
+            if not others and _FULL_HASH.findall(block) != [sha]:
+                problems.append(Problem(shown, "", f"its audit block for {sha[:12]} does not state the record's sha256 {sha} in full"))
     return problems
 
 
@@ -161,10 +204,11 @@ def check_head(audit: SiteAudit) -> list[Problem]:
     """The audit page states the served ledger's head, and it is the one the auditor expects."""
     problems = []
     for rel, _, html in audit.pages:
-        if rel == "audit.html":
+        if rel == AUDIT_PAGE:
             heads = _HEAD.findall(html)
             if heads and heads[0] != audit.read.head_sha256:
-                problems.append(Problem(rel, "", f"states ledger head {heads[0][:12]} but the served ledger's head is {audit.read.head_sha256[:12]}"))
+                stated, served = distinct_prefixes(heads[0], audit.read.head_sha256)
+                problems.append(Problem(audit.shown(rel), "", f"states ledger head {stated} but the served ledger's head is {served}"))
     if audit.expect_head is not None and audit.expect_head != audit.read.head_sha256:
         problems.append(Problem(audit.ledger_shown, "", f"head is {audit.read.head_sha256} but {audit.expect_head} was expected: "
                                                         "entries were appended, removed or changed"))
@@ -180,7 +224,7 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
         for span in audit.scan(rel).numbers:
             if span.sha256 not in audit.sealed:
                 if not re.fullmatch(r"[0-9a-fA-F]{64}", span.sha256):  # a hash, unsealed: check_stated_hashes said so
-                    problems.append(Problem(rel, "", f"shows {_q(span.text)} as a traced number without a record's sha256 "
+                    problems.append(Problem(audit.shown(rel), "", f"shows {_q(span.text)} as a traced number without a record's sha256 "
                                                      f"(data-sha256={span.sha256[:70]!r}): the page was edited"))
                 continue
             data = audit.record_data(span.sha256)
@@ -188,9 +232,9 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
                 continue  # not served intact: reported by the steps above
             value = resolve(data, span.pointer, default=_MISSING)
             if value is _MISSING:
-                problems.append(Problem(rel, "", f"shows {_q(span.text)} from {span.sha256[:12]} {span.pointer}, which that record does not have"))
+                problems.append(Problem(audit.shown(rel), "", f"shows {_q(span.text)} from {span.sha256[:12]} {span.pointer}, which that record does not have"))
             elif not _reads_as(span.text, value, span.pointer):
-                problems.append(Problem(rel, "", f"shows {_q(span.text)} for {span.sha256[:12]} {span.pointer}, but the record holds "
+                problems.append(Problem(audit.shown(rel), "", f"shows {_q(span.text)} for {span.sha256[:12]} {span.pointer}, but the record holds "
                                                  f"{value!r} ({_expected(span.text, value, span.pointer)} under the formatting rule): the page was edited"))
     return problems
 
@@ -213,12 +257,12 @@ def check_no_external_loads(audit: SiteAudit) -> list[Problem]:
     """No page, script or style sheet loads anything from another host (links may point out)."""
     problems = []
     for rel, _, _ in audit.pages:
-        problems += [Problem(rel, "", f"loads {url} from outside the site (<{tag}>)") for tag, url in audit.scan(rel).loads]
+        problems += [Problem(audit.shown(rel), "", f"loads {url} from outside the site (<{tag}>)") for tag, url in audit.scan(rel).loads]
     for sheet in sorted(audit.site.rglob("*.css")):
         text = sheet.read_text(encoding="utf-8", errors="replace")
         for url in _css_urls(text):
             if _is_external(url):
-                problems.append(Problem(sheet.relative_to(audit.site).as_posix(), "", f"loads {url} from outside the site (CSS)"))
+                problems.append(Problem(sheet.as_posix(), "", f"loads {url} from outside the site (CSS)"))
     return problems
 
 

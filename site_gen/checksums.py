@@ -12,12 +12,13 @@ a backslash, `\\` and `\\n` escaped), so `sha256sum -c` still reads it."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Iterable
 
 from benchledger.errors import Problem
-from benchledger.records.digest import is_sha256, sha256_hex
+from benchledger.records.digest import distinct_prefixes, is_sha256, sha256_hex
 from site_gen.site_folder import MARKER
 
 SUMS_NAME = "SHA256SUMS"
@@ -37,6 +38,9 @@ def format_sums(pairs: Iterable[tuple[str, str]]) -> bytes:
     return "".join(lines).encode()
 
 
+_LOOSE_LINE = re.compile(r"([0-9a-fA-F]{64})[ \t]+\*?(\S.*)")
+
+
 def parse_sums(data: bytes, shown: str) -> tuple[dict[str, str], list[Problem]]:
     """The (path -> sha256) a SHA256SUMS file lists, and a problem per line it cannot read
     (named by line number) or path it lists twice."""
@@ -48,8 +52,13 @@ def parse_sums(data: bytes, shown: str) -> tuple[dict[str, str], list[Problem]]:
         body = line[1:] if escaped else line
         sha, sep, path = body.partition("  ")
         if not sep or not is_sha256(sha) or not path:
-            problems.append(Problem(shown, "", f"line {number} is not '<sha256>  <path>'", number))
-            continue
+            problems.append(Problem(shown, "", f"line {number} is not a sha256, two spaces and a path (as sha256sum writes it)", number))
+            # a line still read as hash and path (one space, a tab, upper-case hex) is checked
+            # as well: its file is then not also reported as missing from the list
+            loose = _LOOSE_LINE.fullmatch(body)
+            if loose is None:
+                continue
+            sha, path = loose.group(1).lower(), loose.group(2)
         if escaped:
             path = path.replace("\\\\", "\0").replace("\\n", "\n").replace("\0", "\\")
         if path in listed:
@@ -134,7 +143,9 @@ def check_site_files(root: Path, checked_elsewhere: frozenset[str] = frozenset()
         else:
             actual = sha256_hex(path.read_bytes())
             if actual != sha:
-                problems.append(Problem(path.as_posix(), "", f"altered: its sha256 is {actual[:12]} but {SUMS_NAME} lists {sha[:12]}"))
+                now, listed_as = distinct_prefixes(actual, sha)
+                problems.append(Problem(path.as_posix(), "", f"altered: its sha256 is {now} but {SUMS_NAME} lists {listed_as} "
+                                                             "(or that line of the list was changed)"))
     for rel in sorted(present - listed.keys(), key=str.encode):
-        problems.append(Problem((root / rel).as_posix(), "", f"not in {SUMS_NAME}: the build did not make this file (added or injected later)"))
+        problems.append(Problem((root / rel).as_posix(), "", f"not in {SUMS_NAME}: the build did not make this file (added or injected later), or its line was removed from the list"))
     return problems

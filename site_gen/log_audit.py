@@ -33,6 +33,16 @@ def _stored(site: Path, rel: str, raw: bytes) -> tlog.StoredCheckpoint:
     return tlog.StoredCheckpoint(rel, raw, checkpoint, note)
 
 
+def coverage(site: Path, ledger_entries: int) -> int | None:
+    """How many of the served ledger's `ledger_entries` the site's latest checkpoint signs
+    (None when it publishes none that can be read: `check_site_log` says why)."""
+    raw = _read(site, CHECKPOINT)
+    try:
+        return None if raw is None else min(read_checkpoint(raw, CHECKPOINT)[0].size, ledger_entries)
+    except InputError:
+        return None
+
+
 def check_site_log(site: Path, entries: Sequence[LedgerEntry], ledger_shown: str, *,
                    pinned: Sequence[VerifierKey] = (), kept: tuple[str, bytes] | None = None) -> list[Problem]:
     """Every transparency-log problem of the site at `site`, whose served (already read) ledger

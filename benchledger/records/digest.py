@@ -30,6 +30,15 @@ def is_sha256_prefix(text: object) -> bool:
     return isinstance(text, str) and _PREFIX.fullmatch(text) is not None
 
 
+def distinct_prefixes(a: str, b: str, length: int = MIN_PREFIX_HEX) -> tuple[str, str]:
+    """Short forms of two hashes for a message that says they differ: `length` hex digits each,
+    or more, up to the first digit that differs (a digit changed near the end of a hash left two
+    identical 12-digit prefixes: "is a3e89ae3a225 but ... is a3e89ae3a225")."""
+    first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    shown = max(length, first + 1)
+    return a[:shown], b[:shown]
+
+
 def named_bytes_sha256(items: Iterable[tuple[str, bytes]]) -> str:
     """One SHA-256 over (name, bytes) pairs in the order given, each as name NUL bytes NUL: a
     fingerprint of a set of files (sources, templates) that changes when any name or byte does."""

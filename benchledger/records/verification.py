@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from benchledger.cpus import usable_cpus
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.records import checks, schema, tlog
+from benchledger.records.digest import distinct_prefixes
 from benchledger.records.jsonread import count_colons_with_numpy, parse_json_bytes
 from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, LedgerEntry, LedgerRead, is_seal_temp
 from benchledger.records.validation_cache import ValidationCache
@@ -140,6 +141,10 @@ def check_one(store: "Store", entry: LedgerEntry, line: int, keep_data: bool) ->
     return status, problems, (raw, parsed) if keep_data and status == OK else None, status == OK
 
 
+# A sealed file is never rewritten: the way back from a changed or lost one is a copy of its bytes.
+RESTORE = "; restore the sealed bytes from a copy (a built site serves them under records/, with the same path)"
+
+
 def _check_bytes(store: "Store", entry: LedgerEntry, line: int) -> tuple[str, list[Problem], bytes | None]:
     """The file's bytes against the ledger: (PENDING, [], bytes) when they match."""
     shown = store.shown(entry.path)
@@ -148,18 +153,19 @@ def _check_bytes(store: "Store", entry: LedgerEntry, line: int) -> tuple[str, li
     try:
         info = path.lstat()
     except FileNotFoundError:
-        return MISSING, [Problem(shown, "", f"missing: sealed on {where} but the file is gone")], None
+        return MISSING, [Problem(shown, "", f"missing: sealed on {where} but the file is gone{RESTORE}")], None
     if not stat.S_ISREG(info.st_mode):
         return ALTERED, [Problem(shown, "", f"is not a regular file; {where} sealed a file")], None
     if info.st_size != entry.size_bytes:
-        return ALTERED, [Problem(shown, "", f"altered: {info.st_size} bytes but {where} sealed {entry.size_bytes} bytes")], None
+        return ALTERED, [Problem(shown, "", f"altered: {info.st_size} bytes but {where} sealed {entry.size_bytes} bytes{RESTORE}")], None
     try:
         raw = path.read_bytes()
     except OSError as err:
         return MISSING, [Problem(shown, "", f"cannot read: {err.strerror}")], None
     sha256 = hashlib.sha256(raw).hexdigest()
     if sha256 != entry.sha256 or len(raw) != entry.size_bytes:
-        return ALTERED, [Problem(shown, "", f"altered: sha256 is {sha256[:12]} ({len(raw)} bytes) but {where} sealed {entry.sha256[:12]} ({entry.size_bytes} bytes)")], None
+        now, sealed = distinct_prefixes(sha256, entry.sha256)
+        return ALTERED, [Problem(shown, "", f"altered: sha256 is {now} ({len(raw)} bytes) but {where} sealed {sealed} ({entry.size_bytes} bytes){RESTORE}")], None
     return PENDING, [], raw
 
 

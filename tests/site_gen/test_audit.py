@@ -50,7 +50,8 @@ def test_page_stating_an_unsealed_hash_is_reported(site):
     page.write_text(text.replace(f'data-sha256="{sha}"', f'data-sha256="{"f" * 64}"', 1), encoding="utf-8")
     problems = verify_site(site)
     # the edit itself (against the site-wide SHA256SUMS), and what the page now states
-    assert [p.file for p in problems] == [f"{site}/articles/llm-cpu-offload/2026-09-27.html", "articles/llm-cpu-offload/2026-09-27.html"]
+    # both named as the site file they are (one path for one file, whichever step found it)
+    assert [p.file for p in problems] == [f"{site}/articles/llm-cpu-offload/2026-09-27.html"] * 2
     assert problems[0].message.startswith("altered: ") and "which the ledger does not seal" in problems[1].message
 
 
@@ -75,7 +76,7 @@ def test_an_edited_displayed_number_is_reported(site, capsys):
     problems = verify_site(site)
     assert len(problems) == 2, problems
     assert problems[0].file == f"{site}/{OFFLOAD}" and problems[0].message.startswith("altered: ")
-    assert problems[1].file == OFFLOAD and 'shows "99.9 tokens/s"' in problems[1].message
+    assert problems[1].file == f"{site}/{OFFLOAD}" and 'shows "99.9 tokens/s"' in problems[1].message
     assert '("25.8 tokens/s" under the formatting rule)' in problems[1].message
     assert main(["verify", "--site", str(site)]) == 1
 
@@ -171,7 +172,16 @@ def test_a_missing_or_garbled_list_is_reported(site):
     lines = sums.read_bytes().splitlines(keepends=True)
     sums.write_bytes(lines[0] + b"not a checksum line\n" + lines[0] + b"".join(lines[1:]))
     messages = [p.message for p in verify_site(site)]
-    assert messages == ["line 2 is not '<sha256>  <path>'", f"line 3 lists {lines[0].split()[1].decode()} a second time"]
+    assert messages == ["line 2 is not a sha256, two spaces and a path (as sha256sum writes it)",
+                        f"line 3 lists {lines[0].split()[1].decode()} a second time"]
+    # a line with one space still names its file: the format is the problem, the file is not unlisted
+    sums.write_bytes(lines[0].replace(b"  ", b" ", 1) + b"".join(lines[1:]))
+    assert [str(p) for p in verify_site(site)] == [f"{sums}:1: line 1 is not a sha256, two spaces and a path (as sha256sum writes it)"]
+    # a changed hash in the list: the page is named, and so is the list
+    sums.write_bytes(lines[0][:63] + (b"0" if lines[0][63:64] != b"0" else b"1") + lines[0][64:] + b"".join(lines[1:]))
+    (altered,) = verify_site(site)
+    assert altered.message.startswith("altered: its sha256 is ") and altered.message.endswith(" (or that line of the list was changed)")
+    assert len(altered.message.split(" lists ")[1].split()[0]) == 64  # the two differ in the last digit: shown in full
     sums.unlink()
     problems = verify_site(site)
     assert [p.file for p in problems] == [f"{site}/{SUMS_NAME}"] and problems[0].message.startswith("missing: ")
@@ -262,8 +272,8 @@ def test_a_page_under_another_name_is_read_too(site):
     (site / "extra.htm").write_text('<script src="https://evil.example/x.js"></script>', encoding="utf-8")
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     messages = [str(p) for p in verify_site(site)]
-    assert "extra.htm: loads https://evil.example/x.js from outside the site (<script>)" in messages
-    assert f"{chart.relative_to(site).as_posix()}: loads https://evil.example/c.svg#c from outside the site (<rect>)" in messages
+    assert f"{site}/extra.htm: loads https://evil.example/x.js from outside the site (<script>)" in messages
+    assert f"{chart.as_posix()}: loads https://evil.example/c.svg#c from outside the site (<rect>)" in messages
 
 
 def test_pages_parsed_in_a_pool_of_workers_give_the_same_findings(site, monkeypatch):
@@ -280,3 +290,73 @@ def test_pages_parsed_in_a_pool_of_workers_give_the_same_findings(site, monkeypa
     force_process_pool(monkeypatch)
     pooled = [str(p) for p in verify_site(site)]
     assert pooled == alone and any("evil.example" in m for m in alone) and any("the page was edited" in m for m in alone)
+
+
+# The hashes a reader is told to compare, in the page's words (an auditor changed each with
+# SHA256SUMS listed again, and `verify --site` passed): each edit is one problem, naming the hash.
+OFFLOAD_SHA = "ebcfc483a547a02e0f9e7e00a6c699af613474daff04624c2863ae89c6af96a1"
+GRAPH_SHA = "24492206c24d2b9ed84f821d36e701636564c8365cc09ba52fb35703b9c4e2fe"
+
+
+def _last_digit_changed(sha: str) -> str:
+    return sha[:-1] + ("0" if sha[-1] != "0" else "1")
+
+
+def _entry_sha(site, position: int) -> str:
+    """The SHA-256 of a ledger line's bytes without its newline (the last line's: the head)."""
+    import hashlib
+
+    return hashlib.sha256((site / "records" / "ledger.jsonl").read_bytes().splitlines()[position]).hexdigest()
+
+
+@pytest.mark.parametrize("where, before, message", [
+    ("the audit block's full hash", f'<code class="bl-hash-full">{OFFLOAD_SHA}</code>',
+     f"{OFFLOAD}: its audit block for {OFFLOAD_SHA[:12]} states sha256 {_last_digit_changed(OFFLOAD_SHA)}, which is not the record's"),
+    ("the head's short hash title", f'<code class="bl-hash" title="{OFFLOAD_SHA}">',
+     f"{OFFLOAD}: states sha256 {_last_digit_changed(OFFLOAD_SHA)} (shown as {OFFLOAD_SHA[:16]}), which the ledger does not hold"),
+])
+def test_a_changed_hash_in_an_article_is_reported(site, where, before, message):
+    from site_gen.checksums import site_sums
+
+    page = site / OFFLOAD
+    html = page.read_text(encoding="utf-8")
+    assert html.count(before) == 1, where
+    page.write_text(html.replace(before, before.replace(OFFLOAD_SHA, _last_digit_changed(OFFLOAD_SHA))), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    problems = [str(p) for p in verify_site(site)]
+    assert len(problems) == 1 and problems[0].startswith(f"{site}/{message}"), problems
+
+
+def test_a_changed_hash_on_the_audit_page_is_reported(site):
+    from site_gen.checksums import site_sums
+
+    page = site / "audit.html"
+    html = page.read_text(encoding="utf-8")
+    entry = _entry_sha(site, 0)
+    changes = [(f'<code title="{entry}">', f'<code title="{_last_digit_changed(entry)}">'),  # the ledger table
+               (f"{GRAPH_SHA}  torch-graph-replay/", f"{_last_digit_changed(GRAPH_SHA)}  torch-graph-replay/")]  # its SHA256SUMS
+    for before, after in changes:
+        assert html.count(before) == 1, before
+        page.write_text(html.replace(before, after), encoding="utf-8")
+        (site / "SHA256SUMS").write_bytes(site_sums(site))
+        sha = after.split('"')[1] if after.startswith("<") else after.split()[0]
+        assert [str(p) for p in verify_site(site)] == [f"{site}/audit.html: states sha256 {sha}, which the ledger does not hold"]
+    # a path changed in the copy of records/SHA256SUMS: no hash is unknown, the list is not the ledger's
+    page.write_text(html.replace("  torch-graph-replay/2026-10-28.json", "  torch-graph-replay/2026-10-29.json"), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p) for p in verify_site(site)] == [
+        f"{site}/audit.html: its copy of records/SHA256SUMS is not the served ledger's list of records and hashes"]
+
+
+def test_a_head_changed_in_its_last_digit_reads_as_different(site):
+    """'states ledger head a3e89ae3a225 but the served ledger's head is a3e89ae3a225' read as the same."""
+    from site_gen.checksums import site_sums
+
+    page = site / "audit.html"
+    html = page.read_text(encoding="utf-8")
+    head = _entry_sha(site, -1)
+    page.write_text(html.replace(f'<code class="bl-hash-full">{head}</code>',
+                                 f'<code class="bl-hash-full">{_last_digit_changed(head)}</code>'), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p) for p in verify_site(site)] == [
+        f"{site}/audit.html: states ledger head {_last_digit_changed(head)} but the served ledger's head is {head}"]

@@ -45,8 +45,10 @@ def verify(capsys, *args: str) -> tuple[int, list[str]]:
 
 
 def test_the_honest_site_passes_with_a_pinned_key_and_a_kept_checkpoint(site, capsys):
-    code, err = verify(capsys, "--site", str(site), "--vkey", demo_key().verifier.text, "--checkpoint", str(KEPT))
-    assert (code, err) == (0, [])
+    assert main(["verify", "--site", str(site), "--vkey", demo_key().verifier.text, "--checkpoint", str(KEPT)]) == 0
+    said = capsys.readouterr()
+    assert said.err == "" and said.out.startswith(f"{site}: every file matches the site's SHA256SUMS and none is added, ")
+    assert said.out.endswith(", and the signed log holds for 2 of the ledger's 2 entries\n"), said.out
     for rel in ("ledger/checkpoint", "ledger/vkey", "ledger/checkpoints/2"):
         assert (site / rel).is_file()
     assert (site / "ledger/checkpoint").read_bytes() == KEPT.read_bytes()
@@ -92,6 +94,27 @@ def test_a_checkpoint_replaced_by_one_of_a_rewritten_history_fails(site, rewritt
     assert code == 1 and {"signature", "root", "inclusion"} <= steps
 
 
+def test_the_summary_says_how_much_of_the_ledger_the_log_signs_and_whether_its_key_was_pinned(tmp_path, capsys):
+    """An auditor read 'the signed log holds' for a checkpoint that signed 2 of 9 entries, the
+    other 7 open to a rewrite, and with the key the site itself serves."""
+    from benchledger.records.store import Store
+    from tests.store_copies import shipped_copy
+    from tests.variants import encoded, graph_variant
+
+    records = shipped_copy(tmp_path)
+    Store(records).seal_bytes(encoded(graph_variant(device="NVIDIA H200", eager_factor=0.5, graph_factor=0.45, finished_offset_s=86400)),
+                              "torch-graph-replay/1", "tgr/h200.json")
+    site = build(tmp_path, records).out_dir
+    assert main(["verify", "--site", str(site)]) == 0
+    said = capsys.readouterr().out
+    assert said.endswith(", and the signed log holds for 2 of the ledger's 3 entries (1 sealed after its latest checkpoint are in no "
+                         "signed tree); it is signed with the key the site serves: pass --vkey with the publisher's key to pin it\n"), said
+    assert main(["verify", "--site", str(site), "--json"]) == 0
+    import json
+
+    assert json.loads(capsys.readouterr().out)["signed_log"] == {"signed_entries": 2, "ledger_entries": 3, "key_pinned": False}
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -115,8 +138,11 @@ def test_verify_site_over_http_against_benchledger_serve(tmp_path, rewritten, ca
             except OSError:
                 assert server.poll() is None and time.monotonic() < deadline, "benchledger serve did not start"
                 time.sleep(0.5)
-        code, err = verify(capsys, "--site", url, "--vkey", demo_key().verifier.text, "--checkpoint", str(KEPT))
-        assert (code, err) == (0, [])
+        assert main(["verify", "--site", url, "--vkey", demo_key().verifier.text, "--checkpoint", str(KEPT)]) == 0
+        said = capsys.readouterr()
+        # over http only the listed files are fetched: an added one cannot be seen, and the line says so
+        assert said.err == "" and said.out.startswith(f"{url}: every file SHA256SUMS lists matches it (over http, a file it "
+                                                      "does not list cannot be seen), "), said.out
         # Replace the served checkpoint with the rewritten history's: named over http too.
         shutil.copy(rewritten / "ledger" / "checkpoint", tmp_path / "served" / "ledger" / "checkpoint")
         code, err = verify(capsys, "--site", url, "--checkpoint", str(KEPT))

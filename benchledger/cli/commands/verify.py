@@ -12,6 +12,7 @@ from benchledger.cli.locations import records_dir, uses_cache
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.files import read_input
 from benchledger.records.keys import VerifierKey
+from benchledger.records.ledger import LEDGER_NAME, read_ledger
 from benchledger.records import tlog
 from benchledger.records.checks import checks_for
 from benchledger.records.store import Store, VerifyReport
@@ -94,33 +95,53 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
              expect_head: str | None = None, as_json: bool = False) -> int:
     from site_gen.audit import verify_site
     from site_gen.mirror import is_url, mirror_site
-    from site_gen.pages.transparency import CHECKPOINT
 
-    if is_url(where):
+    over_http = is_url(where)
+    if over_http:
         with tempfile.TemporaryDirectory(prefix="benchledger-site-") as tmp:
             mirror_site(where, Path(tmp))
             base = where if where.endswith("/") else where + "/"
             problems = [Problem(p.file.replace(tmp + "/", base, 1), p.path, p.message, p.line)
                         for p in verify_site(Path(tmp), pinned=pinned, kept=kept, expect_head=expect_head)]
-            has_log = (Path(tmp) / CHECKPOINT).is_file()
+            signed, entries = _log_coverage(Path(tmp))
     else:
         problems = verify_site(where, pinned=pinned, kept=kept, expect_head=expect_head)
-        has_log = (Path(where) / CHECKPOINT).is_file()
+        signed, entries = _log_coverage(Path(where))
     if as_json:
-        print(json.dumps({"site": where, "ok": not problems, "expect_head": expect_head,
+        log = None if signed is None else {"signed_entries": signed, "ledger_entries": entries, "key_pinned": bool(pinned)}
+        print(json.dumps({"site": where, "ok": not problems, "expect_head": expect_head, "signed_log": log,
                           "problems": [{"file": p.file, "path": p.path, "line": p.line, "message": p.message} for p in problems]},
                          indent=2))
         return 0 if not problems else 1
     if problems:
         raise LedgerError(problems, f"site verification failed: {len(problems)} problem(s) in {where}")
     # says what was checked, no more: SHA256SUMS is unsigned, derived numbers are not recomputed,
-    # and a site without a log (or one whose log was removed) is only caught with --vkey
-    print(f"{where}: every file matches the site's SHA256SUMS and none is added, every page's stated hashes match the served ledger, every served record has its stated bytes, "
+    # a file no list names cannot be seen over http, a record after the latest checkpoint is in
+    # no signed tree, and a site without a log (or one whose log was removed) is only caught with --vkey
+    files = ("every file SHA256SUMS lists matches it (over http, a file it does not list cannot be seen)" if over_http
+             else "every file matches the site's SHA256SUMS and none is added")
+    if signed is None:
+        log = "the site publishes no signed log (pass --vkey with the publisher's key to require one)"
+    else:
+        log = f"the signed log holds for {signed} of the ledger's {entries} entries"
+        if signed < entries:
+            log += f" ({entries - signed} sealed after its latest checkpoint are in no signed tree)"
+        if not pinned:
+            log += "; it is signed with the key the site serves: pass --vkey with the publisher's key to pin it"
+    print(f"{where}: {files}, every page's stated hashes match the served ledger, every served record has its stated bytes, "
           "every traced number reads as its record's value, nothing loads from another host"
-          + (", the head is the expected one" if expect_head else "")
-          + (", and the signed log holds" if has_log else
-             ", and the site publishes no signed log (pass --vkey with the publisher's key to require one)"))
+          + (", the head is the expected one" if expect_head else "") + f", and {log}")
     return 0
+
+
+def _log_coverage(site: Path) -> tuple[int | None, int]:
+    """(entries the site's latest checkpoint signs or None without one, entries its ledger holds)."""
+    from site_gen.log_audit import coverage
+    from site_gen.audit import RECORDS
+
+    ledger = site / RECORDS / LEDGER_NAME
+    entries = len(read_ledger(ledger.read_bytes(), ledger.as_posix()).entries) if ledger.is_file() else 0
+    return coverage(site, entries), entries
 
 
 def log_summary(store: Store) -> str:
@@ -129,8 +150,11 @@ def log_summary(store: Store) -> str:
     if not checkpoints:
         return ""
     latest = checkpoints[-1]
-    return (f"checkpoints: {len(checkpoints)} signed, latest tree size {latest.checkpoint.size} "
-            f"(origin {latest.checkpoint.origin}), checked against the keys in {_keys_named(store)}")
+    entries = len(store.read().entries)  # a broken ledger is verify's to report, not this line's
+    unsigned = entries - latest.checkpoint.size
+    return (f"checkpoints: {len(checkpoints)} signed, latest tree size {latest.checkpoint.size} of the ledger's {entries} entries "
+            f"(origin {latest.checkpoint.origin}), checked against the keys in {_keys_named(store)}"
+            + (f"; {unsigned} sealed since are in no signed tree: run `benchledger checkpoint`" if unsigned > 0 else ""))
 
 
 def _keys_named(store: Store) -> str:

@@ -36,6 +36,9 @@ def test_key_generate_writes_a_private_file_and_prints_the_verifier_key(records,
 
 def test_checkpoint_after_a_seal_extends_the_log_and_prove_verifies(records, cli, valid, monkeypatch):
     assert cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json").code == 0
+    behind = cli("verify")  # the new record is in no signed tree until the next checkpoint, and verify says so
+    assert behind.code == 0 and ("latest tree size 2 of the ledger's 3 entries (origin " in behind.out
+                                 and "; 1 sealed since are in no signed tree: run `benchledger checkpoint`\n" in behind.out)
     monkeypatch.setenv("BENCHLEDGER_SIGNING_KEY", str(DEMO_KEY_FILE))
     result = cli("checkpoint")
     assert result.code == 0 and result.err == []
@@ -43,7 +46,7 @@ def test_checkpoint_after_a_seal_extends_the_log_and_prove_verifies(records, cli
     assert sorted(os.listdir(records / "checkpoints")) == ["2", "3", "vkeys"]
     assert cli("checkpoint").out == "records/checkpoints/3 already covers all 3 ledger entries; nothing to sign\n"
     verified = cli("verify")
-    assert verified.code == 0 and "checkpoints: 2 signed, latest tree size 3 (origin " in verified.out
+    assert verified.code == 0 and "checkpoints: 2 signed, latest tree size 3 of the ledger's 3 entries (origin " in verified.out
     proof = json.loads(cli("prove", "torch-graph-replay/2026-11-30.json").out)
     checkpoint, note = read_checkpoint((records / "checkpoints/3").read_bytes(), "3")
     assert (proof["leaf_index"], proof["tree_size"]) == (2, 3)

@@ -14,6 +14,9 @@ from benchledger.records.merkle import root_of
 from tests.benchledger.cli.conftest import append_unchecked
 from tests.store_copies import tree_digest
 
+# what a changed or lost record's message adds: the way back
+RESTORE = "; restore the sealed bytes from a copy (a built site serves them under records/, with the same path)"
+
 GOLDEN = Path(__file__).parent / "golden" / "verify-shipped.txt"
 TGR = "records/torch-graph-replay/2026-10-28.json"
 GSH = "records/llm-cpu-offload/2026-09-27.json"
@@ -54,7 +57,7 @@ def flip_byte(records):
     raw = bytearray(path.read_bytes())
     raw[100] ^= 1
     path.write_bytes(bytes(raw))
-    return [f"{TGR}: altered: sha256 is {hashlib.sha256(raw).hexdigest()[:12]} (10460 bytes) but ledger line 2 sealed 24492206c24d (10460 bytes)"]
+    return [f"{TGR}: altered: sha256 is {hashlib.sha256(raw).hexdigest()[:12]} (10460 bytes) but ledger line 2 sealed 24492206c24d (10460 bytes){RESTORE}"]
 
 
 SIGNED_ROOT = "3yCbdVFrfHoTts2bf8VNAHT/A8zDd7jje+HgIiZ0clk="  # records/checkpoints/2, the shipped checkpoint
@@ -104,7 +107,7 @@ def forge_line(records):
     with open(records / "ledger.jsonl", "ab") as out:
         out.write(json.dumps(forged, separators=(",", ":")).encode() + b"\n")
     return [f"records/ledger.jsonl:3: prev_sha256 bbbbbbbbbbbb does not match the hash of line 2 ({_h(_lines(records)[1])}): a line before it was edited, removed, inserted or reordered",
-            "records/forged.json: missing: sealed on ledger line 3 but the file is gone",
+            f"records/forged.json: missing: sealed on ledger line 3 but the file is gone{RESTORE}",
             "verification failed: 2 problem(s) in records"]
 
 
@@ -115,7 +118,7 @@ def add_unsealed_file(records):
 
 def remove_file(records):
     (records / "llm-cpu-offload/2026-09-27.json").unlink()
-    return [f"{GSH}: missing: sealed on ledger line 1 but the file is gone"]
+    return [f"{GSH}: missing: sealed on ledger line 1 but the file is gone{RESTORE}"]
 
 
 def truncate_ledger(records):
