@@ -118,7 +118,11 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
         unsealed = ("unsealed: not listed by the ledger, whose lines do not hold (see its problems); mend the ledger first "
                     "(`benchledger repair` says how for a last line cut short), and do not remove this file")
     else:
-        unsealed = "unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"
+        # a ledger that lost its last lines holds together too: sealing the file again would give
+        # the history a new head, so the way back (a copy of the ledger) is named first
+        unsealed = ("unsealed: the ledger does not list this file; if it was sealed before (a published ledger, such as a "
+                    "built site's records/ledger.jsonl, lists it), restore the ledger from that copy; otherwise seal it "
+                    "with `benchledger seal` or move it out of the store")
     for rel in unlisted_files(store, read):
         if is_seal_temp(rel):
             rows.append(RecordStatus(rel, "", "", STALE_TEMP, (Problem(store.shown(rel), "", "a temp file left by an interrupted seal (it holds nothing sealed): the next `benchledger seal` or `benchledger repair` removes it"),)))

@@ -39,7 +39,8 @@ def run(args) -> int:
     for rel in unsealed:
         print(f"unsealed: {store.shown(rel)}: if an interrupted seal put it there, run the same seal again "
               f"(`benchledger seal {store.shown(rel)} --schema ID --as {rel} --records {store.root.as_posix()}` adopts it); "
-              "otherwise move it out of the store")
+              "if it was sealed before and the ledger lost its line, restore the ledger from a copy (a built site's "
+              "records/ledger.jsonl) instead; otherwise move it out of the store")
     if not removed and not unsealed:
         print(f"{store.root.as_posix()}: nothing to repair")
     return 0

@@ -113,7 +113,9 @@ def forge_line(records):
 
 def add_unsealed_file(records):
     (records / "llm-cpu-offload/2026-10-01.json").write_text("{}")
-    return ["records/llm-cpu-offload/2026-10-01.json: unsealed: the ledger does not list this file; seal it with `benchledger seal` or remove it"]
+    return ["records/llm-cpu-offload/2026-10-01.json: unsealed: the ledger does not list this file; if it was sealed before "
+            "(a published ledger, such as a built site's records/ledger.jsonl, lists it), restore the ledger from that copy; "
+            "otherwise seal it with `benchledger seal` or move it out of the store"]
 
 
 def remove_file(records):

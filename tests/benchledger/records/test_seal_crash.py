@@ -118,6 +118,8 @@ def test_repair_removes_stale_temp_files_and_keeps_everything_else(tmp_path):
     assert out.returncode == 0, out.stderr
     assert f"removed {records.as_posix()}/{TEMP_NAME}" in out.stdout and ".2026-10-28.json.4242.tmp" in out.stdout
     assert f"--as {TARGET}" in out.stdout  # how to adopt the linked file
+    # and the way back where the ledger, not the seal, lost the line: sealing again would change its head
+    assert "if it was sealed before and the ledger lost its line, restore the ledger from a copy" in out.stdout
     assert not old_style.exists() and not (records / TEMP_NAME).exists() and (records / TARGET).exists()
     assert [r.status for r in Store(records).verify().records] == ["ok", "ok", "unsealed"]
 
