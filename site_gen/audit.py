@@ -25,6 +25,7 @@ from benchledger.records.ledger import LEDGER_NAME, LedgerRead, read_ledger
 from benchledger.records.verification import pool_workers
 from site_gen import escape, urls
 from site_gen.checksums import check_site_files
+from site_gen.formula import recompute
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
 from site_gen.quantity import DIGITS, MAX_DIGITS, Formatted, format_value, ladder, unit_for
@@ -239,6 +240,36 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
     return problems
 
 
+def check_derived_numbers(audit: SiteAudit) -> list[Problem]:
+    """Every derived number (a ratio, a difference, a sum, a count) reads, under the formatting
+    rule, as its formula recomputed from its inputs' values in their served records
+    (site_gen.formula): an edited ratio (0.714 -> 0.914) no longer passes. A formula of a shape
+    it does not know, or inputs it cannot read, leave the number unchecked."""
+    problems = []
+    for rel, _, _ in audit.pages:
+        for span in audit.scan(rel).derived:
+            inputs, records = _named(span.inputs), _named(span.input_sha256)
+            values: dict[str, Any] = {}
+            for name, pointer in inputs.items():
+                data = audit.record_data(records.get(name, span.sha256))
+                values[name] = _MISSING if data is None else resolve(data, pointer, default=_MISSING)
+            if not inputs or any(v is _MISSING for v in values.values()):
+                continue  # an input not served intact, or absent: the numbers' own steps say so
+            value = recompute(span.formula, values)
+            first = next(iter(inputs.values()))
+            if value is not None and not _reads_as(span.text, value, first):
+                problems.append(Problem(audit.shown(rel), "", f"shows {_q(span.text)} for {span.formula} ({span.inputs}), but its inputs "
+                                                              f"give {value!r} ({_expected(span.text, value, first)} under the formatting "
+                                                              "rule): the page was edited"))
+    return problems
+
+
+def _named(text: str) -> dict[str, str]:
+    """"name = value; name = value" as a dict ({} when it does not read so)."""
+    pairs = [part.partition(" = ") for part in text.split("; ")] if text else []
+    return {name: value for name, sep, value in pairs if sep} if all(sep for _, sep, _ in pairs) else {}
+
+
 def external_loads(html: str) -> list[tuple[str, str]]:
     """(tag, URL) of everything `html` would load from another host."""
     return list(scan_page(html).loads)
@@ -273,7 +304,8 @@ def check_every_file(audit: SiteAudit) -> list[Problem]:
     return check_site_files(audit.site, frozenset(f"{RECORDS}/{e.path}" for e in audit.read.entries))
 
 
-STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers, check_no_external_loads)
+STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
+         check_derived_numbers, check_no_external_loads)
 
 _MISSING = object()
 _SPEC_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -356,13 +388,26 @@ class _Shown:
     text: str
 
 
+@dataclass(frozen=True)
+class _Derived:
+    """A derived number as its page states it: record, formula, inputs ("name = pointer; ..."),
+    the inputs' records where they are not `sha256`'s ("name = sha256; ..."), and its text."""
+
+    sha256: str
+    formula: str
+    inputs: str
+    input_sha256: str
+    text: str
+
+
 class _Numbers(HTMLParser):
-    """The plain traced numbers of a page: `<span class="bl-num" data-sha256 data-pointer>TEXT`
-    (derived numbers, with a formula, are checked through their inputs' spans)."""
+    """The traced numbers of a page: `<span class="bl-num" data-sha256 data-pointer>TEXT` in
+    `found`, and those derived by a formula (`data-formula`, `data-inputs`) in `derived`."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[_Shown] = []
+        self.derived: list[_Derived] = []
         self._open: dict | None = None
         self._text: list[str] = []
         self._depth = 0  # spans opened inside the traced one: its text is all of theirs too
@@ -373,9 +418,10 @@ class _Numbers(HTMLParser):
             return
         values = {k: v or "" for k, v in attrs}
         classes = values.get("class", "").split()
-        if tag == "span" and "bl-num" in classes and "bl-derived" not in classes and "data-formula" not in values:
+        if tag == "span" and "bl-num" in classes:
             # a traced number that names no record or pointer is shown as "" for "": it fails the check
-            self._open = {k: values.get(k, "") for k in ("data-sha256", "data-pointer", "data-unit")}
+            self._open = {k: values.get(k, "") for k in ("data-sha256", "data-pointer", "data-unit", "data-inputs", "data-input-sha256")}
+            self._open["data-formula"] = values.get("data-formula") if "bl-derived" in classes or "data-formula" in values else None
             self._text = []
 
     def handle_data(self, data: str) -> None:
@@ -389,8 +435,12 @@ class _Numbers(HTMLParser):
                 return
             # a range's first end shows its number only, its unit written once after the range
             text = "".join(self._text)
-            unit = self._open["data-unit"]
-            self.found.append(_Shown(self._open["data-sha256"], self._open["data-pointer"], str(Formatted(text, unit)) if unit else text))
+            unit, opened = self._open["data-unit"], self._open
+            if opened["data-formula"] is not None:
+                self.derived.append(_Derived(opened["data-sha256"], opened["data-formula"], opened["data-inputs"],
+                                             opened["data-input-sha256"], text))
+            else:
+                self.found.append(_Shown(opened["data-sha256"], opened["data-pointer"], str(Formatted(text, unit)) if unit else text))
             self._open = None
 
 
@@ -418,10 +468,12 @@ class _PageScan(HTMLParser):
 
 @dataclass(frozen=True)
 class Scanned:
-    """What one page loads from another host, (tag, URL) each, and its traced numbers."""
+    """What one page loads from another host, (tag, URL) each, and its traced numbers, plain
+    and derived."""
 
     loads: tuple[tuple[str, str], ...]
     numbers: tuple["_Shown", ...]
+    derived: tuple["_Derived", ...]
 
 
 def scan_page(html: str) -> Scanned:
@@ -430,7 +482,7 @@ def scan_page(html: str) -> Scanned:
     parser = _PageScan()
     parser.feed(html)
     parser.close()
-    return Scanned(tuple(parser.loads.external), tuple(parser.numbers.found))
+    return Scanned(tuple(parser.loads.external), tuple(parser.numbers.found), tuple(parser.numbers.derived))
 
 
 def _scan_file(path: Path) -> Scanned:

@@ -360,3 +360,37 @@ def test_a_head_changed_in_its_last_digit_reads_as_different(site):
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     assert [str(p) for p in verify_site(site)] == [
         f"{site}/audit.html: states ledger head {_last_digit_changed(head)} but the served ledger's head is {head}"]
+
+
+def test_an_edited_derived_number_is_reported(site):
+    """A ratio or a per-token energy is recomputed from its formula and inputs: an auditor
+    changed a comparison's 0.714x to 0.914x, listed SHA256SUMS again, and verify passed."""
+    from site_gen.checksums import site_sums
+
+    page = site / OFFLOAD
+    html = page.read_text(encoding="utf-8")
+    assert html.count(">13.5\u202fJ/token</span>") == 1
+    page.write_text(html.replace(">13.5\u202fJ/token</span>", ">15.5\u202fJ/token</span>"), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    (problem,) = verify_site(site)
+    assert problem.file == f"{site}/{OFFLOAD}"
+    assert problem.message.startswith('shows "15.5 J/token" for joules / completed_output_tokens (joules = /cases/0/groups/0/')
+    assert problem.message.endswith('("13.5 J/token" under the formatting rule): the page was edited')
+
+
+def test_every_derived_number_of_the_built_site_is_recomputed(built):
+    """Each formula a page states is one the audit recomputes (a new shape of formula would be
+    left unchecked without this failing), and each recomputes to what the page shows."""
+    from benchledger.records.ledger import read_ledger
+    from site_gen.audit import SiteAudit, _named, check_derived_numbers
+    from site_gen.formula import recompute
+    from benchledger.records.pointer import resolve
+
+    audit = SiteAudit(built, read_ledger((built / "records" / "ledger.jsonl").read_bytes(), "ledger"), "ledger", None)
+    spans = [span for rel, _, _ in audit.pages for span in audit.scan(rel).derived]
+    assert len(spans) > 20 and {s.formula for s in spans} >= {"joules / completed_output_tokens", "eager.mean_ms - graph.mean_ms"}
+    for span in spans:
+        inputs, records = _named(span.inputs), _named(span.input_sha256)
+        values = {name: resolve(audit.record_data(records.get(name, span.sha256)), pointer) for name, pointer in inputs.items()}
+        assert recompute(span.formula, values) is not None or span.formula == "count of the entries that give a value", span
+    assert check_derived_numbers(audit) == []

@@ -37,7 +37,8 @@ def add_arguments(parser):
                         help="instead, check a built or downloaded site (a folder) or a deployed one (an http(s) URL): "
                              "every file against the site's SHA256SUMS (missing, altered or not listed), "
                              "every page's stated hashes against the ledger it serves, every served record against its "
-                             "stated bytes, and the signed transparency log (checkpoint, inclusion and consistency proofs)")
+                             "stated bytes, every traced number against its record and every derived one against its formula, "
+                             "and the signed transparency log (checkpoint, inclusion and consistency proofs)")
     parser.add_argument("--vkey", action="append", default=[], metavar="KEY",
                         help="with --site: a verifier key (NAME+KEYID+BASE64) you trust; the site's checkpoint must be "
                              "signed by it (repeat for several)")
@@ -115,7 +116,7 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
         return 0 if not problems else 1
     if problems:
         raise LedgerError(problems, f"site verification failed: {len(problems)} problem(s) in {where}")
-    # says what was checked, no more: SHA256SUMS is unsigned, derived numbers are not recomputed,
+    # says what was checked, no more: SHA256SUMS is unsigned, numbers outside traced spans are not read,
     # a file no list names cannot be seen over http, a record after the latest checkpoint is in
     # no signed tree, and a site without a log (or one whose log was removed) is only caught with --vkey
     files = ("every file SHA256SUMS lists matches it (over http, a file it does not list cannot be seen)" if over_http
@@ -129,7 +130,7 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
         if not pinned:
             log += "; it is signed with the key the site serves: pass --vkey with the publisher's key to pin it"
     print(f"{where}: {files}, every page's stated hashes match the served ledger, every served record has its stated bytes, "
-          "every traced number reads as its record's value, nothing loads from another host"
+          "every traced number reads as its record's value and every derived one as its formula gives, nothing loads from another host"
           + (", the head is the expected one" if expect_head else "") + f", and {log}")
     return 0
 
