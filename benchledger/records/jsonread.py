@@ -173,6 +173,14 @@ class _NonFinite(ValueError):
         self.literal = literal
 
 
+def _trailing_comma(text: str, pos: int) -> int | None:
+    """Where the comma is, when the parser stopped at a } or ] right after one ("[1, 2,]")."""
+    if pos >= len(text) or text[pos] not in "}]":
+        return None
+    before = len(text[:pos].rstrip(" \t\n\r")) - 1
+    return before if before >= 0 and text[before] == "," else None
+
+
 def _reject_constant(literal: str) -> Any:
     raise _NonFinite(literal)
 
@@ -231,9 +239,17 @@ def read_json_text(text: str, file: str | Path) -> Any:
     except _NonFinite as err:
         literal = err.literal if len(err.literal) <= 40 else f"{err.literal[:16]}...{err.literal[-8:]} ({len(err.literal)} characters)"
         line, column = _place(text, _outside_strings(text, err.literal))
-        raise InputError(file, "", f"{literal} is not a finite JSON number (NaN and infinities are not allowed; column {column})",
-                         line) from None
+        reason = ("NaN and infinities are not allowed" if err.literal in ("NaN", "Infinity", "-Infinity")
+                  else "too large for a double: it reads as infinity, and records hold finite numbers")
+        raise InputError(file, "", f"{literal} is not a finite JSON number ({reason}; column {column})", line) from None
     except json.JSONDecodeError as err:
+        if not text.strip():
+            raise InputError(file, "", f"not JSON: the file is empty ({len(text)} bytes{', whitespace only' if text else ''})") from None
+        comma = _trailing_comma(text, err.pos)
+        if comma is not None:
+            line, column = _place(text, comma)
+            raise InputError(file, "", f"not JSON: a comma after the last item (column {column}), before the closing "
+                                       f"{text[err.pos]!r}; remove it", line) from None
         reason = "trailing data after the JSON document" if err.msg == "Extra data" else err.msg
         raise InputError(file, "", f"not JSON: {reason} (column {err.colno})", err.lineno) from None
     except ValueError as err:  # an integer longer than Python's digit limit

@@ -36,12 +36,16 @@ def rejected(raw: bytes, **kw) -> str:
         (b'{"a": NaN}', "rec.json:1: NaN is not a finite JSON number (NaN and infinities are not allowed; column 7)"),
         (b'[Infinity]', "rec.json:1: Infinity is not a finite JSON number (NaN and infinities are not allowed; column 2)"),
         (b'[-Infinity]', "rec.json:1: -Infinity is not a finite JSON number (NaN and infinities are not allowed; column 2)"),
-        (b'{"watts": 1e999}', "rec.json:1: 1e999 is not a finite JSON number (NaN and infinities are not allowed; column 11)"),
-        (b"[" + b"9" * 300 + b"e99]", "rec.json:1: 9999999999999999...99999e99 (303 characters) is not a finite JSON number (NaN and infinities are not allowed; column 2)"),
-        (b"[-" + b"9" * 320 + b".5]", "rec.json:1: -999999999999999...999999.5 (323 characters) is not a finite JSON number (NaN and infinities are not allowed; column 2)"),
+        (b'{"watts": 1e999}', "rec.json:1: 1e999 is not a finite JSON number (too large for a double: it reads as infinity, and records hold finite numbers; column 11)"),
+        (b"[" + b"9" * 300 + b"e99]", "rec.json:1: 9999999999999999...99999e99 (303 characters) is not a finite JSON number (too large for a double: it reads as infinity, and records hold finite numbers; column 2)"),
+        (b"[-" + b"9" * 320 + b".5]", "rec.json:1: -999999999999999...999999.5 (323 characters) is not a finite JSON number (too large for a double: it reads as infinity, and records hold finite numbers; column 2)"),
         (b'{"a": 1}\n{"b": 2}', "rec.json:2: not JSON: trailing data after the JSON document (column 1)"),
         (b'{"a": 1} garbage', "rec.json:1: not JSON: trailing data after the JSON document (column 10)"),
-        (b"", "rec.json:1: not JSON: Expecting value (column 1)"),
+        (b"", "rec.json: not JSON: the file is empty (0 bytes)"),
+        (b" \n", "rec.json: not JSON: the file is empty (2 bytes, whitespace only)"),
+        # a trailing comma: named at the comma, not where the parser stopped after it
+        (b'{"a": 1,\n "b": [1, 2,\n ]\n}', "rec.json:2: not JSON: a comma after the last item (column 12), before the closing ']'; remove it"),
+        (b'{"a": 1,\n}', "rec.json:1: not JSON: a comma after the last item (column 8), before the closing '}'; remove it"),
         (b"[" * 100_000, "rec.json: not JSON this reader accepts: nested too deeply"),
         # issue 11, keep going: a lone surrogate sealed, then no page could be written (UTF-8)
         (b'{"models": [{"name": "tiny \\ud800 model"}]}', "rec.json: $.models[0].name: a string holds an unpaired UTF-16 "
@@ -111,7 +115,7 @@ def test_a_duplicated_key_is_named_with_its_place(obj, data):
 def test_a_float_literal_is_read_exactly_or_named_when_it_overflows(digits, exponent, negative):
     literal = ("-" if negative else "") + "7" * (digits + 1) + f"e{exponent}"
     if math.isinf(float(literal)):
-        assert rejected(f"[{literal}]".encode()).endswith("is not a finite JSON number (NaN and infinities are not allowed; column 2)")
+        assert rejected(f"[{literal}]".encode()).endswith("is not a finite JSON number (too large for a double: it reads as infinity, and records hold finite numbers; column 2)")
     else:
         assert read_json_bytes(f"[{literal}]".encode(), "rec.json") == [float(literal)]
 
@@ -335,4 +339,4 @@ def test_an_integer_past_the_digit_limit_is_named_at_its_place():
 
 def test_a_non_finite_number_is_named_where_it_stands_not_where_a_string_mentions_it():
     assert rejected(b'{"note": "NaN and 1e400 in text",\n "v": [1, 1e400]}') == (
-        "rec.json:2: 1e400 is not a finite JSON number (NaN and infinities are not allowed; column 11)")
+        "rec.json:2: 1e400 is not a finite JSON number (too large for a double: it reads as infinity, and records hold finite numbers; column 11)")
