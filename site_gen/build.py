@@ -223,12 +223,14 @@ theme:
   name: material
   font: false
   features: [navigation.tabs, navigation.top, content.code.copy]{logo}
-  palette:  # light and dark, the reader's choice (Material keeps it in the browser); charts keep a white ground
-    - scheme: default
+  palette:  # light and dark as the reader's system prefers, the toggle overriding (Material keeps it in the browser)
+    - media: "(prefers-color-scheme: light)"
+      scheme: default
       primary: {json.dumps(options.palette_primary)}
       accent: {json.dumps(options.palette_accent)}
       toggle: {{icon: material/brightness-4, name: Switch to dark mode}}
-    - scheme: slate
+    - media: "(prefers-color-scheme: dark)"
+      scheme: slate
       primary: {json.dumps(options.palette_primary)}
       accent: {json.dumps(options.palette_accent)}
       toggle: {{icon: material/brightness-7, name: Switch to light mode}}

@@ -299,6 +299,61 @@ def test_a_reader_can_switch_to_the_dark_scheme_and_charts_follow_it(site: Path,
         assert watch.errors == [] and watch.outside == []
 
 
+# WCAG contrast of an element's text (or outline) against the first opaque ground behind it.
+CONTRAST_JS = """(el, what) => {
+  const rgb = s => s.match(/[\\d.]+/g).map(Number);
+  const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => v / 255).map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+                     return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  let ground = el, bg = null;
+  while (ground) { const c = rgb(getComputedStyle(ground).backgroundColor); if (c.length < 4 || c[3] > 0) { bg = c; break; } ground = ground.parentElement; }
+  bg = bg || [255, 255, 255];
+  const fg = rgb(getComputedStyle(el)[what]);
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
+def test_a_dark_system_gets_the_dark_scheme_and_its_controls_read(site: Path, browser):
+    """An audit measured, on slate: the outlined download button at 2.35:1, links in the grey
+    boxes at 4.13:1, the log check's result at 3.18:1; and a reader whose system is dark got
+    the light scheme. Small text needs 4.5:1."""
+    with serve(site) as base:
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+        page = context.new_page()
+        watch = Watch(page, base)
+        page.goto(base + OFFLOAD_PAGE)
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+        page.locator(".bl-tlog-steps .bl-step-summary").wait_for()
+        for selector in (".bl-audit a.md-button:not(.md-button--primary)", ".bl-head dd a", ".bl-audit caption a",
+                         ".bl-tlog-steps .bl-step-summary", ".bl-tlog-check"):
+            element = page.locator(selector).first
+            assert element.evaluate(CONTRAST_JS, "color") >= 4.5, selector
+        context.close()
+        assert watch.errors == [] and watch.outside == []
+
+
+def test_keyboard_focus_shows_in_the_light_scheme(site: Path, browser):
+    """The explorer's filter field showed no focus at all; Material's amber ring and link colour
+    read at 1.9:1 on white, where a focus indicator needs 3:1."""
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(base + "explore/gsh-llm-core-article-1.html")
+        page.locator(".bl-explorer-search").focus()
+        assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+        assert page.evaluate("parseFloat(getComputedStyle(document.activeElement).outlineWidth)") >= 2
+        assert page.locator(".bl-explorer-search").evaluate(CONTRAST_JS, "outlineColor") >= 3
+        page.goto(base + OFFLOAD_PAGE)
+        for _ in range(40):  # to a link in the article, by keyboard (focus-visible)
+            page.keyboard.press("Tab")
+            if page.evaluate("!!document.activeElement.closest('.md-typeset') && document.activeElement.tagName === 'A'"):
+                break
+        link = page.locator(":focus")
+        assert link.evaluate("el => el.matches(':focus-visible')")
+        for what in ("outlineColor", "color"):
+            assert link.evaluate(CONTRAST_JS, what) >= 3, what
+        page.close()
+
+
 def test_the_explorer_of_one_record_names_each_row_by_its_case_and_point(site: Path, browser):
     """The shipped offload record: its path is said once above the table, not in every row; a
     row's case cell names its point, so it still does scrolled to the last measurement; a column
