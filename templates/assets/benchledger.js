@@ -48,13 +48,31 @@
       return;
     }
     var copy = event.target.closest(".bl-copy");
-    if (copy && navigator.clipboard) {
-      navigator.clipboard.writeText(copy.dataset.copy).then(function () {
-        copy.textContent = "copied";
+    if (copy) {
+      // said aloud too (a status region): a changed button text alone is not announced
+      var done = function (shown, said) {
+        copy.textContent = shown;
+        announce(said);
         setTimeout(function () { copy.textContent = "copy"; }, 2000);  // ready for the next one
-      }, function () {});
+      };
+      var failed = function () { done("copy failed", "Could not copy; the full SHA-256 is in the hash's title: " + copy.dataset.copy); };
+      if (!navigator.clipboard) { failed(); return; }
+      navigator.clipboard.writeText(copy.dataset.copy).then(function () {
+        done("copied", "Copied the SHA-256 " + copy.dataset.copy);
+      }, failed);
     }
   });
+
+  function announce(text) {
+    var region = document.querySelector(".bl-announce");
+    if (!region) {
+      region = document.createElement("span");
+      region.className = "bl-announce bl-sr-only";
+      region.setAttribute("role", "status");
+      document.body.appendChild(region);
+    }
+    region.textContent = text;
+  }
 
   document.addEventListener("change", function (event) {
     var input = event.target.closest(".bl-file");

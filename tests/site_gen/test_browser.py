@@ -332,6 +332,25 @@ def test_a_dark_system_gets_the_dark_scheme_and_its_controls_read(site: Path, br
         assert watch.errors == [] and watch.outside == []
 
 
+def test_the_copy_button_copies_the_hash_and_says_so_aloud(site: Path, browser):
+    """The button's text changed to "copied", which a screen reader does not announce."""
+    with serve(site) as base:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base.rstrip("/"))
+        page = context.new_page()
+        page.goto(base + "index.html")
+        button = page.locator(".bl-copy").first
+        sha = button.get_attribute("data-copy")
+        button.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.querySelector('.bl-announce') !== null")
+        assert page.locator(".bl-announce").get_attribute("role") == "status"
+        assert page.locator(".bl-announce").inner_text() == f"Copied the SHA-256 {sha}"
+        assert button.inner_text() == "copied" and page.evaluate("navigator.clipboard.readText()") == sha
+        assert page.locator(".bl-announce").bounding_box()["width"] <= 1  # heard, not seen
+        context.close()
+
+
 def test_keyboard_focus_shows_in_the_light_scheme(site: Path, browser):
     """The explorer's filter field showed no focus at all; Material's amber ring and link colour
     read at 1.9:1 on white, where a focus indicator needs 3:1."""
