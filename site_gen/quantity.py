@@ -218,15 +218,22 @@ def limitations_marker(limitations: Sequence["Limitation"]) -> str:
         return ""
     texts = " · ".join(lim.text for lim in limitations)
     count = f"<sup>{len(limitations)}</sup>" if len(limitations) > 1 else ""
-    return f'{_JOINED}<a class="bl-lim-mark" href="#{limitations[0].anchor}" title="{escape.shown_attr(texts)}">&#9888;{count}</a>'
+    return (f'{_JOINED}<a class="bl-lim-mark" href="#{limitations[0].anchor}" aria-label="{_marker_name(len(limitations))}" '
+            f'title="{escape.shown_attr(texts)}">&#9888;{count}</a>')
 
 
 def limitation_marker(limitation: "Limitation") -> str:
     """A small marker beside a number, linking to the limitation's note on the same page."""
     return (
-        f'{_JOINED}<a class="bl-lim-mark" href="#{limitation.anchor}" '
+        f'{_JOINED}<a class="bl-lim-mark" href="#{limitation.anchor}" aria-label="{_marker_name(1)}" '
         f'title="{escape.shown_attr(limitation.text)}">&#9888;</a>'
     )
+
+
+def _marker_name(count: int) -> str:
+    """A marker's name for a screen reader, which read "warning sign 3" (the title, its
+    limitations' words, is read as its description)."""
+    return "a limitation of this number" if count == 1 else f"{count} limitations of this number"
 
 
 def utc_date(epoch_s: object) -> str:

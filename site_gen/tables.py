@@ -44,7 +44,7 @@ def html_table(table: pd.DataFrame, caption: str | None = None, cell: Callable[[
         lines.append(f"<caption>{escape.html(caption)}</caption>")
     # a table's header row is no passage to quote: search excerpts read "field value. Run. ..."
     lines += ["  <thead data-pagefind-ignore>", "    <tr>"]
-    lines += [f"      <th>{escape.html(c)}</th>" for c in table.columns]
+    lines += [f'      <th scope="col">{escape.html(c)}</th>' for c in table.columns]
     lines += ["    </tr>", "  </thead>", "  <tbody>"]
     for row in table.to_numpy(dtype=object).tolist():  # one conversion, not itertuples' column by column
         lines.append("    <tr>")

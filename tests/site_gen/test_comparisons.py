@@ -89,7 +89,7 @@ def test_device_comparison_page_has_both_records_numbers_speedups_and_hashes(sit
     assert ">tokens 16,384, length kind synthetic_exact_text</td>" in device
     assert re.search(r'data-pointer="/finished_epoch"[^>]*>1793167319.0615695</span> \(2026-10-28 UTC\)', device)
     # a record that is one case: no "case" column repeating its path beside the record's
-    assert "<th>case</th>" not in device and "<th>record</th>" in device
+    assert "<th scope=\"col\">case</th>" not in device and "<th scope=\"col\">record</th>" in device
     # limitations beside what they limit: the withheld p95 of five repetitions, under graph timings
     assert "percentile-p95-minimum-samples" in device
 
@@ -108,7 +108,7 @@ def test_llm_gpu_comparison_calls_disjoint_ranges_and_places_limitations(site):
     # energy per token is derived (no range): its ratio names the joules and tokens of both records
     assert "B / A, each joules / completed_output_tokens" in gpu
     assert "single-stream" in gpu and "Five repeated rounds share a process" in gpu
-    assert gpu.count("<th>case</th>") == 3  # cases of a record name themselves: offload-72b-full ...
+    assert gpu.count("<th scope=\"col\">case</th>") == 3  # cases of a record name themselves: offload-72b-full ...
     # what else differs, though never required to agree, is said in the lede too
     release = page(site, "comparisons/" + links(index, "gsh-llm-core-article-1")["runtime-release"])
     assert ("differ only in <strong>runtime release</strong>; context fields differ too (shown in the tables below, never "
@@ -199,13 +199,13 @@ def test_a_setup_measured_many_times_is_bounded_and_says_what_it_left_out(tmp_pa
     # one chart line per GPU through the points of all its cases
     section = gpu[gpu.index('id="section-0"'):gpu.index('id="section-1"')]
     # (the baseline is the H200, first in sort order)
-    assert section.count("<th>NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition · repeat/2026-11-02.json: "
+    assert section.count("<th scope=\"col\">NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition · repeat/2026-11-02.json: "
                          "ratio to baseline</th>") == 4
     spec = json.loads(re.search(r'<script type="application/json" id="spec-s0-decode-tokens-per-s">(.*?)</script>', section).group(1))
     assert len({row["series"] for row in spec["datasets"][next(iter(spec["datasets"]))]}) == 2
     # the seed's placement sweep repeated by four records: nine cases shown, a row per point and case
     layers = (out / "comparisons" / links(index, "gsh-llm-core-article-1")["gpu-layers"]).read_text(encoding="utf-8")
-    assert "<th>ratio to baseline</th>" in layers and layers.count("left out of this section") == 1
+    assert "<th scope=\"col\">ratio to baseline</th>" in layers and layers.count("left out of this section") == 1
 
 
 def test_a_record_joining_a_comparison_rewrites_no_other_article(tmp_path):

@@ -61,10 +61,10 @@ def test_script_tags_stay_text(page):
 def test_chart_tables_head_their_columns_with_text(page):
     """A record's axis and an article's chart titles head a chart's data table as text."""
     html = (page / "articles/hostile/2026-12-02.html").read_text(encoding="utf-8")
-    assert "<th>&lt;script&gt;alert(1)&lt;/script&gt; layers kept on the GPU for this placement</th>" in html
+    assert "<th scope=\"col\">&lt;script&gt;alert(1)&lt;/script&gt; layers kept on the GPU for this placement</th>" in html
     post = (page / f"posts/{LONG_SLUG}.html").read_text(encoding="utf-8")
-    assert "<script>alert(1)" not in post and "<img src=x" not in post and "<th><!--" not in post
-    assert "<th>&lt;script&gt;alert(1)&lt;/script&gt;</th>" in post
+    assert "<script>alert(1)" not in post and "<img src=x" not in post and "<th scope=\"col\"><!--" not in post
+    assert "<th scope=\"col\">&lt;script&gt;alert(1)&lt;/script&gt;</th>" in post
     assert f'id="chart-{escape.anchor(LONG_SLUG + "-1")}"' in post
 
 

@@ -355,8 +355,13 @@ def test_headline_numbers_carry_the_markers_a_write_up_would_put_on_them(site):
         # on the article the marker goes to the note on the page; on the home card, to the article's
         # (joined to the number: a word joiner between them, so no line breaks there)
         assert re.match(rf'[^>]*>[^<]*</span>&#8288;<a class="bl-lim-mark" href="#{lims[0].anchor}" [^>]*>&#9888;<sup>{count}</sup></a>', after_head)
+        # named for a screen reader, which read "warning sign 3"; its words are the title
+        assert f'aria-label="{count} limitations of this number"' in after_head[:after_head.index("</a>")]
         assert re.match(rf'[^>]*>[^<]*</span>&#8288;<a class="bl-lim-mark" href="{re.escape(article_path)}#{lims[0].anchor}" ', after_card)
         assert f'id="{lims[0].anchor}"' in article
-    # the card's count of limitations is a link to them on the article
-    assert re.search(rf'<a class="bl-card-lims" href="{re.escape(article_path)}#limitations"><span aria-hidden="true">&#9888;</span> \d+ limitations</a>', card)
+    # the card's count of limitations is a link to them on the article; it and "audit" are
+    # described by the card's title, a heading (nine links named "audit" said nothing alone)
+    title_id = re.search(r'<h2 class="bl-card-title" id="(card-\d+)">', card).group(1)
+    assert re.search(rf'<a class="bl-card-lims" href="{re.escape(article_path)}#limitations" aria-describedby="{title_id}"><span aria-hidden="true">&#9888;</span> \d+ limitations</a>', card)
+    assert f'#audit-this-page" aria-describedby="{title_id}">audit</a>' in card and home.count(f'id="{title_id}"') == 1
     assert 'id="limitations"' in article

@@ -19,7 +19,8 @@ cells = st.one_of(st.just(""), st.from_regex(WORDS, fullmatch=True))
 def pandas_html(table) -> str:
     out = table.to_html(escape=False, index=False, border=0, classes=["bl-table"], na_rep="", justify="left")
     return (out.replace(' style="text-align: left;"', "").replace('<table border="0" class="dataframe bl-table">', '<table class="dataframe bl-table">')
-            .replace("<thead>", "<thead data-pagefind-ignore>"))  # a header row is not indexed for search
+            .replace("<thead>", "<thead data-pagefind-ignore>")  # a header row is not indexed for search
+            .replace("<th>", '<th scope="col">'))  # and its cells say which way they head
 
 
 @given(st.lists(st.from_regex(WORDS, fullmatch=True), min_size=1, max_size=4, unique=True), st.data())
@@ -40,5 +41,5 @@ def test_headers_and_caption_are_text():
     axis = '<img src=x onerror=alert(1)>'
     html = html_table(frame([{axis: "1"}], [axis]), caption="</caption><script>x</script>")
     assert "<img" not in html and "<script>" not in html
-    assert "<th>&lt;img src=x onerror=alert(1)&gt;</th>" in html
+    assert "<th scope=\"col\">&lt;img src=x onerror=alert(1)&gt;</th>" in html
     assert "<caption>&lt;/caption&gt;&lt;script&gt;x&lt;/script&gt;</caption>" in html
