@@ -68,8 +68,10 @@ class Chart:
 
 
 def points_text(series: Sequence[Series], unit: str) -> str:
-    """Every point of every series as text (`label: x → y; ...`), for a chart's alt text."""
-    return "; ".join(f"{s.label}: " + ", ".join(f"{x:g} → {format_value(y, unit)}" for x, y, _ in s.points) for s in series)
+    """Every point of every series as text (`label: x → y; ...`), for a chart's alt text; x as
+    the page writes numbers ("32,768", where `:g` wrote "32768" and a million "1e+06")."""
+    return "; ".join(f"{s.label}: " + ", ".join(f"{format_value(x, '')} → {format_value(y, unit)}" for x, y, _ in s.points)
+                     for s in series)
 
 
 def canonical_json(value: Any) -> str:

@@ -11,7 +11,7 @@ import pytest
 import vl_convert
 
 from benchledger.errors import BuildError
-from site_gen.charts import Chart, ChartCache, Series, SeriesMark, SeriesPoint, chart_html, line_chart, series_chart
+from site_gen.charts import Chart, ChartCache, Series, SeriesMark, SeriesPoint, chart_html, line_chart, points_text, series_chart
 from site_gen.page import Page
 
 
@@ -287,3 +287,10 @@ def test_a_chart_vl_convert_cannot_draw_is_a_build_error_naming_page_and_chart(t
     reason = str(here.value).splitlines()[1].strip()  # vl-convert's own words, without its stack
     assert message.endswith(f"cannot be drawn: {reason}. Please report it with the record that made it")
     assert "\n" not in message
+
+
+def test_alt_text_writes_the_x_values_as_pages_write_numbers():
+    """An alt text read "32768 -> 705 ms" beside "32,768 tokens" in the headline (and `:g` would
+    write a million as "1e+06")."""
+    series = [Series("eager", [(322, 19.0, ""), (32768, 704.59, ""), (1e6, 0.5, "")])]
+    assert points_text(series, "ms") == "eager: 322 → 19.0\u202fms, 32,768 → 705\u202fms, 1,000,000 → 0.500\u202fms"
