@@ -174,8 +174,9 @@ def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, l
     if reference:
         # grey on either scheme's background; drawn under the lines, its label above the rule
         rule = alt.Chart(alt.NamedData("reference")).encode(y=alt.Y("y:Q", scale=scale_y))
-        layers[:0] = [rule.mark_rule(strokeDash=[2, 3], color="#888"),
-                      rule.mark_text(align="left", baseline="bottom", dx=4, dy=-3, fontSize=11, color="#888")
+        # grey that reads at 5.7:1 on white (#888 was 3.5:1); benchledger.js lightens it on slate
+        layers[:0] = [rule.mark_rule(strokeDash=[2, 3], color="#666666"),
+                      rule.mark_text(align="left", baseline="bottom", dx=4, dy=-3, fontSize=11, color="#666666")
                       .encode(x=alt.value(0), text="label:N")]
     return _template_json(
         # No title inside the chart: the page shows it once, above, as text that wraps on a
@@ -400,13 +401,26 @@ class SeriesPoint:
     origin: str
 
 
+# A claim's kind on a series chart and its colour, in the light scheme; 4.5:1 on white at least
+# (the chart's text is 11 px). benchledger.js swaps each for a lighter one on slate.
+CLAIM_COLOURS = {"worse": "#b3261e", "better": "#1b7f3b", "no change called": "#6b6b6b"}
+
+
 @dataclass(frozen=True)
 class SeriesMark:
-    """A claim drawn on a series chart: a vertical rule at the first record after it."""
+    """A claim drawn on a series chart: a vertical rule at the first record after it, in the
+    colour of its kind (`CLAIM_COLOURS`), with `label` beside it and `text` (the whole claim)
+    in its tooltip."""
 
     at: str  # label of the first record after the change
     text: str
-    changed: bool  # drawn strong (a detected change) or faint (looked at, not called)
+    kind: str  # a key of CLAIM_COLOURS: a detected change (worse, better) or one looked at, not called
+    label: str = ""  # the words beside the rule, short enough for half a phone's chart ("" for `text`)
+
+    @property
+    def changed(self) -> bool:
+        """Drawn strong (a detected change) or faint (looked at, not called)."""
+        return self.kind != "no change called"
 
 
 CLAIM_LINE_PX = 14  # a claim label's line on a series chart: 11 px text and its leading
@@ -433,7 +447,7 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
         position = {label: i for i, label in enumerate(order)}
         # and each claim's label takes the next of three lines from the top: two changes a
         # record apart wrote their labels over each other ("worse+13.4%")
-        datasets["claims"] = [{"at": text(m.at), "text": m.text, "kind": "change" if m.changed else "no change called",
+        datasets["claims"] = [{"at": text(m.at), "text": m.label or m.text, "claim": m.text, "kind": m.kind,
                                "side": "right" if 2 * position.get(text(m.at), 0) >= len(order) else "left",
                                "line_px": 8 + CLAIM_LINE_PX * (k % 3)}
                               for k, m in enumerate(sorted(marks, key=lambda m: position.get(text(m.at), 0)))]
@@ -468,16 +482,16 @@ def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, th
         x=x, y=alt.Y("value:Q", scale=y_scale, title=y_title), tooltip=tooltip)
     layers = [ranges, dots] if has_ranges else [dots]
     if segments:
-        layers.append(alt.Chart(alt.NamedData("segments")).mark_rule(strokeWidth=2, color="#555").encode(
+        layers.append(alt.Chart(alt.NamedData("segments")).mark_rule(strokeWidth=2, color="#555555").encode(
             x=alt.X("first:N", scale=x_scale), x2="last:N", y=alt.Y("median:Q", scale=y_scale),
             tooltip=[alt.Tooltip("first:N", title="segment from"), alt.Tooltip("last:N", title="to"),
                      alt.Tooltip("median:Q", title="segment median", format=",.4~g")]))
     if marks:
-        colour = alt.Color("kind:N", scale=alt.Scale(domain=["change", "no change called"], range=["#c0392b", "#95a5a6"]),
+        colour = alt.Color("kind:N", scale=alt.Scale(domain=list(CLAIM_COLOURS), range=list(CLAIM_COLOURS.values())),
                            legend=None)
         claims = alt.Chart(alt.NamedData("claims"))
         layers.append(claims.mark_rule(strokeDash=[4, 3], strokeWidth=2).encode(
-            x=alt.X("at:N", scale=x_scale), color=colour, tooltip=[alt.Tooltip("text:N", title="claim")]))
+            x=alt.X("at:N", scale=x_scale), color=colour, tooltip=[alt.Tooltip("claim:N", title="claim")]))
         for side, dx in (("left", 4), ("right", -4)):  # cut with an ellipsis to the half it runs into
             layers.append(claims.transform_filter(f"datum.side === '{side}'").mark_text(
                 align=side, dx=dx, fontSize=11, limit=alt.ExprRef("width / 2 - 8")).encode(

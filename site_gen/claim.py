@@ -35,6 +35,20 @@ def claim_text(finding: Finding) -> str:
     return f"{shown}, {verdict}"
 
 
+def claim_kind(finding: Finding) -> str:
+    """How a series chart draws the claim: "worse", "better" or "no change called"."""
+    if finding.claim.verdict != CHANGED:
+        return "no change called"
+    return "worse" if finding.regression else "better"
+
+
+def claim_label(finding: Finding) -> str:
+    """The claim in the few words a chart has room for beside its rule: "−11.6%, worse" (the
+    interval and the whole verdict are in its tooltip, `claim_text`)."""
+    kind = claim_kind(finding)
+    return f"{percent(finding.claim.ratio)}, {kind if kind != 'no change called' else finding.claim.verdict}"
+
+
 def _side(name: str, rows: list[dict], field: str) -> str:
     parts = []
     for r in rows:

@@ -19,7 +19,7 @@ from site_gen import escape, raw_html
 from site_gen.changes.claims import CHANGED
 from site_gen.changes.detection import E_DIVISIVE
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
-from site_gen.claim import claim_html, claim_text, no_change_text
+from site_gen.claim import claim_html, claim_kind, claim_label, claim_text, no_change_text
 from site_gen.feed import FeedEntry
 from site_gen.history import Finding, SeriesReport, Track, setup_items
 from site_gen.page import Page
@@ -74,7 +74,7 @@ def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: 
         for seg in track.detection.segments:
             values = [o.value for o in track.observations[seg.start:seg.stop]]
             segments.append((points[seg.start].label, points[seg.stop - 1].label, float(statistics.median(values))))
-    marks = [SeriesMark(points[f.claim.comparison.after.start].label, claim_text(f), f.claim.verdict == CHANGED)
+    marks = [SeriesMark(points[f.claim.comparison.after.start].label, claim_text(f), claim_kind(f), claim_label(f))
              for f in findings if f.claim.verdict == CHANGED or track.detection.algorithm == E_DIVISIVE]
     changed = [m for m in marks if m.changed]
     alt_text = (f"{track.label} over {counted(len(points), 'record')} along {kind.field(report.series.field).label}: "

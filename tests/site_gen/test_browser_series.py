@@ -39,10 +39,10 @@ def test_the_series_page_draws_the_change(site):
         assert total == 10 and drawn >= 80  # ten tracks of eight records each
         # the change is drawn on the two decode charts: a dashed rule and its label
         labels = page.eval_on_selector_all(".bl-chart-live svg g.mark-text.role-mark text", "els => els.map(e => e.textContent)")
-        assert sum("changed, worse" in t for t in labels) == 2
+        assert sum(t.endswith("%, worse") for t in labels) == 2
         rules = page.eval_on_selector_all(".bl-chart-live svg g.mark-rule line[stroke-dasharray]",
                                           "els => els.map(e => e.getAttribute('aria-label'))")
-        assert len(rules) == 2 and all("at: b11151; kind: change" in r for r in rules)
+        assert len(rules) == 2 and all("at: b11151; kind: worse" in r for r in rules)
         # on the first decode chart the rule stands exactly at the sixth record's point
         x_of = """(svg, sel) => {
             const el = svg.querySelector(sel);
@@ -85,8 +85,28 @@ def test_on_a_phone_the_change_label_stays_inside_its_chart(site):
         assert len(sizes) == 10 and all(abs(scaled) < 0.5 and room >= 0 for scaled, room in sizes), sizes
         labels = page.eval_on_selector_all(".bl-chart-live svg g.mark-text.role-mark text", "els => els.map(e => e.getBoundingClientRect().height)")
         assert len(labels) == 2 and min(labels) >= 10, labels
+        # whole, not cut with an ellipsis ("+13.4%, changed, bet…" on a phone)
+        texts = page.eval_on_selector_all(".bl-chart-live svg g.mark-text.role-mark text", "els => els.map(e => e.textContent)")
+        assert all(t.endswith("%, worse") for t in texts), texts
         page.locator("#chart-track-0").screenshot(path=str(ARTIFACTS / "phone-series-change.png"))
         assert watch.errors == [] and watch.outside == []
         assert not [w for w in watch.warnings if "sort" in w.lower()], watch.warnings
+        context.close()
+        browser.close()
+
+
+def test_on_slate_a_change_label_is_drawn_in_the_dark_schemes_colour(site):
+    """The label's red (#c0392b) read at 2.96:1 on the slate page; the spec's colours are
+    swapped for the dark scheme's before the chart is drawn."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p, serve(site) as base:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+        page = context.new_page()
+        page.goto(base + SERIES)
+        charts_drawn(page)
+        fills = page.eval_on_selector_all(".bl-chart-live svg g.mark-text.role-mark text", "els => els.map(e => e.getAttribute('fill'))")
+        assert fills == ["#ff8a80", "#ff8a80"], fills
         context.close()
         browser.close()

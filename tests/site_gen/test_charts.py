@@ -180,7 +180,7 @@ def series(n: int) -> Chart:
     from site_gen.charts import SeriesMark, SeriesPoint, series_chart
 
     points = [SeriesPoint(f"b{i}", 10.0 + i % 5, 9.5 + i % 5, 10.5 + i % 5, f"{i:064x} r.json /x") for i in range(n)]
-    return series_chart("track-0", "decode", points, [("b0", f"b{n - 1}", 11.5)], [SeriesMark("b2", "-12% worse", True)],
+    return series_chart("track-0", "decode", points, [("b0", f"b{n - 1}", 11.5)], [SeriesMark("b2", "-12% [-14%, -10%], changed, worse", "worse", "-12%, worse")],
                         x_title="release", y_title="tokens/s", alt_text="a")
 
 
@@ -194,7 +194,7 @@ def test_specs_are_filled_templates_that_draw_every_point_from_their_datasets():
     points, texts = drawn(two)
     assert points == 3 and "a&lt;/script&gt;&lt;b&gt;" in texts  # the legend names the series (XML-escaped)
     points, texts = drawn(series(4))
-    assert points == 4 and {"b0", "b1", "b2", "b3", "-12% worse", "release", "tokens/s"} <= set(texts)
+    assert points == 4 and {"b0", "b1", "b2", "b3", "-12%, worse", "release", "tokens/s"} <= set(texts)
     assert list(series(4).table.columns) == ["release", "tokens/s", "minimum", "maximum", "record (sha256, pointer)"]
 
 
@@ -204,7 +204,7 @@ def test_claims_a_record_apart_write_their_labels_on_different_lines(tmp_path):
     from site_gen.charts import SeriesMark, SeriesPoint, series_chart
 
     points = [SeriesPoint(f"b{i}", 10.0 + i, 9.5 + i, 10.5 + i, f"{i:064x} r.json /x") for i in range(5)]
-    made = series_chart("t", "decode", points, [], [SeriesMark("b4", "+13.4%, better", True), SeriesMark("b3", "-7.6%, worse", True)],
+    made = series_chart("t", "decode", points, [], [SeriesMark("b4", "+13.4%, changed, better", "better", "+13.4%, better"), SeriesMark("b3", "-7.6%, changed, worse", "worse", "-7.6%, worse")],
                         x_title="release", y_title="tokens/s", alt_text="a")
     svg = svg_of(made, tmp_path)
 
@@ -214,6 +214,9 @@ def test_claims_a_record_apart_write_their_labels_on_different_lines(tmp_path):
         return float(tag.group(2))
 
     assert abs(label_y("-7.6%, worse") - label_y("+13.4%, better")) >= 11  # a line of 11 px text apart
+    # each in the colour of its kind: a gain was drawn in the same red as a loss
+    fills = {text: fill for fill, text in re.findall(r'<text[^>]*fill="(#[0-9a-f]+)"[^>]*>([^<]*)</text>', svg)}
+    assert (fills["-7.6%, worse"], fills["+13.4%, better"]) == ("#b3261e", "#1b7f3b")
 
 
 def test_a_long_series_labels_at_most_24_of_its_records_and_draws_them_all():

@@ -82,7 +82,8 @@ def test_the_chart_marks_the_change(drop_site):
     for spec in marked:
         rows = [row for values in spec["datasets"].values() for row in values]
         [mark] = [r for r in rows if "at" in r]
-        assert mark["at"] == "b11151" and mark["kind"] == "change" and "changed" in mark["text"]
+        assert mark["at"] == "b11151" and mark["kind"] == "worse" and re.fullmatch(r"−\d+\.\d%, worse", mark["text"])
+        assert "changed, worse" in mark["claim"]  # the whole claim, in the tooltip
         segments = [r for r in rows if "median" in r]
         assert [(s["first"], s["last"]) for s in segments] == [("b11146", "b11150"), ("b11151", "b11153")]
         points = [r for r in rows if "origin" in r]
@@ -90,7 +91,7 @@ def test_the_chart_marks_the_change(drop_site):
     # the static fallback draws it too
     svgs = re.findall(r'<img src="([^"]+\.svg)"', page)
     drawn = [(drop_site / "series" / s).resolve().read_text() for s in svgs]
-    assert sum("changed, worse" in svg for svg in drawn) == 2
+    assert sum(re.search(r">−\d+\.\d%, worse</text>", svg) is not None for svg in drawn) == 2
 
 
 def test_the_index_lists_series_and_changes(drop_site):
