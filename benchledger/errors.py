@@ -81,6 +81,14 @@ class PlanError(ProblemsError):
     """A collection plan is invalid; every bad key is listed."""
 
 
+class ProjectError(ProblemsError):
+    """`benchledger.toml` is invalid; every problem is listed."""
+
+
+class RowsError(ProblemsError):
+    """An imported tool's file (llama-bench's rows) is not what that tool writes; every problem listed."""
+
+
 class BuildError(BenchledgerError):
     """The site could not be built (MkDocs failure, a citation that does not resolve...)."""
 

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import SplitResult, urlsplit
 
-from benchledger.errors import InputError, Problem, ProblemsError
+from benchledger.errors import InputError, Problem, ProjectError
 from benchledger.files import read_input
 from benchledger.tomlread import read_toml
 
@@ -62,10 +62,6 @@ LOGO_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp")
 _SITE_NAME = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029<>&\"'`\\{}]{1,80}")
 _PAGE_TITLE = _SITE_NAME
 _PAGE_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-
-
-class ProjectError(ProblemsError):
-    """`benchledger.toml` is invalid; every problem is listed."""
 
 
 @dataclass(frozen=True)

@@ -285,7 +285,7 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
             from zoneinfo import ZoneInfo
 
             ZoneInfo(timezone)
-        except Exception:
+        except (KeyError, ValueError, OSError):  # not found; not a name ("../x", "Europe/"); a folder or too long
             bad("$.timezone", f"unknown time zone {timezone!r}; expected an IANA name such as 'Europe/Warsaw'")
             timezone = "UTC"
     limitations = doc.get("limitations", [])

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any, Sequence
 
-from benchledger.errors import InputError, Problem, ProblemsError
+from benchledger.errors import InputError, Problem, RowsError
 from benchledger.records import schema
 from benchledger.records.checks import llama_bench_tool_version
 from benchledger.records.jsonread import read_json_text
@@ -31,10 +31,6 @@ UNKNOWN_BUILD = "llama-bench was built without git metadata (commit unknown): th
 
 _TYPE_WORDS = {"integer": "an integer", "number": "a number", "string": "a string", "boolean": "true or false",
                "array": "a list", "object": "an object", "null": "null"}
-
-
-class RowsError(ProblemsError):
-    """A llama-bench file whose rows are not what llama-bench writes; every problem listed."""
 
 
 def _row_schema() -> dict[str, Any]:

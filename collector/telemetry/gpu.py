@@ -261,7 +261,7 @@ class GpuSampler(PeriodicSampler[GpuSample]):
             if self._initialised:
                 try:
                     self._nvml.nvmlShutdown()
-                except Exception:
+                except self._nvml.NVMLError:  # the driver gone mid-run: nothing is left to release
                     pass
             self._initialised = False
             self._handle = None

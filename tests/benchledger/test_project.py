@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from benchledger.errors import InputError
-from benchledger.project import PROJECT_FILE, ProjectError, find_project, load_project
+from benchledger.errors import ProjectError
+from benchledger.project import PROJECT_FILE, find_project, load_project
 
 REPO = Path(__file__).resolve().parents[2]
 

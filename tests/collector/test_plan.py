@@ -283,3 +283,11 @@ def test_ids_with_a_trailing_newline_are_refused(tmp_path):
                 .replace('id = "a"', 'id = "a\\n"', 1).replace('cases = ["a", "b"]', 'cases = ["a\\n", "b"]'))
     lines = refused(tmp_path, text)
     assert "$.article_key: expected a lowercase key" in lines and "$.cases[0].id:" in lines
+
+
+@pytest.mark.parametrize("zone", ["Nope/Zone", "America", "Europe/", "../etc", "x" * 300])
+def test_a_time_zone_that_is_not_one_is_named(tmp_path, zone):
+    """Each way zoneinfo refuses a name (not found, a folder, not a key, too long) is the plan's
+    problem, not a crash of the loader."""
+    text = GOOD.replace('timezone = "Europe/Warsaw"', f'timezone = "{zone}"')
+    assert f"$.timezone: unknown time zone {zone!r}; expected an IANA name such as 'Europe/Warsaw'" in refused(tmp_path, text)
