@@ -7,7 +7,6 @@ the articles' "compared with" links) read it."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 from benchledger.cases.base import Case, CaseKind, natural_key
 from benchledger.cases.comparison import Comparison, Confounded, find
 from benchledger.cases.registry import kind_for
+from benchledger.records.digest import short_id
 
 if TYPE_CHECKING:
     from site_gen.context import SiteContext
@@ -40,8 +40,7 @@ class ComparisonPage:
 
     @property
     def path(self) -> str:
-        digest = hashlib.sha256(repr((self.kind.schema, self.identity, self.axis)).encode()).hexdigest()[:12]
-        return f"comparisons/{kind_slug(self.kind.schema)}/{self.axis.replace('_', '-')}-{digest}.md"
+        return f"comparisons/{kind_slug(self.kind.schema)}/{self.axis.replace('_', '-')}-{short_id((self.kind.schema, self.identity, self.axis))}.md"
 
     # Computed once per page (frozen: the sections never change): every article asks for its
     # comparison pages' records and titles, which would otherwise walk every case each time.

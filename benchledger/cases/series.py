@@ -9,11 +9,11 @@ then by the kind's date field, then by input order (the ledger's)."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from benchledger.cases.base import Case, CaseKind, Role, natural_key
+from benchledger.records.digest import short_id
 from benchledger.records.numbers import is_number
 
 Key = tuple[tuple[str, str], ...]
@@ -40,8 +40,7 @@ class Series:
     @property
     def slug(self) -> str:
         """A stable short id of the series: the same key gives the same id in every build."""
-        text = repr((self.schema, self.identity, self.field, self.fixed))
-        return hashlib.sha256(text.encode()).hexdigest()[:12]
+        return short_id((self.schema, self.identity, self.field, self.fixed))
 
     def value_of(self, case: Case) -> str:
         """The case's value of the series field, as text."""

@@ -30,6 +30,12 @@ def is_sha256_prefix(text: object) -> bool:
     return isinstance(text, str) and _PREFIX.fullmatch(text) is not None
 
 
+def short_id(key: object) -> str:
+    """A stable 12-hex id of a key (a tuple of strings): the same key gives the same id in every
+    build and on every machine, for a page's path or a series' slug."""
+    return hashlib.sha256(repr(key).encode()).hexdigest()[:MIN_PREFIX_HEX]
+
+
 def distinct_prefixes(a: str, b: str, length: int = MIN_PREFIX_HEX) -> tuple[str, str]:
     """Short forms of two hashes for a message that says they differ: `length` hex digits each,
     or more, up to the first digit that differs (a digit changed near the end of a hash left two
