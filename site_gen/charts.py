@@ -75,6 +75,7 @@ def points_text(series: Sequence[Series], unit: str) -> str:
 
 
 def canonical_json(value: Any) -> str:
+    """`value` as JSON with sorted keys and no spaces: one text for one spec, to hash and cache by."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

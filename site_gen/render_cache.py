@@ -124,6 +124,7 @@ class RenderCache:
                          durable=False)
 
     def put_blob(self, data: Asset) -> str:
+        """Keep `data` among the blobs (by its sha256, written once) and return its sha256."""
         if isinstance(data, StoredAsset):  # a blob already
             return data.sha256
         sha = hashlib.sha256(data).hexdigest()

@@ -82,6 +82,7 @@ class LoadedSchema:
 
 
 def unknown_schema_message() -> str:
+    """What to say of a schema id no schema has: the ids there are."""
     return f"unknown schema id; known: {', '.join(schema_ids())}"
 
 

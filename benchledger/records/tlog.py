@@ -54,6 +54,7 @@ def ledger_tree(entries: Sequence[LedgerEntry]) -> MerkleTree:
 
 
 def b64(root: bytes) -> str:
+    """A tree root (or any bytes) in standard base64, as checkpoints write it."""
     return base64.b64encode(root).decode()
 
 

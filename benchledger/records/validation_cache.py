@@ -53,6 +53,8 @@ class ValidationCache:
 
     @staticmethod
     def key(record_sha256: str, schema_id: str) -> str:
+        """The pass's name: the record, its schema's bytes and the checking code, so a pass
+        recorded under other rules never vouches for a record."""
         schema_sha256 = schema.loaded(schema_id).sha256
         return hashlib.sha256(f"{record_sha256}:{schema_sha256}:{code_fingerprint()}".encode()).hexdigest()
 

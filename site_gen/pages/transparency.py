@@ -29,14 +29,17 @@ PAGE = "transparency.md"
 
 
 def checkpoint_path(size: int) -> str:
+    """Where the site publishes the checkpoint of tree size `size`."""
     return f"{LEDGER_DIR}/checkpoints/{size}"
 
 
 def inclusion_path(sha256: str) -> str:
+    """Where the site publishes the inclusion proof of the record `sha256`."""
     return f"{LEDGER_DIR}/inclusion/{sha256}.json"
 
 
 def consistency_path(old_size: int, new_size: int) -> str:
+    """Where the site publishes the proof that tree `old_size` is a prefix of tree `new_size`."""
     return f"{LEDGER_DIR}/consistency/{old_size}-{new_size}.json"
 
 
