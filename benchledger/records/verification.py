@@ -149,6 +149,12 @@ def check_one(store: "Store", entry: LedgerEntry, line: int, keep_data: bool) ->
 RESTORE = "; restore the sealed bytes from a copy (a built site serves them under records/, with the same path)"
 
 
+def sealed_bytes_problems(store: "Store", read: LedgerRead) -> list[Problem]:
+    """Every sealed file missing or not holding its sealed bytes (hashed, not parsed): what
+    `repair` cannot mend and says so."""
+    return [p for entry, line in zip(read.entries, read.entry_lines) for p in _check_bytes(store, entry, line)[1]]
+
+
 def _check_bytes(store: "Store", entry: LedgerEntry, line: int) -> tuple[str, list[Problem], bytes | None]:
     """The file's bytes against the ledger: (PENDING, [], bytes) when they match."""
     shown = store.shown(entry.path)

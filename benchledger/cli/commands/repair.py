@@ -3,7 +3,7 @@
 A seal killed part-way leaves at most a temp file (removed here, or by the next seal) and a
 record file linked into place whose ledger line was never written (reported by `verify` as
 unsealed; sealing the same bytes to the same path again adopts it). Sealed files and the
-ledger are never changed."""
+ledger are never changed: a sealed file changed or lost is named, with the way back (exit 1)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from benchledger.cli.locations import records_dir
 from benchledger.errors import LedgerError, Problem
 from benchledger.records.ledger import is_seal_temp, read_ledger_file
 from benchledger.records.store import Store
-from benchledger.records.verification import unlisted_files
+from benchledger.records.verification import sealed_bytes_problems, unlisted_files
 
 HELP = "remove temp files an interrupted seal left in the store and list files still waiting to be sealed"
 
@@ -41,6 +41,11 @@ def run(args) -> int:
               f"(`benchledger seal {store.shown(rel)} --schema ID --as {rel} --records {store.root.as_posix()}` adopts it); "
               "if it was sealed before and the ledger lost its line, restore the ledger from a copy (a built site's "
               "records/ledger.jsonl) instead; otherwise move it out of the store")
+    # sealed files are never rewritten here: one changed or lost is named, with the way back
+    damaged = sealed_bytes_problems(store, store.read())
+    if damaged:
+        raise LedgerError(damaged, f"{store.root.as_posix()}: {len(damaged)} sealed file(s) changed or missing; "
+                                   "repair never rewrites a sealed file")
     if not removed and not unsealed:
         print(f"{store.root.as_posix()}: nothing to repair")
     return 0

@@ -206,3 +206,12 @@ def test_missing_store_is_one_line(cli, tmp_path):
 def test_arguments_that_cannot_mean_anything_are_named(records, cli, args, message):
     result = cli("verify", *args)
     assert result.code == 1 and result.err == [f"benchledger verify: error: {message}"]
+
+
+def test_repair_names_a_sealed_file_it_cannot_mend(records, cli):
+    """A record cut to 0 bytes: repair said 'nothing to repair' and exited 0."""
+    (records / "torch-graph-replay" / "2026-10-28.json").write_bytes(b"")
+    result = cli("repair")
+    assert result.code == 1
+    assert result.err == [f"benchledger repair: error: {TGR}: altered: 0 bytes but ledger line 2 sealed 10460 bytes{RESTORE}"]
+    assert (records / "torch-graph-replay" / "2026-10-28.json").read_bytes() == b""  # left as it was
