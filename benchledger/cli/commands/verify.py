@@ -94,7 +94,7 @@ def _kept(path: Path | None) -> tuple[str, bytes] | None:
 
 def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | None,
              expect_head: str | None = None, as_json: bool = False) -> int:
-    from site_gen.audit import verify_site
+    from site_gen.audit import STEPS, verify_site
     from site_gen.mirror import is_url, mirror_site
 
     over_http = is_url(where)
@@ -110,7 +110,8 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
         signed, entries = _log_coverage(Path(where))
     if as_json:
         log = None if signed is None else {"signed_entries": signed, "ledger_entries": entries, "key_pinned": bool(pinned)}
-        print(json.dumps({"site": where, "ok": not problems, "expect_head": expect_head, "signed_log": log,
+        steps = [step.__name__.removeprefix("check_") for step in STEPS] + ["site_log"]  # what was checked, in order
+        print(json.dumps({"site": where, "ok": not problems, "expect_head": expect_head, "steps": steps, "signed_log": log,
                           "problems": [{"file": p.file, "path": p.path, "line": p.line, "message": p.message} for p in problems]},
                          indent=2))
         return 0 if not problems else 1
