@@ -8,6 +8,8 @@ from another host; and the signed log (site_gen.log_audit). Reports every proble
 from __future__ import annotations
 
 import hashlib
+import html as htmllib
+import json
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -240,6 +242,40 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
     return problems
 
 
+def check_displayed_text(audit: SiteAudit) -> list[Problem]:
+    """Every piece of record text shown with its record and pointer (a GPU's name, a model, a
+    setting: `bl-text` spans) reads as the record's value there: an edited "NVIDIA H200" ->
+    "NVIDIA B200" no longer passes."""
+    problems = []
+    for rel, _, _ in audit.pages:
+        for span in audit.scan(rel).texts:
+            data = audit.record_data(span.sha256)
+            if data is None or not span.pointer:
+                continue  # not served intact (said above), or a field the record lacks ("n/a")
+            value = resolve(data, span.pointer, default=_MISSING)
+            if value is _MISSING:
+                problems.append(Problem(audit.shown(rel), "", f"shows {_q(span.text)} from {span.sha256[:12]} {span.pointer}, which that record does not have"))
+            elif span.text not in _as_text(value):
+                problems.append(Problem(audit.shown(rel), "", f"shows {_q(span.text)} for {span.sha256[:12]} {span.pointer}, but the record holds "
+                                                              f"{_q(_as_text(value)[0])}: the page was edited"))
+    return problems
+
+
+def _as_text(value: Any) -> list[str]:
+    """How a page may show a record value as text, as a browser reads it: the string (its
+    whitespace folded as site_gen.escape writes it), true/false and null as JSON writes them,
+    n/a for null, a number or a list as Python or JSON writes it."""
+    if isinstance(value, str):
+        forms = [value]
+    elif value is None:
+        forms = ["n/a", "null"]
+    elif isinstance(value, bool):
+        forms = ["true" if value else "false"]
+    else:
+        forms = [str(value), json.dumps(value, sort_keys=True, separators=(",", ":"))]
+    return [htmllib.unescape(escape.shown_attr(form)) for form in forms]
+
+
 def check_derived_numbers(audit: SiteAudit) -> list[Problem]:
     """Every derived number (a ratio, a difference, a sum, a count) reads, under the formatting
     rule, as its formula recomputed from its inputs' values in their served records
@@ -305,7 +341,7 @@ def check_every_file(audit: SiteAudit) -> list[Problem]:
 
 
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
-         check_derived_numbers, check_no_external_loads)
+         check_derived_numbers, check_displayed_text, check_no_external_loads)
 
 _MISSING = object()
 _SPEC_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -402,12 +438,14 @@ class _Derived:
 
 class _Numbers(HTMLParser):
     """The traced numbers of a page: `<span class="bl-num" data-sha256 data-pointer>TEXT` in
-    `found`, and those derived by a formula (`data-formula`, `data-inputs`) in `derived`."""
+    `found`, and those derived by a formula (`data-formula`, `data-inputs`) in `derived`; and
+    its record text, `<span class="bl-text" data-sha256 data-pointer>TEXT`, in `texts`."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[_Shown] = []
         self.derived: list[_Derived] = []
+        self.texts: list[_Shown] = []  # record text: <span class="bl-text" data-sha256 data-pointer>
         self._open: dict | None = None
         self._text: list[str] = []
         self._depth = 0  # spans opened inside the traced one: its text is all of theirs too
@@ -418,7 +456,10 @@ class _Numbers(HTMLParser):
             return
         values = {k: v or "" for k, v in attrs}
         classes = values.get("class", "").split()
-        if tag == "span" and "bl-num" in classes:
+        if tag == "span" and "bl-text" in classes and "data-sha256" in values:  # record text shown with its origin
+            self._open = {"text": (values["data-sha256"] or "", values.get("data-pointer") or "")}
+            self._text = []
+        elif tag == "span" and "bl-num" in classes:
             # a traced number that names no record or pointer is shown as "" for "": it fails the check
             self._open = {k: values.get(k, "") for k in ("data-sha256", "data-pointer", "data-unit", "data-inputs", "data-input-sha256")}
             self._open["data-formula"] = values.get("data-formula") if "bl-derived" in classes or "data-formula" in values else None
@@ -434,12 +475,14 @@ class _Numbers(HTMLParser):
                 self._depth -= 1
                 return
             # a range's first end shows its number only, its unit written once after the range
-            text = "".join(self._text)
-            unit, opened = self._open["data-unit"], self._open
-            if opened["data-formula"] is not None:
+            text, opened = "".join(self._text), self._open
+            if "text" in opened:
+                self.texts.append(_Shown(*opened["text"], text))
+            elif opened["data-formula"] is not None:
                 self.derived.append(_Derived(opened["data-sha256"], opened["data-formula"], opened["data-inputs"],
                                              opened["data-input-sha256"], text))
             else:
+                unit = opened["data-unit"]
                 self.found.append(_Shown(opened["data-sha256"], opened["data-pointer"], str(Formatted(text, unit)) if unit else text))
             self._open = None
 
@@ -474,6 +517,7 @@ class Scanned:
     loads: tuple[tuple[str, str], ...]
     numbers: tuple["_Shown", ...]
     derived: tuple["_Derived", ...]
+    texts: tuple["_Shown", ...]
 
 
 def scan_page(html: str) -> Scanned:
@@ -482,7 +526,8 @@ def scan_page(html: str) -> Scanned:
     parser = _PageScan()
     parser.feed(html)
     parser.close()
-    return Scanned(tuple(parser.loads.external), tuple(parser.numbers.found), tuple(parser.numbers.derived))
+    return Scanned(tuple(parser.loads.external), tuple(parser.numbers.found), tuple(parser.numbers.derived),
+                   tuple(parser.numbers.texts))
 
 
 def _scan_file(path: Path) -> Scanned:

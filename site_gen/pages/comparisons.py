@@ -239,18 +239,20 @@ class ComparisonPages(PageKind):
                 axis.label: escape.html(section.value_of(case)),
                 "record": f'<a href="{url(path, view.page_path)}">{escape.html(view.entry.path)}</a>',
                 "sha256": f'<code class="bl-hash" title="{view.sha256}">{view.sha256[:12]}</code>',
-                "case": f'<a href="{escape.attr(case_href(site, path, case))}">{escape.html(case.label)}</a>',
             }
+            if not whole:
+                row["case"] = f'<a href="{escape.attr(case_href(site, path, case))}">{escape.html(case.label)}</a>'
             for f in context:
                 value = case.values[f.name]
                 # a Unix time with its date, as an article's field table shows it
                 date = utc_date(value.value) if (value.pointer or "").endswith("epoch") else ""
-                row[f.label] = (f'<span class="bl-text" data-pointer="{escape.attr(value.pointer or "")}" '
+                row[f.label] = (f'<span class="bl-text" data-sha256="{case.record_sha256}" data-pointer="{escape.attr(value.pointer or "")}" '
                                 f'title="{escape.shown_attr(value.pointer or "absent")}">{escape.html(value.text)}</span>'
                                 + (f" ({date} UTC)" if date else ""))
             rows.append(row)
-        # Context fields: those that differ between the cases in the main table, the rest folded.
-        differing = [f.label for f in context if len({r[f.label] for r in rows}) > 1]
+        # Context fields: those whose values differ between the cases in the main table, the rest
+        # folded (by value: each cell names its own record and pointer)
+        differing = [f.label for f in context if len({case.values[f.name].text for case in section.cases}) > 1]
         same = [f.label for f in context if f.label not in differing]
         columns = [axis.label, "record", "sha256"] + ([] if whole else ["case"]) + differing
         out = ['<div class="bl-scroll">', html_table(frame(rows, columns)), "</div>\n"]

@@ -394,3 +394,18 @@ def test_every_derived_number_of_the_built_site_is_recomputed(built):
         values = {name: resolve(audit.record_data(records.get(name, span.sha256)), pointer) for name, pointer in inputs.items()}
         assert recompute(span.formula, values) is not None or span.formula == "count of the entries that give a value", span
     assert check_derived_numbers(audit) == []
+
+
+def test_edited_record_text_is_reported(site):
+    """Record text shown with its record and pointer is checked as numbers are: an auditor
+    changed an article's GPU from H200 to B200, listed SHA256SUMS again, and verify passed."""
+    from site_gen.checksums import site_sums
+
+    page = site / OFFLOAD
+    html = page.read_text(encoding="utf-8")
+    before = f'data-sha256="{OFFLOAD_SHA}" data-pointer="/cases/0/module" title="/cases/0/module">dense-offload</span>'
+    assert html.count(before) == 1
+    page.write_text(html.replace(before, before.replace(">dense-offload<", ">moe-offload<")), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p) for p in verify_site(site)] == [
+        f'{site}/{OFFLOAD}: shows "moe-offload" for {OFFLOAD_SHA[:12]} /cases/0/module, but the record holds "dense-offload": the page was edited']

@@ -5,6 +5,7 @@ otherwise); every number carries a resolvable origin; every limitation is placed
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 
@@ -165,9 +166,10 @@ def test_provenance_hashes_are_code_that_wraps_and_sentences_one_per_line(site):
     page = html(site, "articles/llm-cpu-offload/2026-09-27.html")
     data = json.loads(OFFLOAD.read_bytes())
     digest = data["sources"][0]["plan_sha256"]
-    assert re.search(rf'<code class="bl-hash"><span class="bl-text" data-pointer="/sources/0/plan_sha256"[^>]*>{digest}</span></code>', page)
-    assert '<span class="bl-text" data-pointer="/limitations/0"' in page
-    assert re.search(r'data-pointer="/limitations/0"[^>]*>[^<]*</span><br><span class="bl-text" data-pointer="/limitations/1"', page)
+    sha = hashlib.sha256(OFFLOAD.read_bytes()).hexdigest()  # each span names its record, for verify --site
+    assert re.search(rf'<code class="bl-hash"><span class="bl-text" data-sha256="{sha}" data-pointer="/sources/0/plan_sha256"[^>]*>{digest}</span></code>', page)
+    assert f'<span class="bl-text" data-sha256="{sha}" data-pointer="/limitations/0"' in page
+    assert re.search(rf'data-pointer="/limitations/0"[^>]*>[^<]*</span><br><span class="bl-text" data-sha256="{sha}" data-pointer="/limitations/1"', page)
     assert "word-break: break-all" in (site[1].out_dir / "assets" / "benchledger.css").read_text(encoding="utf-8")
 
 

@@ -131,7 +131,8 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
         if not pinned:
             log += "; it is signed with the key the site serves: pass --vkey with the publisher's key to pin it"
     print(f"{where}: {files}, every page's stated hashes match the served ledger, every served record has its stated bytes, "
-          "every traced number reads as its record's value and every derived one as its formula gives, nothing loads from another host"
+          "every traced number and piece of record text reads as its record's value and every derived number as its formula "
+          "gives, nothing loads from another host"
           + (", the head is the expected one" if expect_head else "") + f", and {log}")
     return 0
 

@@ -144,7 +144,8 @@ class ArticleWriter:
         # as the record's JSON writes it: true / false, not Python's True / False
         shown = "n/a" if value is None else ("true" if value else "false") if isinstance(value, bool) else value
         return (
-            f'<span class="bl-text" data-pointer="{escape.attr(pointer)}" title="{escape.shown_attr(pointer)}">'
+            f'<span class="bl-text" data-sha256="{self.view.sha256}" data-pointer="{escape.attr(pointer)}" '
+            f'title="{escape.shown_attr(pointer)}">'
             f"{escape.html(shown)}</span>"
         )
 
