@@ -37,7 +37,7 @@ def add_arguments(parser):
                         help="instead, check a built or downloaded site (a folder) or a deployed one (an http(s) URL): "
                              "every file against the site's SHA256SUMS (missing, altered or not listed), "
                              "every page's stated hashes against the ledger it serves, every served record against its "
-                             "stated bytes, every traced number against its record and every derived one against its formula, "
+                             "stated bytes, every traced number and piece of record text against its record, every derived number against its formula, "
                              "and the signed transparency log (checkpoint, inclusion and consistency proofs)")
     parser.add_argument("--vkey", action="append", default=[], metavar="KEY",
                         help="with --site: a verifier key (NAME+KEYID+BASE64) you trust; the site's checkpoint must be "
