@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 from benchledger.errors import InputError, Problem
 from benchledger.records.jsonread import read_json_bytes
+from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from benchledger.records.keys import VerifierKey
 from benchledger.records.digest import SHA256_HEX, distinct_prefixes
@@ -27,6 +28,7 @@ from benchledger.records.ledger import LEDGER_NAME, LedgerRead, read_ledger
 from benchledger.records.verification import pool_workers
 from site_gen import escape, urls
 from site_gen.checksums import check_site_files
+from site_gen.explorer import ASSETS_DIR as EXPLORER_DATA, rounded
 from site_gen.formula import recompute
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
@@ -47,6 +49,10 @@ _COPIED_HASH = re.compile(r'<button type="button" class="bl-copy" data-copy="([^
 _ANY_HASH = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])")
 _SUMS_LISTING = re.compile(r'<pre class="bl-sums bl-listing"><code>(.*?)</code></pre>', re.S)
 AUDIT_PAGE = "audit.html"
+# An explorer data script: the JSON after its registration; a row's cells start after its
+# record, point pointer, case label and anchor (explorer.js: `offset`, column 0 being the link).
+_EXPLORER_BODY = re.compile(r"window\.benchledgerExplorer\[[^\]]*\]=(.*);\n?\Z", re.S)
+EXPLORER_ROW_OFFSET = 3
 
 
 def verify_site(site_dir: Path | str, *, pinned: Sequence[VerifierKey] = (),
@@ -276,6 +282,51 @@ def _as_text(value: Any) -> list[str]:
     return [htmllib.unescape(escape.shown_attr(form)) for form in forms]
 
 
+def check_explorer_data(audit: SiteAudit) -> list[Problem]:
+    """Every number of the explorer's data scripts (`assets/explore/*.js`) is its record's value
+    at its row's point and its column's pointer, or its column's formula recomputed there, to
+    the explorer's significant digits: the explorer shows them, and the hover names the record."""
+    problems = []
+    for script in sorted((audit.site / EXPLORER_DATA).glob("*.js")):
+        shown = script.as_posix()
+        body = _EXPLORER_BODY.search(script.read_text(encoding="utf-8", errors="replace"))
+        try:
+            data = json.loads(body.group(1)) if body else None
+            records, columns, rows = data["records"], data["columns"], data["rows"]
+        except (ValueError, TypeError, KeyError):
+            problems.append(Problem(shown, "", "not an explorer data script benchledger writes"))
+            continue
+        for number, row in enumerate(rows):
+            try:
+                sha256, point = records[row[0]][0], row[1]
+            except (IndexError, KeyError, TypeError):
+                problems.append(Problem(shown, f"$.rows[{number}]", "names no record of the script"))
+                continue
+            if sha256 not in audit.sealed:
+                problems.append(Problem(shown, f"$.rows[{number}]", f"names record {str(sha256)[:70]}, which the ledger does not seal"))
+                continue
+            record = audit.record_data(sha256)
+            if record is None:
+                continue  # not served intact: the records' own step says so
+            for c, column in enumerate(columns):
+                if column.get("type") != "number" or c + EXPLORER_ROW_OFFSET >= len(row):
+                    continue
+                stored = row[c + EXPLORER_ROW_OFFSET]
+                if "pointer" in column:
+                    value = resolve(record, point + column["pointer"], default=None)
+                    where = point + column["pointer"]
+                else:
+                    values = {name: resolve(record, point + rel, default=None) for name, rel in column.get("inputs", [])}
+                    value = None if None in values.values() else recompute(column.get("formula", ""), values)
+                    if value is None:
+                        continue  # a formula it does not recompute, or inputs the record lacks
+                    where = f"{column.get('formula')} at {point}"
+                if is_number(value) and stored != rounded(value):
+                    problems.append(Problem(shown, f"$.rows[{number}]", f"holds {stored!r} for {str(sha256)[:12]} {where}, but the record "
+                                                                        f"gives {value!r} ({rounded(value)!r} to the explorer's digits)"))
+    return problems
+
+
 def check_derived_numbers(audit: SiteAudit) -> list[Problem]:
     """Every derived number (a ratio, a difference, a sum, a count) reads, under the formatting
     rule, as its formula recomputed from its inputs' values in their served records
@@ -341,7 +392,7 @@ def check_every_file(audit: SiteAudit) -> list[Problem]:
 
 
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
-         check_derived_numbers, check_displayed_text, check_no_external_loads)
+         check_derived_numbers, check_displayed_text, check_explorer_data, check_no_external_loads)
 
 _MISSING = object()
 _SPEC_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.)*)"')

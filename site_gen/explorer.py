@@ -45,7 +45,8 @@ def page_path(kind: CaseKind) -> str:
     return f"explore/{kind_slug(kind.schema)}.md"
 
 
-def _rounded(value: float | None) -> float | int | None:
+def rounded(value: float | None) -> float | int | None:
+    """A number as the explorer stores it: to SIGNIFICANT_DIGITS (an integer as it is)."""
     if value is None:
         return None
     if isinstance(value, int):
@@ -95,7 +96,7 @@ def explorer_data(kind: CaseKind, cases: Sequence[Case], records: dict[str, Reco
                 text = point_values[f.name] if f.scope is Scope.POINT else case.values[f.name].text
                 cells.append(string(text))
             for m in metrics:
-                cells.append(_rounded(point.measures[m.name].value))
+                cells.append(rounded(point.measures[m.name].value))
             rows.append(cells)
     return {
         "schema": kind.schema,

@@ -409,3 +409,22 @@ def test_edited_record_text_is_reported(site):
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     assert [str(p) for p in verify_site(site)] == [
         f'{site}/{OFFLOAD}: shows "moe-offload" for {OFFLOAD_SHA[:12]} /cases/0/module, but the record holds "dense-offload": the page was edited']
+
+
+def test_an_edited_explorer_number_is_reported(site):
+    """The explorer's data script holds every number it shows; an auditor changed one (4.03833
+    to 9.03833), listed SHA256SUMS again, and verify passed."""
+    from site_gen.checksums import site_sums
+
+    script = site / "assets" / "explore" / "torch-graph-replay-1.js"
+    text = script.read_text(encoding="utf-8")
+    assert text.count(",4.03833]") == 1
+    script.write_text(text.replace(",4.03833]", ",9.03833]"), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    (problem,) = verify_site(site)
+    assert str(problem).startswith(f"{script.as_posix()}: $.rows[")
+    assert problem.message == (f"holds 9.03833 for {GRAPH_SHA[:12]} /measurements/2/mean_speedup, but the record gives "
+                               "4.038329471184343 (4.03833 to the explorer's digits)")
+    script.write_text("window.benchledgerExplorer = 1;\n", encoding="utf-8")  # not what benchledger writes
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p) for p in verify_site(site)] == [f"{script.as_posix()}: not an explorer data script benchledger writes"]
