@@ -298,32 +298,38 @@ def check_explorer_data(audit: SiteAudit) -> list[Problem]:
             continue
         for number, row in enumerate(rows):
             try:
-                sha256, point = records[row[0]][0], row[1]
-            except (IndexError, KeyError, TypeError):
-                problems.append(Problem(shown, f"$.rows[{number}]", "names no record of the script"))
-                continue
-            if sha256 not in audit.sealed:
-                problems.append(Problem(shown, f"$.rows[{number}]", f"names record {str(sha256)[:70]}, which the ledger does not seal"))
-                continue
-            record = audit.record_data(sha256)
-            if record is None:
-                continue  # not served intact: the records' own step says so
-            for c, column in enumerate(columns):
-                if column.get("type") != "number" or c + EXPLORER_ROW_OFFSET >= len(row):
-                    continue
-                stored = row[c + EXPLORER_ROW_OFFSET]
-                if "pointer" in column:
-                    value = resolve(record, point + column["pointer"], default=None)
-                    where = point + column["pointer"]
-                else:
-                    values = {name: resolve(record, point + rel, default=None) for name, rel in column.get("inputs", [])}
-                    value = None if None in values.values() else recompute(column.get("formula", ""), values)
-                    if value is None:
-                        continue  # a formula it does not recompute, or inputs the record lacks
-                    where = f"{column.get('formula')} at {point}"
-                if is_number(value) and stored != rounded(value):
-                    problems.append(Problem(shown, f"$.rows[{number}]", f"holds {stored!r} for {str(sha256)[:12]} {where}, but the record "
-                                                                        f"gives {value!r} ({rounded(value)!r} to the explorer's digits)"))
+                problems += _explorer_row(audit, shown, number, row, records, columns)
+            except (IndexError, KeyError, TypeError, AttributeError):  # a script edited out of shape
+                problems.append(Problem(shown, f"$.rows[{number}]", "is not a row benchledger writes (record, point, cells)"))
+    return problems
+
+
+def _explorer_row(audit: SiteAudit, shown: str, number: int, row: list, records: list, columns: list) -> list[Problem]:
+    """One row's numbers against its record (raises TypeError, IndexError... for a row out of
+    the shape benchledger writes)."""
+    sha256, point = records[row[0]][0], row[1]
+    if not isinstance(sha256, str) or not isinstance(point, str):
+        raise TypeError("not a record's sha256 and a point's pointer")
+    if sha256 not in audit.sealed:
+        return [Problem(shown, f"$.rows[{number}]", f"names record {sha256[:70]}, which the ledger does not seal")]
+    record = audit.record_data(sha256)
+    if record is None:
+        return []  # not served intact: the records' own step says so
+    problems = []
+    for c, column in enumerate(columns):
+        if column.get("type") != "number" or c + EXPLORER_ROW_OFFSET >= len(row):
+            continue
+        stored = row[c + EXPLORER_ROW_OFFSET]
+        if "pointer" in column:
+            where = point + column["pointer"]
+            value = resolve(record, where, default=None)
+        else:
+            values = {name: resolve(record, point + rel, default=None) for name, rel in column.get("inputs", [])}
+            value = None if None in values.values() else recompute(column.get("formula", ""), values)
+            where = f"{column.get('formula')} at {point}"
+        if is_number(value) and stored != rounded(value):
+            problems.append(Problem(shown, f"$.rows[{number}]", f"holds {stored!r} for {sha256[:12]} {where}, but the record "
+                                                                f"gives {value!r} ({rounded(value)!r} to the explorer's digits)"))
     return problems
 
 

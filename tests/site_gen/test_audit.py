@@ -425,6 +425,10 @@ def test_an_edited_explorer_number_is_reported(site):
     assert str(problem).startswith(f"{script.as_posix()}: $.rows[")
     assert problem.message == (f"holds 9.03833 for {GRAPH_SHA[:12]} /measurements/2/mean_speedup, but the record gives "
                                "4.038329471184343 (4.03833 to the explorer's digits)")
+    script.write_text(text.replace('[0,"/measurements/2",', '[[0],"/measurements/2",'), encoding="utf-8")  # a row out of shape
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    (problem,) = verify_site(site)
+    assert problem.message == "is not a row benchledger writes (record, point, cells)"
     script.write_text("window.benchledgerExplorer = 1;\n", encoding="utf-8")  # not what benchledger writes
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     assert [str(p) for p in verify_site(site)] == [f"{script.as_posix()}: not an explorer data script benchledger writes"]
