@@ -14,6 +14,9 @@ import operator
 import re
 from typing import Any, Callable, Mapping
 
+# The longest formula the generator writes is a sum over a placement's buffers (under 200
+# characters); one far longer is read as not recomputable rather than parsed.
+MAX_FORMULA_CHARS = 10_000
 _OPERATORS: dict[type, Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
@@ -30,9 +33,11 @@ def recompute(formula: str, values: Mapping[str, Any]) -> float | None:
     if each:
         prefixes = sorted({name.partition(".")[0] for name in values if "." in name}, key=len, reverse=True)
         head = _names(prefixes).sub(lambda m: "(" + _prefixed(inner, m.group(0), values) + ")", head) if prefixes else head
+    if len(head) > MAX_FORMULA_CHARS:  # an edited page's formula, nested past what the parser can hold
+        return None
     try:
         result = _evaluate(head, values)
-    except (ValueError, SyntaxError, ZeroDivisionError, OverflowError):
+    except (ValueError, SyntaxError, ZeroDivisionError, OverflowError, RecursionError, MemoryError):
         return None
     return result if math.isfinite(result) else None
 
