@@ -91,11 +91,22 @@ def _placeholder(name: str) -> list[str]:
     return [_PLACEHOLDER + name]
 
 
+# Colours a spec names, chosen to read on white, each with the lighter one it takes on the dark
+# (slate) scheme, where they read at 3:1 or less: claims worse, better and not called, grey text
+# and rules. A spec carries the pairs it uses (usermeta, which Vega ignores); benchledger.js
+# swaps them before drawing on slate.
+DARK_COLOURS = {"#b3261e": "#ff8a80", "#1b7f3b": "#5cc97f", "#6b6b6b": "#a8a8a8", "#666666": "#aaaaaa", "#555555": "#b0b0b0"}
+
+
 def _template_json(chart: Any) -> str:
     # Altair's own schema validation costs more than the rest of a page; the spec is built
     # from fixed encodings here, and vl-convert rejects an invalid one anyway.
     spec = chart.to_dict(validate=False)
     spec.pop("$schema", None)
+    named = canonical_json(spec)
+    dark = {light: dark for light, dark in DARK_COLOURS.items() if f'"{light}"' in named}
+    if dark:
+        spec["usermeta"] = {"darkColours": dark}
     return canonical_json(spec)
 
 
@@ -403,7 +414,7 @@ class SeriesPoint:
 
 
 # A claim's kind on a series chart and its colour, in the light scheme; 4.5:1 on white at least
-# (the chart's text is 11 px). benchledger.js swaps each for a lighter one on slate.
+# (the chart's text is 11 px); each has its lighter one in DARK_COLOURS.
 CLAIM_COLOURS = {"worse": "#b3261e", "better": "#1b7f3b", "no change called": "#6b6b6b"}
 
 

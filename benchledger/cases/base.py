@@ -142,11 +142,17 @@ class FieldValue:
 
     @cached_property  # asked for by every key, label and series position: encoded once
     def text(self) -> str:
-        if self.value is None:
-            return "n/a"
-        if isinstance(self.value, str):
-            return self.value
-        return json.dumps(self.value, sort_keys=True, separators=(",", ":"))
+        return value_text(self.value)
+
+
+def value_text(value: Any) -> str:
+    """A record value's canonical text: a string as it is, "n/a" for null or absent, anything
+    else as compact JSON with sorted keys."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

@@ -83,9 +83,6 @@
 
   // --- the signed transparency log: each step of the check, pass or fail ----------------------
   // RFC 9162 Merkle proofs and a C2SP signed checkpoint (Ed25519), checked with WebCrypto only.
-  // Colours a chart spec names (site_gen/charts.py), each with the one it takes on slate, where
-  // the light scheme's read at 3:1 or less: claims worse, better and not called, grey text and rules.
-  var DARK_COLOURS = { "#b3261e": "#ff8a80", "#1b7f3b": "#5cc97f", "#6b6b6b": "#a8a8a8", "#666666": "#aaaaaa", "#555555": "#b0b0b0" };
   var PIN_KEY = "benchledger:pinned-vkey";
   var SEEN_PREFIX = "benchledger:last-checkpoint:";
   var STEPS = [
@@ -433,11 +430,15 @@
       var script = block && block.querySelector('script[type="application/json"]');
       if (!script || script.id !== view.dataset.spec) return;
       var dark = document.body.getAttribute("data-md-color-scheme") === "slate";
-      // The spec's own colours are chosen to read on white; on slate, each is swapped for a
-      // lighter one (the dark theme changes Vega's defaults, not colours a spec names).
-      var source = script.textContent;
-      if (dark) Object.keys(DARK_COLOURS).forEach(function (light) { source = source.split('"' + light + '"').join('"' + DARK_COLOURS[light] + '"'); });
-      var spec = JSON.parse(source);
+      var spec = JSON.parse(script.textContent);
+      // The spec's own colours are chosen to read on white; on slate, each is swapped for the
+      // lighter one the spec names beside it (the dark theme changes Vega's defaults only).
+      var swaps = dark && spec.usermeta && spec.usermeta.darkColours;
+      if (swaps) {
+        var source = script.textContent;
+        Object.keys(swaps).forEach(function (light) { source = source.split('"' + light + '"').join('"' + swaps[light] + '"'); });
+        spec = JSON.parse(source);
+      }
       // A phone's column is narrower than the drawn width: the SVG scaled down to 5 px text.
       // Draw it to fit instead, its legend below the plot.
       var room = view.clientWidth;

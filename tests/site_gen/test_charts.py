@@ -297,3 +297,19 @@ def test_alt_text_writes_the_x_values_as_pages_write_numbers():
     write a million as "1e+06")."""
     series = [Series("eager", [(322, 19.0, ""), (32768, 704.59, ""), (1e6, 0.5, "")])]
     assert points_text(series, "ms") == "eager: 322 → 19.0\u202fms, 32,768 → 705\u202fms, 1,000,000 → 0.500\u202fms"
+
+
+def test_a_spec_names_the_dark_schemes_colour_for_each_colour_it_uses():
+    """On slate the page swaps each colour a spec names for a lighter one the spec carries; the
+    page held a copy of that table of its own, which a new colour would have missed."""
+    from site_gen.charts import CLAIM_COLOURS, DARK_COLOURS
+
+    marked = series(4).spec
+    assert marked["usermeta"]["darkColours"] == {c: DARK_COLOURS[c] for c in DARK_COLOURS if f'"{c}"' in json.dumps(marked)}
+    assert set(CLAIM_COLOURS.values()) <= set(marked["usermeta"]["darkColours"])
+    ruled = line_chart("c", "T", [Series("a", [(1, 2.0, "/x/0"), (4, 8.0, "/x/1")])], x_title="x", y_title="y",
+                       series_title="s", alt_text="a", reference=(1.0, "1x"))
+    assert ruled.spec["usermeta"]["darkColours"] == {"#666666": DARK_COLOURS["#666666"]}
+    plain = line_chart("c", "T", [Series("a", [(1, 2.0, "/x/0"), (4, 8.0, "/x/1")])], x_title="x", y_title="y",
+                       series_title="s", alt_text="a")
+    assert "usermeta" not in plain.spec

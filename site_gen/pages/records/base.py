@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Sequence
 
+from benchledger.cases.base import value_text
 from benchledger.cases.registry import kind_for
 from benchledger.records.pointer import parse_pointer, resolve, resolve_held, to_pointer
 from site_gen import escape, raw_html
@@ -140,9 +141,9 @@ class ArticleWriter:
 
     def text(self, pointer: str) -> str:
         """A record string at `pointer`, escaped for HTML, with its origin in the title."""
-        value = resolve(self.view.data, pointer, default=None)
-        # as the record's JSON writes it: true / false, not Python's True / False
-        shown = "n/a" if value is None else ("true" if value else "false") if isinstance(value, bool) else value
+        # as the record's JSON writes it (true / false, not Python's True / False), as case tables
+        # do and as verify --site reads it back
+        shown = value_text(resolve(self.view.data, pointer, default=None))
         return (
             f'<span class="bl-text" data-sha256="{self.view.sha256}" data-pointer="{escape.attr(pointer)}" '
             f'title="{escape.shown_attr(pointer)}">'
