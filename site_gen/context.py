@@ -89,6 +89,19 @@ class RecordView:
         """Where the exact sealed bytes are served, relative to the site root."""
         return f"{self.options.records_prefix}/{self.entry.path}"
 
+    @property
+    def download_name(self) -> str:
+        """The file name a download of the record is saved under: its whole store path, '/'
+        written as '+' (a character store paths cannot hold), so records in different folders
+        that share a file name (two `h200.json`) do not overwrite each other in a downloads folder."""
+        return self.entry.path.replace("/", "+")
+
+    @property
+    def download_arg(self) -> str:
+        """`download_name` as a shell argument: './' ahead of a name that starts with '-', which
+        `sha256sum` would read as an option."""
+        return f"./{self.download_name}" if self.download_name.startswith("-") else self.download_name
+
     @cached_property
     def limitations(self) -> list[Limitation]:
         # Every comparison page reads the limitations of each record it draws from: walking a

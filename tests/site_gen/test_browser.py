@@ -98,6 +98,12 @@ def test_home_articles_charts_and_hash_check(site: Path, browser):
             result = page.locator(".bl-verify-result")
             result.filter(has_text="match").wait_for()
             assert result.inner_text().startswith("match:")
+            # the download is saved under the name the block's sha256sum line uses, with the bytes it names
+            with page.expect_download() as saved:
+                page.locator(".bl-audit a[download]").click()
+            audit = page.locator(".bl-audit")
+            assert audit.locator("pre code").inner_text().splitlines()[0] == "sha256sum " + saved.value.suggested_filename
+            assert hashlib.sha256(Path(saved.value.path()).read_bytes()).hexdigest() == audit.get_attribute("data-sha256")
             page.screenshot(path=str(ARTIFACTS / shot), full_page=True)
 
         # Alter the served copy: the same button must now say mismatch.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,21 @@ def test_a_record_joining_a_comparison_rewrites_no_other_article(tmp_path):
     assert changed == []
     new = (again.docs_dir / "articles" / "llm-cpu-offload" / "b11300.md").read_text(encoding="utf-8")
     assert 'class="bl-compared"' in new and "runtime release" in new.lower()
+
+
+def test_records_sharing_a_file_name_download_apart_and_their_shown_command_checks_them(site, tmp_path):
+    """Two records called h200.json (one per benchmark folder) download under their whole store
+    paths, and the `sha256sum` line each audit block shows, run on the file saved under that
+    name, prints the line the block says it must."""
+    names = []
+    for path in ("torch-graph-replay/h200.json", "llm-cpu-offload/h200.json"):
+        article = page(site, "articles/" + path[: -len(".json")] + ".html")
+        audit = article[article.index('class="bl-audit"'):]
+        name = re.search(r'download="([^"]+)">Download the record', audit).group(1)
+        command, expected = re.search(r"<pre><code>(sha256sum [^\n]+)\n([^<]+)</code></pre>", audit).groups()
+        assert command == f"sha256sum {name}"
+        (tmp_path / name).write_bytes((site[1].out_dir / "records" / path).read_bytes())
+        printed = subprocess.run(command.split(), cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+        assert printed == expected + "\n"
+        names.append(name)
+    assert names == ["torch-graph-replay+h200.json", "llm-cpu-offload+h200.json"]
