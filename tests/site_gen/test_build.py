@@ -277,3 +277,19 @@ def test_the_site_name_and_page_titles_show_a_bidi_override_as_its_code_point(tm
     config = yaml.safe_load(mkdocs_config(options, tmp_path / "site"))
     assert config["site_name"] == "lab[U+202E]: bench"
     assert {"About[U+202E] us": "pages/about.md"} in config["nav"]
+
+
+def test_a_site_folder_whose_path_holds_quotes_backslashes_and_a_no_break_space_is_the_one_built(tmp_path):
+    """mkdocs.yml named the site folder by Python's repr, which YAML reads otherwise: a project
+    under `z\\y` had MkDocs write (and first empty) `z\\\\y/site`, and one with both quotes was
+    no YAML at all."""
+    records = shipped_copy(tmp_path)
+    project = tmp_path / "z\\y 'q\" n\u00a0b"
+    decoy = tmp_path / "z\\\\y 'q\" n\\xa0b" / "site"
+    decoy.mkdir(parents=True)
+    (decoy / "precious.txt").write_text("keep")
+    project.mkdir()
+    result = build_site(records, project / "site", cache_dir=tmp_path / "cache")
+    assert (result.out_dir / "index.html").is_file() and result.out_dir == project / "site"
+    assert (decoy / "precious.txt").read_text() == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["cache", "records", project.name, decoy.parent.name])
