@@ -5,6 +5,7 @@ checked against that article's anchors; the search index is rebuilt only when a 
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -64,6 +65,14 @@ def test_a_site_folder_touched_since_the_last_build_is_rebuilt_clean(tmp_path):
     assert not again.mkdocs_dirty and again.mkdocs_mode == "the site folder changed since the last build"
     assert tree_digest(again.out_dir) == expected
     assert _build(records, tmp_path).mkdocs_dirty  # and the next one may reuse again
+    # an edit of the same size whose mtime is set back, as `touch -r` does, is seen too
+    audit = first.out_dir / "audit.html"
+    stat = audit.stat()
+    audit.write_bytes(audit.read_bytes().replace(b"<title>", b"<titlE>", 1))
+    os.utime(audit, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert audit.stat().st_size == stat.st_size
+    assert not _build(records, tmp_path).mkdocs_dirty
+    assert tree_digest(first.out_dir) == expected
 
 
 def test_a_link_into_a_reused_article_is_still_checked_against_its_anchors(tmp_path):
