@@ -347,6 +347,8 @@ class LlamaServerModule(MeasuringModule):
             "settings": self.case_settings(case, plan, info),
             "status": "completed",
             "telemetry": session.telemetry_summary(),
+            # a wrapper binary forked the server: its load phase sampled the wrapper (said in limitations)
+            **({"server_forked": True} if server.server_pid != server.pid else {}),
         }
 
     @staticmethod
@@ -442,6 +444,10 @@ class LlamaServerModule(MeasuringModule):
         limitations = list(LIMITATIONS)
         if len({r["binary_sha256"] for r in runtimes}) > 1:
             limitations.append("Cases ran different llama-server binaries; each case names its own in cases[].runtime.")
+        forked = [c["id"] for c in case_results if c.get("server_forked")]
+        if forked:
+            limitations.append(f"In cases {', '.join(forked)} the binary started llama-server as a child process: process CPU, "
+                               "RSS and PSS of the load phase are the binary's own; from readiness on they are the server's.")
         return {
             **session.article_fields(case_results),
             "cases": case_results,

@@ -412,6 +412,7 @@ class LlamaServer:
         self.process: subprocess.Popen | None = None
         self.load_seconds: float | None = None
         self.load_report: LoadReport | None = None
+        self.server_pid: int | None = None  # the process listening on `port` once healthy
         self._group_ended = False
 
     def __enter__(self) -> "LlamaServer":
@@ -442,7 +443,9 @@ class LlamaServer:
 
     def start(self, on_spawn=None) -> None:
         """Spawn the server and wait for health; on any failure stop it and raise ServerError.
-        ``on_spawn(pid)`` runs right after the process exists (e.g. to start sampling it)."""
+        ``on_spawn(pid)`` runs right after the process exists (e.g. to start sampling it), and
+        again with the listener's pid where that is another process (`server_pid`: a wrapper
+        script's child), so that what is sampled from then on is the server, not the wrapper."""
         if not self.model.is_file():
             raise ServerError(f"model file not found: {self.model}")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -460,6 +463,8 @@ class LlamaServer:
             if on_spawn is not None:
                 on_spawn(self.process.pid)
             self._wait_healthy(started)
+            if on_spawn is not None and self.server_pid != self.process.pid:
+                on_spawn(self.server_pid)
         except BaseException:
             self.stop()
             raise
@@ -473,27 +478,29 @@ class LlamaServer:
                 raise ServerError(f"{self.exit_reason()} before it became healthy", self.tail())
             # A 200 counts only from our own process: the free port may have been taken by
             # another server meanwhile (ours then fails to bind and exits, reported above).
-            if self.health() == 200 and self._listens():
+            if self.health() == 200 and (listener := self._listener()) is not None:
+                self.server_pid = listener
                 return
             if time.perf_counter() > deadline:
                 raise ServerError(f"llama-server not healthy after {self.load_timeout_s:g} s", self.tail())
             time.sleep(0.02)
 
-    def _listens(self) -> bool:
-        """Whether our process, or one it started (a wrapper's server), is listening on the port."""
+    def _listener(self) -> int | None:
+        """The pid of our process, or of one it started (a wrapper's server), listening on the
+        port (None: none is)."""
         try:
             root = psutil.Process(self.process.pid)
             processes = [root, *root.children(recursive=True)]
         except psutil.Error:
-            return False
+            return None
         for process in processes:
             try:
                 connections = process.net_connections(kind="tcp")
             except psutil.Error:
                 continue
             if any(c.status == psutil.CONN_LISTEN and c.laddr.port == self.port for c in connections):
-                return True
-        return False
+                return process.pid
+        return None
 
     def health(self) -> int | None:
         """Status code of ``GET /health`` (None when nothing answers)."""

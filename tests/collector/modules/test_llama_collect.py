@@ -60,6 +60,11 @@ model = "tiny"
 settings = {{ ubatch = 32, batch = 32 }}
 
 [[cases]]
+id = "wrapped"
+model = "tiny"
+settings = {{ binary = "{wrapper}" }}
+
+[[cases]]
 id = "missing-binary"
 model = "tiny"
 settings = {{ binary = "/nonexistent/llama-server" }}
@@ -120,7 +125,11 @@ def collected(tmp_path_factory, llama_server_binary, tiny_model):
     records = base / "records"
     shutil.copytree(ROOT / "records", records)  # the site's authored articles cite the seeds
     plan = base / "plan.toml"
-    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM, hung=HUNG))
+    # a `binary` that is a shell script running llama-server as its child, not exec'ing it
+    wrapper = base / "llama-server-wrapper"
+    wrapper.write_text(f'#!/bin/sh\n"{llama_server_binary}" "$@"\necho wrapper done\n')
+    wrapper.chmod(0o755)
+    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM, hung=HUNG, wrapper=wrapper))
     before = len(Store(records).entries())
     stop = threading.Event()
     killed = signal_mid_run(base / "runs", stop, VICTIM, signal.SIGKILL)
@@ -206,6 +215,21 @@ def test_model_provenance(collected, tiny_model):
     assert model["files"] == [{"bytes": digest.size_bytes, "name": "tiny.gguf", "sha256": digest.sha256}]
 
 
+def test_a_wrapper_binarys_server_is_what_the_responses_sampled(collected):
+    """A wrapper script that forks llama-server: the record's process CPU and memory were the
+    shell's (0.0 % CPU, 1.7 MB) while the server ran the requests; now they are the server's,
+    and the limitations say the load phase sampled the wrapper."""
+    _, _, record, _, _ = collected
+    wrapped, direct = cases(record)["wrapped"], cases(record)["threads-1"]
+    assert wrapped["status"] == "completed" and wrapped.get("server_forked") is True and "server_forked" not in direct
+
+    def rss(case):
+        return case["completed_response_resources"]["metrics"]["process_rss_bytes"]["maximum"]
+
+    assert rss(wrapped) > 0.5 * rss(direct) and rss(wrapped) > 8 * 2**20
+    assert any("In cases wrapped the binary started llama-server as a child process" in lim for lim in record["limitations"])
+
+
 def test_failed_cases_say_why_and_the_others_still_ran(collected):
     _, _, record, _, killed = collected
     missing = cases(record)["missing-binary"]
@@ -282,7 +306,7 @@ def test_plan_problems_are_listed_at_once(tmp_path, tiny_model):
     from collector.plan_loader import load_plan
 
     plan = tmp_path / "plan.toml"
-    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM, hung=HUNG).replace("threads = 1", 'threads = "many"\nflash = true')
+    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM, hung=HUNG, wrapper="/bin/true").replace("threads = 1", 'threads = "many"\nflash = true')
                     .replace("output_tokens = 16", "output_tokens = 1"))
     with pytest.raises(PlanError) as err:
         load_plan(plan)

@@ -125,11 +125,18 @@ def test_a_wrapper_that_forks_the_server_is_ended_with_it(info, llama_server_bin
     wrapper.write_text(f'#!/bin/sh\n"{llama_server_binary}" "$@"\necho wrapper done\n')
     wrapper.chmod(0o755)
     wrapped = replace(inspect_binary(wrapper), path=wrapper)
-    with LlamaServer(wrapped, tiny_model, settings(), tmp_path / "server.log") as server:
+    spawned: list[int] = []
+    server = LlamaServer(wrapped, tiny_model, settings(), tmp_path / "server.log")
+    server.start(on_spawn=spawned.append)
+    try:
         assert server.health() == 200
         children = psutil.Process(server.pid).children(recursive=True)
         listener = [c.pid for c in children if any(k.laddr.port == server.port for k in c.net_connections(kind="tcp"))]
         assert len(listener) == 1 and listener[0] != server.pid
+        # what is sampled from readiness on is the server, not the shell that started it
+        assert spawned == [server.pid, listener[0]] and server.server_pid == listener[0]
+    finally:
+        server.stop()
     assert not server.alive() and wait_gone(listener[0]), "the forked server outlived stop()"
     server.stop()  # idempotent: nothing left to signal
 
