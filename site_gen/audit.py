@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import html as htmllib
 import json
+import math
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -33,7 +34,8 @@ from site_gen.explorer import ASSETS_DIR as EXPLORER_DATA, rounded
 from site_gen.formula import recompute
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
-from site_gen.quantity import DIGITS, MAX_DIGITS, Formatted, format_value, ladder, unit_for
+from site_gen.quantity import DIGITS, MAX_DIGITS, Formatted, declared_unit, format_value, ladder, rescaled, unit_for
+from site_gen.tables import cell_text, data_cell
 
 RECORDS = "records"
 # Hashes a page states about records: traced numbers and audit blocks carry data-sha256.
@@ -351,6 +353,99 @@ def check_derived_numbers(audit: SiteAudit) -> list[Problem]:
     return problems
 
 
+# A chart's data rows, by kind (a line chart's or a series chart's): the key of the charted
+# value, and the row's keys in the order of its data table's columns.
+_CHART_ROWS = {"y": ("x", "y", "series", "origin"), "value": ("label", "value", "low", "high", "origin")}
+
+
+def check_chart_data(audit: SiteAudit) -> list[Problem]:
+    """Every charted point is its record's value (rescaled to the unit its trace names) or its
+    formula recomputed from its inputs, and the table behind each chart shows the chart's own
+    rows: an edited spec or table (18.98 -> 9.98 ms) no longer passes. A spec drawing data of its
+    own (`values`) instead of traced rows is named too."""
+    problems = []
+    for rel, _, _ in audit.pages:
+        scanned = audit.scan(rel)
+        specs = [(script_id, spec) for script_id, spec in scanned.specs]
+        if len(specs) != len(scanned.tables):
+            problems.append(Problem(audit.shown(rel), "", f"has {len(specs)} chart specs and {len(scanned.tables)} tables behind "
+                                                          "charts: the page was edited (each chart shows its data below it)"))
+        for n, (script_id, text) in enumerate(specs):
+            where = f"script {script_id or n}"
+            try:
+                spec = json.loads(text)
+                rows = spec["datasets"]["points"]
+                if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+                    raise TypeError
+            except (ValueError, TypeError, KeyError):
+                problems.append(Problem(audit.shown(rel), where, "is not a chart spec benchledger writes (its points in datasets.points)"))
+                continue
+            if _inline_data(spec):
+                problems.append(Problem(audit.shown(rel), where, "draws data of its own (data.values), which no record traces: the page was edited"))
+            for i, row in enumerate(rows):
+                problems += _chart_point(audit, audit.shown(rel), f"{where} $.datasets.points[{i}]", row)
+            if n < len(scanned.tables):
+                problems += _chart_table(audit.shown(rel), where, rows, scanned.tables[n])
+    return problems
+
+
+def _inline_data(node: Any) -> bool:
+    """Whether a spec draws data written into it (`"data": {"values": ...}` in any layer)
+    rather than its named datasets."""
+    if isinstance(node, list):
+        return any(_inline_data(v) for v in node)
+    if not isinstance(node, dict):
+        return False
+    data = node.get("data")
+    return (isinstance(data, dict) and "values" in data) or any(_inline_data(v) for k, v in node.items() if k != "datasets")
+
+
+def _chart_point(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Problem]:
+    """One charted value against its trace (`quantity.Trace.fields`)."""
+    trace, key = row.get("trace"), "y" if "y" in row else "value"
+    charted = row.get(key)
+    if not isinstance(trace, dict) or not all(isinstance(v, str) for v in trace.values()):
+        return [Problem(shown, where, f"charts {charted!r} without the record and pointer it comes from: the page was edited")]
+    sha256 = trace.get("sha256", "")
+    if sha256 not in audit.sealed:
+        return [Problem(shown, where, f"charts {charted!r} from record {sha256[:70]!r}, which the ledger does not seal")]
+    if audit.record_data(sha256) is None:
+        return []  # not served intact: the records' own step says so
+    if "pointer" in trace:
+        value = resolve(audit.record_data(sha256), trace["pointer"], default=_MISSING)
+        what = f"{sha256[:12]} {trace['pointer']}"
+        if is_number(value) and trace.get("unit"):
+            try:
+                value = rescaled(value, declared_unit(trace["pointer"]), trace["unit"])
+            except ValueError as err:
+                return [Problem(shown, where, f"charts {what} in {trace['unit']!r}, but {err}")]
+    else:
+        inputs, records = _named(trace.get("inputs", "")), _named(trace.get("input_sha256", ""))
+        values = {name: resolve(audit.record_data(records.get(name, sha256)) or {}, pointer, default=_MISSING)
+                  for name, pointer in inputs.items()}
+        value = _MISSING if not inputs or _MISSING in values.values() else recompute(trace.get("formula", ""), values)
+        what = f"{trace.get('formula')!r} over {sha256[:12]} {trace.get('inputs')}"
+    if value is _MISSING or value is None:
+        return [Problem(shown, where, f"charts {charted!r} from {what}, which that record does not give")]
+    if not (is_number(charted) and math.isclose(charted, value, rel_tol=1e-12, abs_tol=0.0)):
+        return [Problem(shown, where, f"charts {charted!r} for {what}, but the record gives {value!r}: the page was edited")]
+    return []
+
+
+def _chart_table(shown: str, where: str, rows: list[dict], table: tuple[tuple[str, ...], ...]) -> list[Problem]:
+    """The table behind a chart against the chart's rows: the same cells, row by row."""
+    keys = _CHART_ROWS["y" if rows and "y" in rows[0] else "value"]
+    expected = [tuple(htmllib.unescape(cell_text(data_cell(row.get(k)))) for k in keys) for row in rows]
+    if len(table) != len(expected):
+        return [Problem(shown, where, f"charts {len(expected)} points, but the table behind it has {len(table)} rows: the page was edited")]
+    for i, (got, want) in enumerate(zip(table, expected)):
+        if got != want:
+            column = next((k for k, a, b in zip(keys, got, want) if a != b), keys[-1])
+            return [Problem(shown, where, f"the table behind this chart shows row {i + 1} as {got!r}, but the chart's "
+                                          f"{column} there is {want[keys.index(column)]!r}: the page was edited")]
+    return []
+
+
 def _named(text: str) -> dict[str, str]:
     """"name = value; name = value" as a dict ({} when it does not read so)."""
     pairs = [part.partition(" = ") for part in text.split("; ")] if text else []
@@ -392,7 +487,7 @@ def check_every_file(audit: SiteAudit) -> list[Problem]:
 
 
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
-         check_derived_numbers, check_displayed_text, check_explorer_data, check_no_external_loads)
+         check_derived_numbers, check_displayed_text, check_explorer_data, check_chart_data, check_no_external_loads)
 
 _MISSING = object()
 _SPEC_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -541,6 +636,51 @@ class _Numbers(HTMLParser):
             self._open = None
 
 
+class _Charts(HTMLParser):
+    """A page's chart data as the browser gets it: the text of every JSON script but MkDocs'
+    own configuration (`specs`: (id, text), each a chart spec benchledger.js may draw), and the
+    cells of every table behind a chart (`tables`, in page order: rows of cell text)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.specs: list[tuple[str, str]] = []
+        self.tables: list[list[list[str]]] = []
+        self._script: tuple[str, list[str]] | None = None
+        self._details = 0  # depth inside <details class="bl-chart-data">
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script":
+            values = {k: v or "" for k, v in attrs}
+            if values.get("type", "").strip().lower() == "application/json" and values.get("id") != "__config":
+                self._script = (values.get("id", ""), [])
+        elif tag == "details":
+            if self._details or "bl-chart-data" in ({k: v or "" for k, v in attrs}.get("class") or "").split():
+                self._details += 1
+                if self._details == 1:
+                    self.tables.append([])
+        elif self._details and tag == "tr":
+            self.tables[-1].append([])
+        elif self._details and tag == "td" and self.tables[-1]:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script" and self._script is not None:
+            self.specs.append((self._script[0], "".join(self._script[1])))
+            self._script = None
+        elif tag == "details" and self._details:
+            self._details -= 1
+        elif tag == "td" and self._cell is not None:
+            self.tables[-1][-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._script is not None:
+            self._script[1].append(data)
+        elif self._cell is not None:
+            self._cell.append(data)
+
+
 class _PageScan(HTMLParser):
     """One pass over a page for both steps that read its elements: what it loads (`loads`, a
     `_Loads`) and its traced numbers (`numbers`, a `_Numbers`). At 1,000 articles the pages and
@@ -548,30 +688,35 @@ class _PageScan(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.loads, self.numbers = _Loads(), _Numbers()
+        self.loads, self.numbers, self.charts = _Loads(), _Numbers(), _Charts()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.loads.handle_starttag(tag, attrs)
         self.numbers.handle_starttag(tag, attrs)
+        self.charts.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
         self.loads.handle_endtag(tag)
         self.numbers.handle_endtag(tag)
+        self.charts.handle_endtag(tag)
 
     def handle_data(self, data: str) -> None:
         self.loads.handle_data(data)
         self.numbers.handle_data(data)
+        self.charts.handle_data(data)
 
 
 @dataclass(frozen=True)
 class Scanned:
-    """What one page loads from another host, (tag, URL) each, and its traced numbers, plain
-    and derived."""
+    """What one page loads from another host, (tag, URL) each, its traced numbers, plain and
+    derived, its record text, and its charts' specs and data tables (`_Charts`)."""
 
     loads: tuple[tuple[str, str], ...]
     numbers: tuple["_Shown", ...]
     derived: tuple["_Derived", ...]
     texts: tuple["_Shown", ...]
+    specs: tuple[tuple[str, str], ...]
+    tables: tuple[tuple[tuple[str, ...], ...], ...]
 
 
 def scan_page(html: str) -> Scanned:
@@ -581,7 +726,8 @@ def scan_page(html: str) -> Scanned:
     parser.feed(html)
     parser.close()
     return Scanned(tuple(parser.loads.external), tuple(parser.numbers.found), tuple(parser.numbers.derived),
-                   tuple(parser.numbers.texts))
+                   tuple(parser.numbers.texts), tuple(parser.charts.specs),
+                   tuple(tuple(tuple(row) for row in table if row) for table in parser.charts.tables))  # not the header's
 
 
 def _scan_file(path: Path) -> Scanned:

@@ -27,8 +27,8 @@ from site_gen import escape
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.eviction import sweep
 from site_gen.page import PendingAsset
-from site_gen.quantity import format_value
-from site_gen.tables import html_table
+from site_gen.quantity import Trace, format_value
+from site_gen.tables import data_cell, html_table
 from site_gen.templating import url
 
 VEGA_BUNDLE_PATH = "assets/vendor/vega-bundle.js"
@@ -40,10 +40,10 @@ MAX_AXIS_LABELS = 24  # labels a series chart's record axis shows at most
 
 @dataclass(frozen=True)
 class Series:
-    """One line of a chart: its label and its points (x, y, origin text for the tooltip)."""
+    """One line of a chart: its label and its points (x, y, where y comes from)."""
 
     label: str
-    points: Sequence[tuple[float, float, str]]
+    points: Sequence[tuple[float, float, Trace]]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,11 @@ def points_text(series: Sequence[Series], unit: str) -> str:
     the page writes numbers ("32,768", where `:g` wrote "32768" and a million "1e+06")."""
     return "; ".join(f"{s.label}: " + ", ".join(f"{format_value(x, '')} → {format_value(y, unit)}" for x, y, _ in s.points)
                      for s in series)
+
+
+# A tooltip's numbers: six significant digits in decimal notation ("~g" wrote 32,768 tokens as
+# "3.277e+4"), trailing zeros trimmed.
+TOOLTIP_FORMAT = ",.6~r"
 
 
 def canonical_json(value: Any) -> str:
@@ -177,8 +182,8 @@ def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, l
         shape=alt.Shape("series:N", **series),
         tooltip=[
             alt.Tooltip("series:N", title=series_title),
-            alt.Tooltip("x:Q", title=x_title, format=",.4~g"),
-            alt.Tooltip("y:Q", title=y_title, format=",.4~g"),
+            alt.Tooltip("x:Q", title=x_title, format=TOOLTIP_FORMAT),
+            alt.Tooltip("y:Q", title=y_title, format=TOOLTIP_FORMAT),
             alt.Tooltip("origin:N", title="source"),
         ],
     )
@@ -217,9 +222,9 @@ def line_chart(
     a labelled horizontal rule (a ratio's 1x: "no speedup")."""
     text = escape.chart_text
     rows = [
-        {"x": x, "y": y, "series": text(s.label), "origin": origin}
+        {"x": x, "y": y, "series": text(s.label), "origin": trace.text(), "trace": trace.fields()}
         for s in series
-        for x, y, origin in s.points
+        for x, y, trace in s.points
         if x is not None and y is not None
     ]
     if log_y is None:
@@ -235,8 +240,9 @@ def line_chart(
     spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y, measured_ticks, reference is not None,
                                   legend=len(series) > 1), datasets, {"series": [text(s.label) for s in series], "x_ticks": xs})
     # built under the shown column names, from lists: a rename afterwards cost as much as the frame
+    # object cells: a column of ints and floats inferred as float64 showed 322 tokens as "322.0"
     table = pd.DataFrame([[r["x"], r["y"], r["series"], r["origin"]] for r in rows],
-                         columns=[x_title, y_title, series_title, "source (pointer)"])
+                         columns=[x_title, y_title, series_title, "source"], dtype=object)
     return Chart(chart_id, title, alt_text, spec, table)
 
 
@@ -394,7 +400,7 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
         f'<script type="application/json" id="spec-{chart.id}">{_script_json(chart.spec)}</script>\n'
         f"{notes}"
         f'<details class="bl-chart-data"><summary>Data behind this chart</summary>\n'
-        f"{html_table(chart.table, cell=escape.attr)}\n"
+        f"{html_table(chart.table, cell=data_cell)}\n"
         f"</details>\n"
         f"</div>\n"
     )
@@ -404,13 +410,13 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
 @dataclass(frozen=True)
 class SeriesPoint:
     """One record's number in a series chart: its axis label (unique in the chart), value,
-    range (None without one) and the origin text shown on hover."""
+    range (None without one) and where the value comes from (shown on hover)."""
 
     label: str
     value: float
     low: float | None
     high: float | None
-    origin: str
+    trace: Trace
 
 
 # A claim's kind on a series chart and its colour, in the light scheme; 4.5:1 on white at least
@@ -444,7 +450,8 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
     horizontal rule, and each claim as a vertical rule at its first record after the change."""
     text = escape.chart_text
     x_title, y_title = text(x_title), text(y_title)
-    rows = [{"label": text(p.label), "value": p.value, "low": p.low, "high": p.high, "origin": p.origin} for p in points]
+    rows = [{"label": text(p.label), "value": p.value, "low": p.low, "high": p.high, "origin": p.trace.text(),
+             "trace": p.trace.fields()} for p in points]
     order = [row["label"] for row in rows]
     # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
     # measures each label's text: label every k-th record instead. Every point keeps its label in
@@ -467,7 +474,7 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
     spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), step > 1, has_ranges), datasets,
                    {"order": order, "ticks": order[::step]})
     table = pd.DataFrame([[r["label"], r["value"], r["low"], r["high"], r["origin"]] for r in rows],
-                         columns=[x_title, y_title, "minimum", "maximum", "record (sha256, pointer)"])
+                         columns=[x_title, y_title, "minimum", "maximum", "source"], dtype=object)
     return Chart(chart_id, title, alt_text, spec, table)
 
 
@@ -486,9 +493,9 @@ def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, th
         x=x, y=alt.Y("low:Q", scale=y_scale, title=y_title), y2="high:Q")
     # a track whose records give no range has no range layer and no range in its tooltip: an
     # all-null field made Vega warn of an infinite extent on every such page
-    tooltip = [alt.Tooltip("label:N", title=x_title), alt.Tooltip("value:Q", title=y_title, format=",.4~g")]
+    tooltip = [alt.Tooltip("label:N", title=x_title), alt.Tooltip("value:Q", title=y_title, format=TOOLTIP_FORMAT)]
     if has_ranges:
-        tooltip += [alt.Tooltip("low:Q", title="minimum", format=",.4~g"), alt.Tooltip("high:Q", title="maximum", format=",.4~g")]
+        tooltip += [alt.Tooltip("low:Q", title="minimum", format=TOOLTIP_FORMAT), alt.Tooltip("high:Q", title="maximum", format=TOOLTIP_FORMAT)]
     tooltip.append(alt.Tooltip("origin:N", title="record"))
     dots = base.mark_point(filled=True, size=60, color="#2c7fb8").encode(
         x=x, y=alt.Y("value:Q", scale=y_scale, title=y_title), tooltip=tooltip)
@@ -497,7 +504,7 @@ def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, th
         layers.append(alt.Chart(alt.NamedData("segments")).mark_rule(strokeWidth=2, color="#555555").encode(
             x=alt.X("first:N", scale=x_scale), x2="last:N", y=alt.Y("median:Q", scale=y_scale),
             tooltip=[alt.Tooltip("first:N", title="segment from"), alt.Tooltip("last:N", title="to"),
-                     alt.Tooltip("median:Q", title="segment median", format=",.4~g")]))
+                     alt.Tooltip("median:Q", title="segment median", format=TOOLTIP_FORMAT)]))
     if marks:
         colour = alt.Color("kind:N", scale=alt.Scale(domain=list(CLAIM_COLOURS), range=list(CLAIM_COLOURS.values())),
                            legend=None)

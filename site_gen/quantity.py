@@ -104,6 +104,60 @@ def unit_for(key: str) -> str:
     return ""
 
 
+def rescaled(value: float, unit: str, to_unit: str) -> float:
+    """`value` in `unit` (a unit of a `ladder`) as `to_unit` of the same ladder: 1,048,576 B is
+    1.0 MiB, 0.048 s is 48.0 ms. A ValueError names units that are not on one ladder."""
+    units = ladder(unit)
+    if to_unit not in units:
+        raise ValueError(f"{unit!r} cannot be rescaled to {to_unit!r}")
+    step = 1024 if units is BYTE_UNITS else 1000
+    return value / step ** (units.index(to_unit) - units.index(unit))
+
+
+def named_list(pairs: Iterable[tuple[str, str]]) -> str:
+    """(name, value) pairs as a traced number's markup writes them: "name = value; name = value"."""
+    return "; ".join(f"{name} = {value}" for name, value in pairs)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Where a charted value comes from, in the words of `traced()`'s markup: the record
+    (`sha256`) and the RFC 6901 `pointer` of the value, charted in `unit` where it is rescaled
+    from the unit its field's name declares (a `_bytes` field charted in MiB); or a `formula`
+    over named input pointers, each in `sha256`'s record unless `input_records` names another.
+    A chart's data rows carry it (`fields`), so `verify --site` recomputes every point."""
+
+    sha256: str
+    pointer: str | None = None
+    unit: str = ""
+    formula: str = ""
+    inputs: tuple[tuple[str, str], ...] = ()  # (name, pointer)
+    input_records: tuple[tuple[str, str], ...] = ()  # (name, sha256) where not `sha256`
+
+    def text(self) -> str:
+        """The origin as a reader sees it in the chart's tooltip and data table."""
+        own = f"record {self.sha256[:12]}"
+        if self.pointer is not None:
+            return f"{own} · pointer {self.pointer}" + (f" · shown in {self.unit}" if self.unit else "")
+        records = dict(self.input_records)
+        inputs = "; ".join(f"{name} = " + (f"record {records[name][:12]} " if name in records else "") + pointer
+                           for name, pointer in self.inputs)
+        return f"{own} · derived: {self.formula} · inputs: {inputs}"
+
+    def fields(self) -> dict[str, str]:
+        """The origin for a machine: what a traced number's data attributes say, by the same names."""
+        if self.pointer is not None:
+            return {"sha256": self.sha256, "pointer": self.pointer, **({"unit": self.unit} if self.unit else {})}
+        return {"sha256": self.sha256, "formula": self.formula, "inputs": named_list(self.inputs),
+                **({"input_sha256": named_list(self.input_records)} if self.input_records else {})}
+
+
+def declared_unit(pointer: str) -> str:
+    """The unit of the value at `pointer`: that of the nearest key on its path that declares one
+    (`/process_rss_bytes/maximum` is in bytes), "" where none does."""
+    return next((unit for key in reversed(pointer.split("/")) if (unit := unit_for(key))), "")
+
+
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """A count with its noun in the number it takes: "1 record", "3 cases", "1,000 articles"."""
     return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
@@ -171,11 +225,11 @@ def traced(
         if value is not None or text is None:
             origin.append(f"raw value {_raw(value)}")
     if formula:
-        input_text = "; ".join(f"{name} = {ptr}" for name, ptr in (inputs or {}).items())
+        input_text = named_list((inputs or {}).items())
         attrs.append(f'data-formula="{escape.attr(formula)}"')
         attrs.append(f'data-inputs="{escape.attr(input_text)}"')
         if input_records:
-            attrs.append(f'data-input-sha256="{escape.attr("; ".join(f"{n} = {s}" for n, s in input_records.items()))}"')
+            attrs.append(f'data-input-sha256="{escape.attr(named_list(input_records.items()))}"')
         origin.append(f"derived: {formula}")
         if input_records:
             origin.append("inputs: " + "; ".join(

@@ -53,7 +53,7 @@ class ChartBlock(CitationKind):
             raise CitationProblem("rule must be a number: the y value of the horizontal rule (1 for a ratio's no change)")
         if len(names) > 1:
             check_comparable(env, names)
-        lines: dict[str, list[tuple[float, float, str]]] = {}
+        lines: dict[str, list[tuple[float, float, quantity.Trace]]] = {}
         for name in names:
             rec = env.record(name)
             for row_pointer, stars in expand_rows(rec.data, rows):
@@ -62,8 +62,7 @@ class ChartBlock(CitationKind):
                 label = _series_label(env, name, series, row_pointer, stars) if series else y_title
                 if len(names) > 1:
                     label = f"{name}: {label}"
-                origin = f"{rec.entry.sha256[:12]} x {px} y {py}"
-                lines.setdefault(label, []).append((vx, vy, origin))
+                lines.setdefault(label, []).append((vx, vy, quantity.Trace(rec.entry.sha256, py)))
         env.charts += 1
         chart_id = escape.anchor(f"{env.article.slug}-{env.charts}")  # a long file name makes a long slug
         chart = line_chart(

@@ -24,7 +24,7 @@ from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.registry import renderer_for
-from site_gen.quantity import counted, traced, traced_range, utc_date
+from site_gen.quantity import Trace, counted, traced, traced_range, utc_date
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -47,12 +47,11 @@ def case_href(site: "SiteContext", from_page: str, case: Case) -> str:
     return url(from_page, view.page_path) + (f"#{anchor}" if anchor else "")
 
 
-def _origin(case: Case, m: Measure) -> str:
-    """Tooltip text of a charted number: where it comes from."""
+def _trace(case: Case, m: Measure) -> Trace:
+    """Where a charted number comes from."""
     if m.pointer is not None:
-        return f"record sha256 {case.record_sha256} · pointer {m.pointer}"
-    inputs = "; ".join(f"{n} = {p}" for n, p in m.inputs)
-    return f"record sha256 {case.record_sha256} · derived: {m.metric.formula} · inputs: {inputs}"
+        return Trace(case.record_sha256, m.pointer)
+    return Trace(case.record_sha256, formula=m.metric.formula, inputs=tuple(m.inputs))
 
 
 def _number(case: Case, m: Measure) -> str:
@@ -329,7 +328,7 @@ class ComparisonPages(PageKind):
                         pending.append((*cell, base, m))
                     x = _x_value(point, point_field.name if point_field else None)
                     if m.value is not None and x is not None:
-                        points.append((x, m.value, _origin(case, m)))
+                        points.append((x, m.value, _trace(case, m)))
                     view = site.view(case.record_sha256)
                     for ptr in _measure_pointers(m):
                         for lim in limitations_for(view.data, ptr, view.limitations):

@@ -24,7 +24,7 @@ from site_gen.feed import FeedEntry
 from site_gen.history import Finding, SeriesReport, Track, setup_items
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
-from site_gen.quantity import counted, format_value
+from site_gen.quantity import Trace, counted, format_value
 from site_gen.tables import frame, html_table
 from site_gen.templating import url
 
@@ -66,9 +66,9 @@ def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: 
     points = []
     for i, (measure, obs) in enumerate(zip(track.measures, track.observations)):
         case = track.case_at(i)
-        where = measure.pointer or "; ".join(f"{k} = {v}" for k, v in measure.inputs)
-        points.append(SeriesPoint(labels[track.positions[i]], obs.value, obs.minimum, obs.maximum,
-                                  f"{case.record_sha256} {case.record_path} {where}"))
+        trace = Trace(case.record_sha256, measure.pointer) if measure.pointer is not None else \
+            Trace(case.record_sha256, formula=measure.metric.formula, inputs=tuple(measure.inputs))
+        points.append(SeriesPoint(labels[track.positions[i]], obs.value, obs.minimum, obs.maximum, trace))
     segments = []
     if track.detection.algorithm == E_DIVISIVE:
         for seg in track.detection.segments:

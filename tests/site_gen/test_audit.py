@@ -432,3 +432,89 @@ def test_an_edited_explorer_number_is_reported(site):
     script.write_text("window.benchledgerExplorer = 1;\n", encoding="utf-8")  # not what benchledger writes
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     assert [str(p) for p in verify_site(site)] == [f"{script.as_posix()}: not an explorer data script benchledger writes"]
+
+
+GRAPH = "articles/torch-graph-replay/2026-10-28.html"
+EAGER_322 = "18.984041238824528"  # the eager mean at 322 tokens, charted and in the table behind it
+# the eager mean at 322 tokens as charted (a spec row) and as the table behind the chart shows it
+CHART_EDITS = {
+    "charted value": (f'"x":322,"y":{EAGER_322}}}', '"x":322,"y":9.984041238824528}', [
+        f"script spec-timing $.datasets.points[0]: charts 9.984041238824528 for {GRAPH_SHA[:12]} "
+        f"/measurements/2/timing/eager/mean_ms, but the record gives {EAGER_322}: the page was edited",
+        f"script spec-timing: the table behind this chart shows row 1 as ('322', '{EAGER_322}', 'eager', "
+        f"'record 24492206c24d · pointer /measurements/2/timing/eager/mean_ms'), but the chart's y there is "
+        "'9.984041238824528': the page was edited"]),
+    "table cell": (f"<td>{EAGER_322}</td>", "<td>9.98</td>", [
+        "script spec-timing: the table behind this chart shows row 1 as ('322', '9.98', 'eager', "
+        f"'record 24492206c24d · pointer /measurements/2/timing/eager/mean_ms'), but the chart's y there is "
+        f"'{EAGER_322}': the page was edited"]),
+    "trace dropped": (',"trace":{"pointer":"/measurements/2/timing/eager/mean_ms","sha256":"' + GRAPH_SHA + '"}', "", [
+        f"script spec-timing $.datasets.points[0]: charts {EAGER_322} without the record and pointer it comes from: "
+        "the page was edited"]),
+    "inline data": ('"data":{"name":"points"}', '"data":{"values":[{"x":1,"y":99}]}', [
+        "script spec-timing: draws data of its own (data.values), which no record traces: the page was edited"]),
+    "rescaled size": ('"unit":"MiB"},"x":322,"y":8.13232421875}', '"unit":"MiB"},"x":322,"y":9.13232421875}', None),
+}
+
+
+@pytest.mark.parametrize("name", CHART_EDITS)
+def test_an_edited_chart_or_the_table_behind_it_is_reported(site, name):
+    """Every charted point is checked against its record through the trace its row carries,
+    and the table behind the chart against the chart: an auditor halved the eager time of a
+    chart (or of its table only), listed SHA256SUMS again, and verify passed."""
+    from site_gen.checksums import site_sums
+
+    old, new, expected = CHART_EDITS[name]
+    page = site / GRAPH
+    html = page.read_text(encoding="utf-8")
+    assert html.count(old) >= 1
+    page.write_text(html.replace(old, new, 1), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    messages = [str(p).removeprefix(f"{site}/{GRAPH}: ") for p in verify_site(site)]
+    if expected is None:  # capture memory charted in MiB from a _bytes field: 8,527,360 B is 8.13232421875 MiB
+        assert messages[0] == (f"script spec-capture-memory $.datasets.points[0]: charts 9.13232421875 for {GRAPH_SHA[:12]} "
+                               "/measurements/2/capture_allocated_increase_bytes, but the record gives 8.13232421875: the page was edited")
+    else:
+        assert messages == expected
+
+
+def test_a_chart_without_the_table_behind_it_is_reported(site):
+    from site_gen.checksums import site_sums
+
+    page = site / OFFLOAD
+    html = page.read_text(encoding="utf-8")
+    start = html.index('<details class="bl-chart-data">')
+    page.write_text(html[:start] + html[html.index("</details>", start) + len("</details>"):], encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    messages = [str(p) for p in verify_site(site)]
+    assert messages[0] == f"{site}/{OFFLOAD}: has 6 chart specs and 5 tables behind charts: the page was edited (each chart shows its data below it)"
+
+
+def test_every_chart_point_of_a_built_site_carries_a_trace_the_audit_follows(built):
+    """Each chart of the built site draws traced points only, each one the audit recomputes
+    (a point traced by a pointer, a rescaled size and a derived energy per token among them)."""
+    from benchledger.records.ledger import read_ledger
+    from site_gen.audit import SiteAudit, check_chart_data
+
+    audit = SiteAudit(built, read_ledger((built / "records" / "ledger.jsonl").read_bytes(), "ledger"), "ledger", None)
+    traces = [row["trace"] for rel, _, _ in audit.pages for _, text in audit.scan(rel).specs
+              for row in json.loads(text)["datasets"]["points"]]
+    assert len(traces) > 100
+    assert {"pointer", "unit", "formula"} <= {key for trace in traces for key in trace}
+    assert check_chart_data(audit) == []
+
+
+def test_an_edited_derived_chart_point_is_reported(site):
+    """A point derived by a formula (energy per token) is recomputed from its inputs."""
+    from site_gen.checksums import site_sums
+
+    page = site / OFFLOAD
+    html = page.read_text(encoding="utf-8")
+    old = '"x":81,"y":13.502285659906812}'
+    assert html.count(old) == 1
+    page.write_text(html.replace(old, '"x":81,"y":11.502285659906812}'), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    first = str(verify_site(site)[0]).removeprefix(f"{site}/{OFFLOAD}: ")
+    assert first == ("script spec-gpu-layers-energy $.datasets.points[0]: charts 11.502285659906812 for 'joules / completed_output_tokens' "
+                     f"over {OFFLOAD_SHA[:12]} joules = /cases/0/groups/0/resources/gpu_energy/joules; completed_output_tokens = "
+                     "/cases/0/groups/0/completed_output_tokens, but the record gives 13.502285659906812: the page was edited")

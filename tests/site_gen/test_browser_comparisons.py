@@ -125,7 +125,9 @@ def test_comparison_page_draws_its_charts_and_hover_shows_the_origin(site, brows
         point.hover(force=True)
         tooltip = page.locator("#vg-tooltip-element")
         tooltip.wait_for(state="visible")
-        assert re.search(r"record sha256 [0-9a-f]{64} · pointer /measurements/\d/timing/eager/mean_ms", tooltip.inner_text())
+        assert re.search(r"record [0-9a-f]{12} · pointer /measurements/\d/timing/eager/mean_ms", tooltip.inner_text())
+        # numbers in decimal notation: 32,768 tokens read "3.277e+4"
+        assert re.search(r"tokens\s+[0-9]{1,3}(,[0-9]{3})*\s", tooltip.inner_text()) and "e+" not in tooltip.inner_text()
         # the derived ratio's hover names its formula and both records' pointers
         ratio = page.locator('.bl-num.bl-derived[data-formula="B / A"]').first
         title = ratio.get_attribute("title")

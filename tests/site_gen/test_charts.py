@@ -13,6 +13,14 @@ import vl_convert
 from benchledger.errors import BuildError
 from site_gen.charts import Chart, ChartCache, Series, SeriesMark, SeriesPoint, chart_html, line_chart, points_text, series_chart
 from site_gen.page import Page
+from site_gen.quantity import Trace
+
+SHA = "ab" * 32
+
+
+def at(pointer: str) -> Trace:
+    """A point's trace: `pointer` in a record whose sha256 is SHA."""
+    return Trace(SHA, pointer)
 
 
 def svg_of(made: Chart, tmp_path) -> str:
@@ -25,7 +33,7 @@ def svg_of(made: Chart, tmp_path) -> str:
 
 
 def chart(label: str = "a</script><b>") -> Chart:
-    return line_chart("c", "Title", [Series(label, [(1, 2.0, "/x/0"), (4, 8.0, "/x/1")])],
+    return line_chart("c", "Title", [Series(label, [(1, 2.0, at("/x/0")), (4, 8.0, at("/x/1"))])],
                       x_title="tokens", y_title="ms", series_title="path", log_x=True, alt_text="alt text")
 
 
@@ -40,7 +48,7 @@ def test_a_log_axis_is_ticked_at_the_measured_lengths_and_ends_at_the_data(tmp_p
     """Graph replay's token lengths on a log axis: labelled 64, 512, 4,096, not 100 and 1,000,
     and the axis stops at 4,096 instead of running on to 10,000."""
     lengths = (64, 512, 4096)
-    series = [Series(path, [(n, ms * n, f"/{path}/{i}") for i, n in enumerate(lengths)]) for path, ms in (("eager", 2.0), ("graph", 1.0))]
+    series = [Series(path, [(n, ms * n, at(f"/{path}/{i}")) for i, n in enumerate(lengths)]) for path, ms in (("eager", 2.0), ("graph", 1.0))]
     made = line_chart("r", "Replay", series, x_title="tokens", y_title="ms", series_title="path", log_x=True, alt_text="alt")
     svg = svg_of(made, tmp_path)
     ticks = re.findall(r">([\d,]+)</text>", svg[:svg.index(">tokens</text>")])
@@ -51,7 +59,7 @@ def test_a_log_axis_is_ticked_at_the_measured_lengths_and_ends_at_the_data(tmp_p
 def test_a_ratio_chart_draws_its_one_as_a_labelled_rule_inside_its_axis(tmp_path):
     """Graph replay's speedup fell to 1.00x from 16,384 tokens on, and nothing on the chart said
     where "no speedup" was; a ratio that stays above 3 still has its 1x in view."""
-    series = [Series("eager / graph", [(322, 4.04, "/m/0"), (1024, 3.1, "/m/1")])]
+    series = [Series("eager / graph", [(322, 4.04, at("/m/0")), (1024, 3.1, at("/m/1"))])]
     made = line_chart("s", "Speedup", series, x_title="tokens", y_title="speedup (×)", series_title="ratio",
                       log_x=True, alt_text="alt", reference=(1.0, "1× (no speedup)"))
     assert made.spec["datasets"]["reference"] == [{"y": 1.0, "label": "1× (no speedup)"}]
@@ -66,7 +74,7 @@ def test_values_spanning_twenty_times_go_on_a_log_axis_that_says_so(tmp_path):
     """Decode speed at 20, 40 and 81 GPU layers (0.738, 1.08, 25.8 tokens/s): on a linear axis
     the first two lay on one line at the bottom; on a log axis each step shows, and the axis
     ends near the data instead of at 0.1 and 100."""
-    series = [Series("context 2048", [(20, 0.738, "/c/2"), (40, 1.08, "/c/1"), (81, 25.8, "/c/0")])]
+    series = [Series("context 2048", [(20, 0.738, at("/c/2")), (40, 1.08, at("/c/1")), (81, 25.8, at("/c/0"))])]
     made = line_chart("d", "Decode", series, x_title="GPU layers", y_title="speed (tokens/s)", series_title="context",
                       alt_text="Speed.")
     (y_scale,) = {json.dumps(layer["encoding"]["y"]["scale"]) for layer in made.spec["layer"]}
@@ -78,7 +86,7 @@ def test_values_spanning_twenty_times_go_on_a_log_axis_that_says_so(tmp_path):
     assert "1" in ticks and "10" in ticks and "0.1" not in ticks and "100" not in ticks, ticks
     # a narrow range, a zero, or the page's own choice stay linear
     for values, chosen in (((1.0, 19.9), None), ((0.0, 25.8), None), ((0.738, 25.8), False)):
-        flat = line_chart("f", "F", [Series("s", [(i, v, f"/{i}") for i, v in enumerate(values)])], x_title="x",
+        flat = line_chart("f", "F", [Series("s", [(i, v, at(f"/{i}")) for i, v in enumerate(values)])], x_title="x",
                           y_title="y", series_title="s", log_y=chosen, alt_text="a")
         assert "type" not in flat.spec["layer"][0]["encoding"]["y"]["scale"], values
 
@@ -96,8 +104,8 @@ def test_one_line_has_no_legend_and_two_have_one(tmp_path):
 
 def layers_chart() -> Chart:
     """GPU layers as the seed measured them: two series whose values coincide at 81 layers."""
-    series = [Series(f"context {c}", [(20, 6.0 + k, f"/cases/2/groups/{k}"), (40, 6.0 + k, f"/cases/1/groups/{k}"),
-                                      (81, 100.0, f"/cases/0/groups/{k}")]) for k, c in enumerate((2048, 8192))]
+    series = [Series(f"context {c}", [(20, 6.0 + k, at(f"/cases/2/groups/{k}")), (40, 6.0 + k, at(f"/cases/1/groups/{k}")),
+                                      (81, 100.0, at(f"/cases/0/groups/{k}"))]) for k, c in enumerate((2048, 8192))]
     return line_chart("u", "GPU utilisation", series, x_title="GPU layers", y_title="%", series_title="context", alt_text="alt")
 
 
@@ -179,7 +187,7 @@ def drawn(chart: Chart) -> tuple[int, list[str]]:
 def series(n: int) -> Chart:
     from site_gen.charts import SeriesMark, SeriesPoint, series_chart
 
-    points = [SeriesPoint(f"b{i}", 10.0 + i % 5, 9.5 + i % 5, 10.5 + i % 5, f"{i:064x} r.json /x") for i in range(n)]
+    points = [SeriesPoint(f"b{i}", 10.0 + i % 5, 9.5 + i % 5, 10.5 + i % 5, Trace(f"{i:064x}", "/x")) for i in range(n)]
     return series_chart("track-0", "decode", points, [("b0", f"b{n - 1}", 11.5)], [SeriesMark("b2", "-12% [-14%, -10%], changed, worse", "worse", "-12%, worse")],
                         x_title="release", y_title="tokens/s", alt_text="a")
 
@@ -189,13 +197,13 @@ def test_specs_are_filled_templates_that_draw_every_point_from_their_datasets():
     and label must still reach the drawing, and no placeholder the page."""
     for chart_ in (chart(), series(4), series(40)):
         assert "benchledger-placeholder" not in json.dumps(chart_.spec)
-    two = line_chart("c", "Title", [Series("a</script><b>", [(1, 2.0, "/x/0"), (4, 8.0, "/x/1")]), Series("c", [(1, 3.0, "/y/0")])],
+    two = line_chart("c", "Title", [Series("a</script><b>", [(1, 2.0, at("/x/0")), (4, 8.0, at("/x/1"))]), Series("c", [(1, 3.0, at("/y/0"))])],
                      x_title="tokens", y_title="ms", series_title="path", log_x=True, alt_text="alt text")
     points, texts = drawn(two)
     assert points == 3 and "a&lt;/script&gt;&lt;b&gt;" in texts  # the legend names the series (XML-escaped)
     points, texts = drawn(series(4))
     assert points == 4 and {"b0", "b1", "b2", "b3", "-12%, worse", "release", "tokens/s"} <= set(texts)
-    assert list(series(4).table.columns) == ["release", "tokens/s", "minimum", "maximum", "record (sha256, pointer)"]
+    assert list(series(4).table.columns) == ["release", "tokens/s", "minimum", "maximum", "source"]
 
 
 def test_claims_a_record_apart_write_their_labels_on_different_lines(tmp_path):
@@ -203,7 +211,7 @@ def test_claims_a_record_apart_write_their_labels_on_different_lines(tmp_path):
     height and were drawn over each other ("worse+13.4%")."""
     from site_gen.charts import SeriesMark, SeriesPoint, series_chart
 
-    points = [SeriesPoint(f"b{i}", 10.0 + i, 9.5 + i, 10.5 + i, f"{i:064x} r.json /x") for i in range(5)]
+    points = [SeriesPoint(f"b{i}", 10.0 + i, 9.5 + i, 10.5 + i, Trace(f"{i:064x}", "/x")) for i in range(5)]
     made = series_chart("t", "decode", points, [], [SeriesMark("b4", "+13.4%, changed, better", "better", "+13.4%, better"), SeriesMark("b3", "-7.6%, changed, worse", "worse", "-7.6%, worse")],
                         x_title="release", y_title="tokens/s", alt_text="a")
     svg = svg_of(made, tmp_path)
@@ -237,7 +245,8 @@ def test_text_xml_cannot_hold_renders_instead_of_aborting_the_process(tmp_path):
     code = (
         "import sys\n"
         "from site_gen.charts import ChartCache, Series, line_chart\n"
-        "c = line_chart('c', 'T', [Series('a\\x00b\\x01\\ufffe', [(1, 2.0, '/x/0'), (4, 8.0, '/x/1')]), Series('c', [(1, 3.0, '/y/0')])],\n"
+        "from tests.site_gen.test_charts import at\n"
+        "c = line_chart('c', 'T', [Series('a\\x00b\\x01\\ufffe', [(1, 2.0, at('/x/0')), (4, 8.0, at('/x/1'))]), Series('c', [(1, 3.0, at('/y/0'))])],\n"
         "               x_title='x\\x00', y_title='\\x1f y', series_title='s\\x0b', alt_text='alt')\n"
         "sys.stdout.buffer.write(ChartCache(None).svg(c))\n"
     )
@@ -255,9 +264,9 @@ def test_a_line_separator_in_labels_and_titles_draws_both_charts(separator):
     expressions without escaping JavaScript's line terminators (U+2028, U+2029, a newline, a
     return), which end a line there: a record label or axis name holding one failed the build.
     Each is shown as a space, in the data the labels sort too."""
-    line = line_chart("c", "T", [Series(f"a{separator}b", [(1, 2.0, "o")]), Series("c", [(1, 3.0, "o")])],
+    line = line_chart("c", "T", [Series(f"a{separator}b", [(1, 2.0, at("o"))]), Series("c", [(1, 3.0, at("o"))])],
                       x_title=f"x{separator}", y_title="y", series_title=f"s{separator}", alt_text="a")
-    series = series_chart("s", "T", [SeriesPoint(f"r{separator}1", 1.0, None, None, "o"), SeriesPoint("r2", 2.0, 1.5, 2.5, "o")],
+    series = series_chart("s", "T", [SeriesPoint(f"r{separator}1", 1.0, None, None, at("o")), SeriesPoint("r2", 2.0, 1.5, 2.5, at("o"))],
                           [(f"r{separator}1", "r2", 1.5)], [SeriesMark("r2", "t", True)],
                           x_title=f"x{separator}", y_title="y", alt_text="a")
     cache = ChartCache(None)
@@ -295,7 +304,7 @@ def test_a_chart_vl_convert_cannot_draw_is_a_build_error_naming_page_and_chart(t
 def test_alt_text_writes_the_x_values_as_pages_write_numbers():
     """An alt text read "32768 -> 705 ms" beside "32,768 tokens" in the headline (and `:g` would
     write a million as "1e+06")."""
-    series = [Series("eager", [(322, 19.0, ""), (32768, 704.59, ""), (1e6, 0.5, "")])]
+    series = [Series("eager", [(322, 19.0, at("")), (32768, 704.59, at("")), (1e6, 0.5, at(""))])]
     assert points_text(series, "ms") == "eager: 322 → 19.0\u202fms, 32,768 → 705\u202fms, 1,000,000 → 0.500\u202fms"
 
 
@@ -307,9 +316,9 @@ def test_a_spec_names_the_dark_schemes_colour_for_each_colour_it_uses():
     marked = series(4).spec
     assert marked["usermeta"]["darkColours"] == {c: DARK_COLOURS[c] for c in DARK_COLOURS if f'"{c}"' in json.dumps(marked)}
     assert set(CLAIM_COLOURS.values()) <= set(marked["usermeta"]["darkColours"])
-    ruled = line_chart("c", "T", [Series("a", [(1, 2.0, "/x/0"), (4, 8.0, "/x/1")])], x_title="x", y_title="y",
+    ruled = line_chart("c", "T", [Series("a", [(1, 2.0, at("/x/0")), (4, 8.0, at("/x/1"))])], x_title="x", y_title="y",
                        series_title="s", alt_text="a", reference=(1.0, "1x"))
     assert ruled.spec["usermeta"]["darkColours"] == {"#666666": DARK_COLOURS["#666666"]}
-    plain = line_chart("c", "T", [Series("a", [(1, 2.0, "/x/0"), (4, 8.0, "/x/1")])], x_title="x", y_title="y",
+    plain = line_chart("c", "T", [Series("a", [(1, 2.0, at("/x/0")), (4, 8.0, at("/x/1"))])], x_title="x", y_title="y",
                        series_title="s", alt_text="a")
     assert "usermeta" not in plain.spec

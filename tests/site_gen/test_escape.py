@@ -156,8 +156,9 @@ def test_an_attribute_a_reader_sees_shows_what_cannot_be_seen():
 
     assert escape.shown_attr('GPU\u202e "x"\x1b\n<b>') == "GPU[U+202E] &quot;x&quot;[U+001B] &lt;b&gt;"
     from site_gen.charts import ChartCache, Series, line_chart
+    from site_gen.quantity import Trace
 
-    chart = line_chart("c", "T", [Series("s", [(1, 2.0, "/x/0")])], x_title="x", y_title="y", series_title="s",
+    chart = line_chart("c", "T", [Series("s", [(1, 2.0, Trace("ab" * 32, "/x/0"))])], x_title="x", y_title="y", series_title="s",
                        alt_text="decode on H200\u202e 2048\x01")
     cache = ChartCache(None)
     try:

@@ -322,7 +322,7 @@ def test_a_chart_table_in_gib_says_how_its_bytes_field_was_converted(site):
     data = json.loads(OFFLOAD.read_bytes())
     rss = data["cases"][0]["groups"][0]["resources"]["metrics"]["process_rss_bytes"]["maximum"]
     row = re.search(r"<tr>\s*<td>81</td>\s*<td>([0-9.]+)</td>\s*<td>context 2048</td>\s*"
-                    r"<td>/cases/0/groups/0/resources/metrics/process_rss_bytes/maximum \(bytes / 1024³ = GiB\)</td>", page)
+                    r"<td>record ebcfc483a547 · pointer /cases/0/groups/0/resources/metrics/process_rss_bytes/maximum · shown in GiB</td>", page)
     assert row and float(row.group(1)) == pytest.approx(rss / 2**30)
 
 

@@ -87,7 +87,8 @@ def test_the_chart_marks_the_change(drop_site):
         segments = [r for r in rows if "median" in r]
         assert [(s["first"], s["last"]) for s in segments] == [("b11146", "b11150"), ("b11151", "b11153")]
         points = [r for r in rows if "origin" in r]
-        assert len(points) == 8 and all(re.match(r"[0-9a-f]{64} history/b111\d\d\.json /cases/0/groups/\d/", p["origin"]) for p in points)
+        assert len(points) == 8 and all(re.match(r"record [0-9a-f]{12} · pointer /cases/0/groups/\d/", p["origin"]) for p in points)
+        assert all(p["trace"]["pointer"] in p["origin"] and len(p["trace"]["sha256"]) == 64 for p in points)
     # the static fallback draws it too
     svgs = re.findall(r'<img src="([^"]+\.svg)"', page)
     drawn = [(drop_site / "series" / s).resolve().read_text() for s in svgs]

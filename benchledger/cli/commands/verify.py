@@ -38,6 +38,7 @@ def add_arguments(parser):
                              "every file against the site's SHA256SUMS (missing, altered or not listed), "
                              "every page's stated hashes against the ledger it serves, every served record against its "
                              "stated bytes, every traced number and piece of record text against its record, every derived number against its formula, "
+                             "every chart's points and the table behind it against their records, "
                              "and the signed transparency log (checkpoint, inclusion and consistency proofs)")
     parser.add_argument("--vkey", action="append", default=[], metavar="KEY",
                         help="with --site: a verifier key (NAME+KEYID+BASE64) you trust; the site's checkpoint must be "
@@ -132,7 +133,7 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
             log += "; it is signed with the key the site serves: pass --vkey with the publisher's key to pin it"
     print(f"{where}: {files}, every page's stated hashes match the served ledger, every served record has its stated bytes, "
           "every traced number and piece of record text reads as its record's value and every derived number as its formula "
-          "gives, nothing loads from another host"
+          "gives, every chart's points and the table behind it are their records' values, nothing loads from another host"
           + (", the head is the expected one" if expect_head else "") + f", and {log}")
     return 0
 

@@ -12,7 +12,7 @@ from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, provenance, under, withheld_column_note,
     withheld_everywhere,
 )
-from site_gen.quantity import counted, utc_date
+from site_gen.quantity import Trace, counted, rescaled, utc_date
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -92,15 +92,17 @@ class GraphReplayRenderer(RecordRenderer):
         if not ms:
             return
         page.heading(2, "Results", "results")
+        sha = page.view.sha256
         timing = [
-            Series(path, [(m["tokens"], m["timing"][path]["mean_ms"], f"/measurements/{i}/timing/{path}/mean_ms")
+            Series(path, [(m["tokens"], m["timing"][path]["mean_ms"], Trace(sha, f"/measurements/{i}/timing/{path}/mean_ms"))
                           for i, m in ms if is_number((m.get("timing", {}).get(path) or {}).get("mean_ms"))])
             for path in PATHS
         ]
-        speed = [Series("eager / graph", [(m["tokens"], m["mean_speedup"], f"/measurements/{i}/mean_speedup")
+        speed = [Series("eager / graph", [(m["tokens"], m["mean_speedup"], Trace(sha, f"/measurements/{i}/mean_speedup"))
                                           for i, m in ms if is_number(m.get("mean_speedup"))])]
         memory = [
-            Series(kind, [(m["tokens"], m[f"capture_{kind}_increase_bytes"] / 2**20, f"/measurements/{i}/capture_{kind}_increase_bytes")
+            Series(kind, [(m["tokens"], rescaled(m[f"capture_{kind}_increase_bytes"], "B", "MiB"),
+                           Trace(sha, f"/measurements/{i}/capture_{kind}_increase_bytes", unit="MiB"))
                           for i, m in ms if is_number(m.get(f"capture_{kind}_increase_bytes"))])
             for kind in ("allocated", "reserved")
         ]

@@ -15,7 +15,7 @@ from site_gen.charts import Series, line_chart, points_text
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, kv_rows, under,
 )
-from site_gen.quantity import counted
+from site_gen.quantity import Trace, counted
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -154,11 +154,11 @@ class LlamaBenchRenderer(RecordRenderer):
         moving = varying(rows)
         for axis in [f for f in moving if all(is_number(r.get(f)) for r in rows)]:
             others = [f for f in moving if f != axis]
-            lines: dict[str, list[tuple[float, float, str]]] = {}
+            lines: dict[str, list[tuple[float, float, Trace]]] = {}
             for i, row in enumerate(rows):
                 label = ", ".join([test_name(row)] + [f"{_LABEL[f]} {_show(row.get(f))}" for f in others])
                 if is_number(row.get("avg_ts")):
-                    lines.setdefault(label, []).append((row[axis], row["avg_ts"], f"/tests/{i}/avg_ts"))
+                    lines.setdefault(label, []).append((row[axis], row["avg_ts"], Trace(page.view.sha256, f"/tests/{i}/avg_ts")))
             series = [Series(label, sorted(points)) for label, points in lines.items()]
             page.chart(line_chart(
                 f"speed-by-{axis}".replace("_", "-"), f"Mean speed along {_LABEL[axis]} ({axis})", series,
@@ -168,7 +168,7 @@ class LlamaBenchRenderer(RecordRenderer):
         for i, row in enumerate(rows):
             label = ", ".join([test_name(row)] + [f"{_LABEL[f]} {_show(row.get(f))}" for f in moving])
             samples = row.get("samples_ts", [])
-            series.append(Series(label, [(j + 1, v, f"/tests/{i}/samples_ts/{j}") for j, v in enumerate(samples) if is_number(v)]))
+            series.append(Series(label, [(j + 1, v, Trace(page.view.sha256, f"/tests/{i}/samples_ts/{j}")) for j, v in enumerate(samples) if is_number(v)]))
         if any(len(s.points) > 1 for s in series):
             page.chart(line_chart(
                 "speed-per-repetition", "Speed of each repetition, in the order llama-bench ran them", series,

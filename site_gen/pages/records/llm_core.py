@@ -18,7 +18,7 @@ from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, kv_rows, provenance, under,
     withheld_column_note, withheld_everywhere,
 )
-from site_gen.quantity import counted
+from site_gen.quantity import Trace, counted, declared_unit, rescaled
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
@@ -268,21 +268,27 @@ class LlmCoreRenderer(RecordRenderer):
                 out.append(Series(f"context {context}", points))
             return out
 
-        def field(path: str, scale: float = 1.0, scaled: str = ""):
-            """The value at `path` of each group; `scaled` says how a scaled one was converted
-            from the record's, beside its pointer (the chart's table shows GiB of a bytes field)."""
+        sha = page.view.sha256
+
+        def field(path: str, unit: str = ""):
+            """The value at `path` of each group, rescaled to `unit` from the unit its name
+            declares where given (the chart shows GiB of a bytes field)."""
             def value_of(i: int, g: int):
                 ptr = f"/cases/{i}/groups/{g}/{path}"
                 v = resolve(data, ptr, default=None)
-                return (v * scale if is_number(v) else None), ptr + (f" ({scaled})" if scaled else "")
+                if not is_number(v):
+                    return None, None
+                return (rescaled(v, declared_unit(ptr), unit) if unit else v), Trace(sha, ptr, unit=unit)
             return value_of
 
         def energy_per_token(i: int, g: int):
             base = f"/cases/{i}/groups/{g}"
             value = _energy_per_token(data, base)
             if value is None:
-                return None, ""
-            return value, f"{base}/resources/gpu_energy/joules / {base}/completed_output_tokens"
+                return None, None
+            return value, Trace(sha, formula="joules / completed_output_tokens",
+                                inputs=(("joules", f"{base}/resources/gpu_energy/joules"),
+                                        ("completed_output_tokens", f"{base}/completed_output_tokens")))
 
         charts = [
             ("decode", "Server decode speed (median)", "tokens/s", field("server_decode_tokens_per_second/median")),
@@ -290,7 +296,7 @@ class LlmCoreRenderer(RecordRenderer):
             ("aggregate", "Aggregate output throughput", "tokens/s", field("aggregate_output_tokens_per_second")),
             ("energy", "GPU board energy per output token (derived: joules / completed output tokens)", "J/token", energy_per_token),
             ("gpu-util", "GPU utilisation during responses (mean)", "%", field("resources/metrics/gpu_utilization_percent/mean")),
-            ("memory", "Process resident memory during responses (max)", "GiB", field("resources/metrics/process_rss_bytes/maximum", 1 / 2**30, "bytes / 1024³ = GiB")),
+            ("memory", "Process resident memory during responses (max)", "GiB", field("resources/metrics/process_rss_bytes/maximum", "GiB")),
         ]
         for chart_id, title, unit, value_of in charts:
             series = group_series(value_of)
