@@ -53,6 +53,15 @@ from collector.phases import CpuSnapshot
 from collector.telemetry.sampler import PeriodicSampler
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """CPU seconds of process `pid`, all its threads, to the nanosecond: the kernel's CPU clock
+    of that process (the id clock_getcpuclockid(3) gives, made as glibc makes it). psutil's
+    cpu_times count 10 ms clock ticks: over a request's 18 ms window they read 0 or 10 ms, and a
+    case's CPU percent came out 141.6 % where the server was on a CPU 90.6 % of the time.
+    OSError once the process is gone."""
+    return time.clock_gettime(((~pid) << 3) | 2)  # CPUCLOCK_SCHED of the whole thread group
+
+
 @dataclass(frozen=True, slots=True)
 class ProcessSample:
     pid: int
@@ -289,12 +298,12 @@ class HostSampler(PeriodicSampler[HostSample]):
                 return None
             try:
                 t = self.clock()
-                times = tracked.process.cpu_times()
+                cpu_s = process_cpu_seconds(tracked.process.pid)
                 if parse_stat(tracked.stat.read()).start_ticks != tracked.start_ticks:
                     return None
             except (psutil.Error, OSError):
                 return None
-        return CpuSnapshot(t, times.user + times.system)
+        return CpuSnapshot(t, cpu_s)
 
     def capture(self, t: float, pss: bool = False) -> tuple:
         """The files' text as the kernel gives it now; parsed later, by decode()."""

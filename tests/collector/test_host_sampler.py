@@ -226,3 +226,33 @@ def test_switching_process_keeps_the_exit_of_the_old_one_out_of_the_new_ones_sta
     samples = s.samples()
     assert s.process_error is None and samples[-1].process.pid == os.getpid()
     assert any(x.process is None for x in samples)  # the old process's ticks: no stale values
+
+
+def test_cpu_snapshots_resolve_less_than_a_clock_tick_and_count_every_thread():
+    """A busy child's CPU seconds between snapshots a few ms apart: not whole 10 ms ticks (a
+    request's 18 ms window read 0 or 10 ms), and its two spinning threads both counted."""
+    # hashing a MiB at a time lets go of the GIL: the two threads run at once
+    code = ("import hashlib, threading, time\n"
+            "def spin():\n    h, block, end = hashlib.sha256(), bytes(2**20), time.monotonic() + 3\n"
+            "    while time.monotonic() < end: h.update(block)\n"
+            "threads = [threading.Thread(target=spin) for _ in range(2)]\n"
+            "[t.start() for t in threads]; [t.join() for t in threads]\n")
+    child = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        time.sleep(0.3)
+        s = HostSampler(10)
+        s.track_process(child.pid)
+        snaps = []
+        for _ in range(20):
+            snaps.append(s.cpu_snapshot())
+            time.sleep(0.003)
+        deltas = [b.process_cpu_seconds - a.process_cpu_seconds for a, b in zip(snaps, snaps[1:])]
+        assert all(d > 0 for d in deltas), deltas
+        assert sum(1 for d in deltas if abs(d / 0.01 - round(d / 0.01)) > 0.01) > len(deltas) // 2
+        cpu_s = snaps[-1].process_cpu_seconds - snaps[0].process_cpu_seconds
+        wall_s = snaps[-1].t - snaps[0].t
+        # the spinning threads, not the main one (it waits in join()): the clock is the process's
+        assert cpu_s / wall_s > 0.5
+    finally:
+        child.kill()
+        child.wait()
