@@ -47,8 +47,26 @@ def check_out_dir(out: Path, protected: dict[str, Path | None]) -> None:
 
 
 def mark(out: Path) -> None:
-    """Make `out` (and its parents) and put the marker in it, before MkDocs writes there."""
+    """Make `out` (and its parents) and put the marker in it, before MkDocs writes there. The
+    folder and the marker take the modes this build's umask gives: MkDocs empties the folder but
+    keeps it, so a site once built under umask 077 stayed unreadable to a web server's user
+    through every later build."""
     out.mkdir(parents=True, exist_ok=True)
     marker = out / MARKER
     if not marker.is_file() or marker.read_bytes() != MARKER_TEXT:
         marker.write_bytes(MARKER_TEXT)
+    umask = _umask()
+    if umask is not None:
+        out.chmod(0o777 & ~umask)
+        marker.chmod(0o666 & ~umask)
+
+
+def _umask() -> int | None:
+    """This process's umask, read without setting it (os.umask sets it, for every thread at
+    once); None where /proc does not say."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return None
+    line = next((ln for ln in status.splitlines() if ln.startswith("Umask:")), None)
+    return int(line.split()[1], 8) if line else None

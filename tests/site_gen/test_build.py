@@ -293,3 +293,23 @@ def test_a_site_folder_whose_path_holds_quotes_backslashes_and_a_no_break_space_
     assert (result.out_dir / "index.html").is_file() and result.out_dir == project / "site"
     assert (decoy / "precious.txt").read_text() == "keep"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["cache", "records", project.name, decoy.parent.name])
+
+
+def test_a_rebuild_gives_the_site_folder_the_modes_of_its_own_umask(tmp_path):
+    """MkDocs empties the site folder but keeps it: a site first built under umask 077 stayed
+    0700 (unreadable to a web server's user) through every later build under 022."""
+    records = shipped_copy(tmp_path)
+    old = os.umask(0o077)
+    try:
+        first = build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
+    finally:
+        os.umask(old)
+    assert first.out_dir.stat().st_mode & 0o777 == 0o700
+    os.umask(0o022)
+    try:
+        again = build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache-2")
+    finally:
+        os.umask(old)
+    assert again.out_dir.stat().st_mode & 0o777 == 0o755
+    assert (again.out_dir / ".benchledger-site").stat().st_mode & 0o777 == 0o644
+    assert (again.out_dir / "index.html").stat().st_mode & 0o777 == 0o644
