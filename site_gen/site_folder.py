@@ -56,9 +56,9 @@ def mark(out: Path) -> None:
     if not marker.is_file() or marker.read_bytes() != MARKER_TEXT:
         marker.write_bytes(MARKER_TEXT)
     umask = _umask()
-    if umask is not None:
-        out.chmod(0o777 & ~umask)
-        marker.chmod(0o666 & ~umask)
+    for path, mode in ((out, 0o777), (marker, 0o666)) if umask is not None else ():
+        if path.stat().st_mode & 0o7777 != mode & ~umask:  # only then: a chmod changes the ctime a warm build compares
+            path.chmod(mode & ~umask)
 
 
 def _umask() -> int | None:
