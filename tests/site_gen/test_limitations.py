@@ -77,6 +77,25 @@ def test_rules_fire_on_changed_data():
     assert not any(s.startswith("/cases/0/") for s in found["percentile-p95-minimum-samples"])
 
 
+def test_a_median_of_few_scattered_samples_is_marked_and_tight_ones_are_not():
+    """Three requests decoding at 6.3, 1,180 and 6,738 tokens/s (a real run on an
+    oversubscribed CPU) gave a median with no word of warning; the seeds' five within 2.6 % get none."""
+    assert "few-scattered-samples" not in by_rule(OFFLOAD) and "few-scattered-samples" not in by_rule(GRAPH)
+    data = copy.deepcopy(OFFLOAD)
+    data["cases"][0]["groups"][0]["server_decode_tokens_per_second"].update(
+        sample_count=3, minimum=6.3, median=1179.7, mean=2641.5, maximum=6738.5)
+    timing = data["cases"][1]["groups"][1]["response_seconds"]
+    timing.update(minimum=timing["median"] / 1.49)  # under 1.5x apart: not marked
+    graph = copy.deepcopy(GRAPH)
+    graph["measurements"][0]["timing"]["eager"]["samples_ms"] = [30.0, 19.0, 19.2, 19.1, 19.0]  # a slow first repetition
+    assert by_rule(data)["few-scattered-samples"] == ["/cases/0/groups/0/server_decode_tokens_per_second"]
+    assert by_rule(graph)["few-scattered-samples"] == ["/measurements/0/timing/eager"]
+    [lim] = [lim for lim in limitations_for(data, "/cases/0/groups/0/server_decode_tokens_per_second/median")
+             if lim.rule_id == "few-scattered-samples"]
+    assert lim.text == ("Only 3 samples, the highest 1,070x the lowest: a median or mean of so few scattered values "
+                        "is no stable estimate.")
+
+
 def test_a_per_request_p95_is_withheld_by_the_default_where_the_record_declares_no_minimum():
     """The rule says 130 applies where a record declares no p95 minimum; per-request summaries
     were skipped instead, and their p95 read "n/a" without a reason. A telemetry summary (boundary
