@@ -24,7 +24,6 @@ from typing import Any, Callable, Iterator
 from benchledger.records.checks import GROUP_STATISTICS
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import to_pointer
-from site_gen.quantity import format_number
 
 # MLPerf LoadGen's early-stopping minimums: fewer samples than this and the percentile estimate
 # is not trustworthy enough to print.
@@ -163,7 +162,7 @@ def _scattered(data: Any, objects: list) -> Iterator[tuple[list, dict]]:
         else:
             continue
         if is_number(low) and is_number(high) and 0 < low and count < FEW_SAMPLES and high >= SCATTERED_RATIO * low:
-            yield parts, {"count": count, "ratio": format_number(high / low)}
+            yield parts, {"count": count, "ratio": f"{high / low:,.1f}"}
 
 
 def _energy_unavailable(data: Any, objects: list) -> Iterator[tuple[list, dict]]:

@@ -92,7 +92,7 @@ def test_a_median_of_few_scattered_samples_is_marked_and_tight_ones_are_not():
     assert by_rule(graph)["few-scattered-samples"] == ["/measurements/0/timing/eager"]
     [lim] = [lim for lim in limitations_for(data, "/cases/0/groups/0/server_decode_tokens_per_second/median")
              if lim.rule_id == "few-scattered-samples"]
-    assert lim.text == ("Only 3 samples, the highest 1,070x the lowest: a median or mean of so few scattered values "
+    assert lim.text == ("Only 3 samples, the highest 1,069.6x the lowest: a median or mean of so few scattered values "
                         "is no stable estimate.")
 
 
