@@ -62,9 +62,16 @@ class Chart:
         if escape.anchor(self.id) != self.id:
             raise ValueError(f"chart id {self.id!r} is not an anchor; build it with escape.anchor()")
 
-    @cached_property  # the spec is serialised and hashed once, for the cache key and the file name
-    def spec_sha256(self) -> str:
-        return hashlib.sha256(canonical_json(self.spec).encode()).hexdigest()
+    @cached_property
+    def static_spec(self) -> dict:
+        """The spec its static SVG is drawn from (`_static_spec`)."""
+        return _static_spec(self.spec)
+
+    @cached_property  # serialised and hashed once, for the cache key and the file name
+    def static_sha256(self) -> str:
+        """The hash of `static_spec`, which names the SVG: charts that draw alike (the same
+        points from different records: their traces differ) share one file, drawn once."""
+        return hashlib.sha256(canonical_json(self.static_spec).encode()).hexdigest()
 
 
 def points_text(series: Sequence[Series], unit: str) -> str:
@@ -256,9 +263,9 @@ _BUNDLE_KEY = f"vega-bundle-{vl_convert.__version__}.js"
 SVG_NAME_HEX = 20  # a chart's file in the site is named by this many hex digits of its spec's sha256
 
 
-def svg_path(spec_sha256: str) -> str:
-    """The docs path of the static SVG of the chart whose spec hashes to `spec_sha256`."""
-    return f"{CHARTS_DIR}/{spec_sha256[:SVG_NAME_HEX]}.svg"
+def svg_path(static_sha256: str) -> str:
+    """The docs path of the static SVG of the chart whose static spec hashes to `static_sha256`."""
+    return f"{CHARTS_DIR}/{static_sha256[:SVG_NAME_HEX]}.svg"
 
 
 class ChartCache:
@@ -283,7 +290,7 @@ class ChartCache:
     def svg_soon(self, chart: Chart) -> Future:
         """The static SVG of `chart` (bytes), drawn meanwhile by a worker; the future's error
         is vl-convert's ValueError when it cannot be drawn."""
-        return self._soon_made(f"{_SVG_KEY}{chart.spec_sha256}.svg", lambda: self.workers.submit(_static_spec(chart.spec)))
+        return self._soon_made(f"{_SVG_KEY}{chart.static_sha256}.svg", lambda: self.workers.submit(chart.static_spec))
 
     def vega_bundle(self) -> bytes:
         """vl-convert's self-contained Vega + Vega-Lite + vega-embed script (no CDN)."""
@@ -397,7 +404,7 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
                           "Please report it with the record that made it")
 
     svg = PendingAsset(cache.svg_soon(chart), failed)
-    svg_file = svg_path(chart.spec_sha256)
+    svg_file = svg_path(chart.static_sha256)
     notes = "".join(f'<p class="bl-chart-note">{note}</p>' for note in chart.notes)
     html = (
         f'<div class="bl-chart" id="chart-{chart.id}">\n'
