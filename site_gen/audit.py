@@ -366,11 +366,10 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
     problems = []
     for rel, _, _ in audit.pages:
         scanned = audit.scan(rel)
-        specs = [(script_id, spec) for script_id, spec in scanned.specs]
-        if len(specs) != len(scanned.tables):
-            problems.append(Problem(audit.shown(rel), "", f"has {len(specs)} chart specs and {len(scanned.tables)} tables behind "
-                                                          "charts: the page was edited (each chart shows its data below it)"))
-        for n, (script_id, text) in enumerate(specs):
+        if len(scanned.specs) != len(scanned.tables):
+            problems.append(Problem(audit.shown(rel), "", f"has {len(scanned.specs)} chart specs and {len(scanned.tables)} tables "
+                                                          "behind charts: the page was edited (each chart shows its data below it)"))
+        for n, (script_id, text) in enumerate(scanned.specs):
             where = f"script {script_id or n}"
             try:
                 spec = json.loads(text)
@@ -420,9 +419,8 @@ def _chart_point(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Pr
             except ValueError as err:
                 return [Problem(shown, where, f"charts {what} in {trace['unit']!r}, but {err}")]
     else:
-        inputs, records = _named(trace.get("inputs", "")), _named(trace.get("input_sha256", ""))
-        values = {name: resolve(audit.record_data(records.get(name, sha256)) or {}, pointer, default=_MISSING)
-                  for name, pointer in inputs.items()}
+        inputs = _named(trace.get("inputs", ""))
+        values = {name: resolve(audit.record_data(sha256), pointer, default=_MISSING) for name, pointer in inputs.items()}
         value = _MISSING if not inputs or _MISSING in values.values() else recompute(trace.get("formula", ""), values)
         what = f"{trace.get('formula')!r} over {sha256[:12]} {trace.get('inputs')}"
     if value is _MISSING or value is None:
@@ -682,8 +680,9 @@ class _Charts(HTMLParser):
 
 
 class _PageScan(HTMLParser):
-    """One pass over a page for both steps that read its elements: what it loads (`loads`, a
-    `_Loads`) and its traced numbers (`numbers`, a `_Numbers`). At 1,000 articles the pages and
+    """One pass over a page for every step that reads its elements: what it loads (`loads`, a
+    `_Loads`), its traced numbers (`numbers`, a `_Numbers`) and its charts' data (`charts`, a
+    `_Charts`). At 1,000 articles the pages and
     chart SVGs are tens of megabytes, and parsing them was most of `verify --site`."""
 
     def __init__(self) -> None:

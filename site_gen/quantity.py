@@ -124,32 +124,27 @@ class Trace:
     """Where a charted value comes from, in the words of `traced()`'s markup: the record
     (`sha256`) and the RFC 6901 `pointer` of the value, charted in `unit` where it is rescaled
     from the unit its field's name declares (a `_bytes` field charted in MiB); or a `formula`
-    over named input pointers, each in `sha256`'s record unless `input_records` names another.
-    A chart's data rows carry it (`fields`), so `verify --site` recomputes every point."""
+    over named input pointers in that record. A chart's data rows carry it (`fields`), so
+    `verify --site` recomputes every point."""
 
     sha256: str
     pointer: str | None = None
     unit: str = ""
     formula: str = ""
     inputs: tuple[tuple[str, str], ...] = ()  # (name, pointer)
-    input_records: tuple[tuple[str, str], ...] = ()  # (name, sha256) where not `sha256`
 
     def text(self) -> str:
         """The origin as a reader sees it in the chart's tooltip and data table."""
         own = f"record {self.sha256[:12]}"
         if self.pointer is not None:
             return f"{own} · pointer {self.pointer}" + (f" · shown in {self.unit}" if self.unit else "")
-        records = dict(self.input_records)
-        inputs = "; ".join(f"{name} = " + (f"record {records[name][:12]} " if name in records else "") + pointer
-                           for name, pointer in self.inputs)
-        return f"{own} · derived: {self.formula} · inputs: {inputs}"
+        return f"{own} · derived: {self.formula} · inputs: {named_list(self.inputs)}"
 
     def fields(self) -> dict[str, str]:
         """The origin for a machine: what a traced number's data attributes say, by the same names."""
         if self.pointer is not None:
             return {"sha256": self.sha256, "pointer": self.pointer, **({"unit": self.unit} if self.unit else {})}
-        return {"sha256": self.sha256, "formula": self.formula, "inputs": named_list(self.inputs),
-                **({"input_sha256": named_list(self.input_records)} if self.input_records else {})}
+        return {"sha256": self.sha256, "formula": self.formula, "inputs": named_list(self.inputs)}
 
 
 def declared_unit(pointer: str) -> str:
