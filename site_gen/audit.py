@@ -320,8 +320,7 @@ def _explorer_row(audit: SiteAudit, shown: str, number: int, row: list, records:
             where = point + column["pointer"]
             value = resolve(record, where, default=None)
         else:
-            values = {name: resolve(record, point + rel, default=None) for name, rel in column.get("inputs", [])}
-            value = None if None in values.values() else recompute(column.get("formula", ""), values)
+            value = _recomputed(audit, column.get("formula", ""), {name: (sha256, point + rel) for name, rel in column.get("inputs", [])})
             where = f"{column.get('formula')} at {point}"
         if is_number(value) and stored != rounded(value):
             problems.append(Problem(shown, f"$.rows[{number}]", f"holds {stored!r} for {sha256[:12]} {where}, but the record "
@@ -338,13 +337,9 @@ def check_derived_numbers(audit: SiteAudit) -> list[Problem]:
     for rel, _, _ in audit.pages:
         for span in audit.scan(rel).derived:
             inputs, records = _named(span.inputs), _named(span.input_sha256)
-            values: dict[str, Any] = {}
-            for name, pointer in inputs.items():
-                data = audit.record_data(records.get(name, span.sha256))
-                values[name] = _MISSING if data is None else resolve(data, pointer, default=_MISSING)
-            if not inputs or any(v is _MISSING for v in values.values()):
+            value = _recomputed(audit, span.formula, {name: (records.get(name, span.sha256), pointer) for name, pointer in inputs.items()})
+            if value is _MISSING:
                 continue  # an input not served intact, or absent: the numbers' own steps say so
-            value = recompute(span.formula, values)
             first = next(iter(inputs.values()))
             if value is not None and not _reads_as(span.text, value, first):
                 problems.append(Problem(audit.shown(rel), "", f"shows {_q(span.text)} for {span.formula} ({span.inputs}), but its inputs "
@@ -419,9 +414,7 @@ def _chart_point(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Pr
             except ValueError as err:
                 return [Problem(shown, where, f"charts {what} in {trace['unit']!r}, but {err}")]
     else:
-        inputs = _named(trace.get("inputs", ""))
-        values = {name: resolve(audit.record_data(sha256), pointer, default=_MISSING) for name, pointer in inputs.items()}
-        value = _MISSING if not inputs or _MISSING in values.values() else recompute(trace.get("formula", ""), values)
+        value = _recomputed(audit, trace.get("formula", ""), {name: (sha256, pointer) for name, pointer in _named(trace.get("inputs", "")).items()})
         what = f"{trace.get('formula')!r} over {sha256[:12]} {trace.get('inputs')}"
     if value is _MISSING or value is None:
         return [Problem(shown, where, f"charts {charted!r} from {what}, which that record does not give")]
@@ -442,6 +435,19 @@ def _chart_table(shown: str, where: str, rows: list[dict], table: tuple[tuple[st
             return [Problem(shown, where, f"the table behind this chart shows row {i + 1} as {got!r}, but the chart's "
                                           f"{column} there is {want[keys.index(column)]!r}: the page was edited")]
     return []
+
+
+def _recomputed(audit: SiteAudit, formula: str, inputs: dict[str, tuple[str, str]]) -> Any:
+    """`formula` recomputed (site_gen.formula) over its inputs, each (record sha256, pointer):
+    None where the formula gives none, _MISSING where there is no input or one is not in a record
+    served intact. What a derived number, a charted point and an explorer cell are checked by."""
+    values = {}
+    for name, (sha256, pointer) in inputs.items():
+        data = audit.record_data(sha256)
+        values[name] = _MISSING if data is None else resolve(data, pointer, default=_MISSING)
+        if values[name] is _MISSING:
+            return _MISSING
+    return recompute(formula, values) if values else _MISSING
 
 
 def _named(text: str) -> dict[str, str]:
