@@ -55,7 +55,6 @@ system_retries = 2                   # new attempts after a worker/node died, an
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -63,6 +62,7 @@ from typing import Any, Callable
 
 from benchledger.errors import Problem
 from benchledger.files import read_input
+from benchledger.records.digest import sha256_hex
 from benchledger.records.numbers import is_integer, is_number
 from benchledger.tomlread import read_toml
 
@@ -421,7 +421,7 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
     plan = Plan(
         path=path,
         raw=raw,
-        sha256=hashlib.sha256(raw).hexdigest(),
+        sha256=sha256_hex(raw),
         article_key=article_key if isinstance(article_key, str) else "",
         module=module,
         timezone=timezone,

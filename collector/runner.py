@@ -12,7 +12,6 @@ partial record is ever sealed."""
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import traceback
@@ -23,6 +22,7 @@ from typing import Any
 
 from benchledger.atomic import write_atomic
 from benchledger.errors import CollectError, ConsistencyError, SchemaError
+from benchledger.records.digest import sha256_hex
 from collector import record as record_io
 from collector.estimate import Estimate, describe, total
 from collector.modules.base import CaseFailed
@@ -152,7 +152,7 @@ class Runner:
         return Store(self.records_dir).entries() if (self.records_dir / "ledger.jsonl").exists() else []
 
     def _seal(self, raw: bytes, statuses: dict[str, str]) -> RunOutcome:
-        sha = hashlib.sha256(raw).hexdigest()
+        sha = sha256_hex(raw)
         entries = self._ledger_entries()
         for e in entries:
             if e.sha256 == sha:

@@ -7,7 +7,6 @@ from another host; and the signed log (site_gen.log_audit). Reports every proble
 
 from __future__ import annotations
 
-import hashlib
 import html as htmllib
 import json
 import math
@@ -25,7 +24,7 @@ from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from benchledger.records.keys import VerifierKey
-from benchledger.records.digest import SHA256_HEX, distinct_prefixes
+from benchledger.records.digest import SHA256_HEX, distinct_prefixes, sha256_hex
 from benchledger.records.ledger import LEDGER_NAME, LedgerRead, read_ledger
 from benchledger.records.verification import pool_workers
 from site_gen import escape, urls
@@ -136,7 +135,7 @@ class SiteAudit:
             if entry is not None:
                 try:
                     raw = (self.site / RECORDS / entry.path).read_bytes()
-                    if hashlib.sha256(raw).hexdigest() == sha256:
+                    if sha256_hex(raw) == sha256:
                         data = read_json_bytes(raw, entry.path)
                 except (OSError, InputError):
                     data = None
@@ -153,7 +152,7 @@ def check_served_records(audit: SiteAudit) -> list[Problem]:
             problems.append(Problem(served.as_posix(), "", f"missing: the ledger seals {entry.sha256[:12]} here"))
             continue
         raw = served.read_bytes()
-        actual = hashlib.sha256(raw).hexdigest()
+        actual = sha256_hex(raw)
         if actual != entry.sha256 or len(raw) != entry.size_bytes:
             now, sealed = distinct_prefixes(actual, entry.sha256)
             problems.append(Problem(served.as_posix(), "", f"altered: sha256 is {now} ({len(raw)} bytes) but the ledger "

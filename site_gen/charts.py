@@ -6,7 +6,6 @@ an unchanged chart is never rendered twice across builds."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -23,6 +22,7 @@ import vl_convert
 from benchledger.atomic import write_atomic
 from benchledger.errors import BuildError
 from benchledger.records import cache_mac
+from benchledger.records.digest import sha256_hex
 from site_gen import escape
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.eviction import sweep
@@ -71,7 +71,7 @@ class Chart:
     def static_sha256(self) -> str:
         """The hash of `static_spec`, which names the SVG: charts that draw alike (the same
         points from different records: their traces differ) share one file, drawn once."""
-        return hashlib.sha256(canonical_json(self.static_spec).encode()).hexdigest()
+        return sha256_hex(canonical_json(self.static_spec).encode())
 
 
 def points_text(series: Sequence[Series], unit: str) -> str:
@@ -254,7 +254,7 @@ def line_chart(
 
 
 # What an SVG is drawn from besides its spec: the fonts, and the static spec's own settings.
-_STATIC_SETUP = hashlib.sha256(f"{FONT_SETUP}; aria off".encode()).hexdigest()[:12]
+_STATIC_SETUP = sha256_hex(f"{FONT_SETUP}; aria off".encode())[:12]
 # The names this cache gives its entries (any vl-convert version): the only ones sweep() removes.
 _CACHE_NAME = re.compile(r"svg-[0-9A-Za-z.+_]+-[0-9a-f]{12}-[0-9a-f]{64}\.svg|vega-bundle-[0-9A-Za-z.+_]+\.js")
 # This vl-convert's and setup's entries: the SVG of a spec is _SVG_KEY + its sha256 + ".svg"

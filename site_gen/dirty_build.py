@@ -25,7 +25,6 @@ outputs of removed sources are deleted (load average 3.7-3.9 on the shared 2-cor
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from pathlib import Path
 
 from benchledger.atomic import write_atomic
 from benchledger.records import cache_mac
+from benchledger.records.digest import sha256_hex
 from site_gen.checksums import SUMS_NAME, parse_sums
 
 STATE_VERSION = 1
@@ -85,7 +85,7 @@ def tools() -> dict[str, str]:
 
 def identity(out_dir: Path, config: bytes, code: str) -> dict:
     """What a dirty build must share with the build whose output it reuses."""
-    return {"version": STATE_VERSION, "out_dir": out_dir.as_posix(), "config_sha256": hashlib.sha256(config).hexdigest(),
+    return {"version": STATE_VERSION, "out_dir": out_dir.as_posix(), "config_sha256": sha256_hex(config),
             "tools": tools(), "code": code}
 
 

@@ -11,7 +11,6 @@ build read, hashed and compared again."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -21,6 +20,7 @@ from typing import Iterable
 
 from benchledger.atomic import write_atomic, write_if_changed
 from benchledger.records import cache_mac
+from benchledger.records.digest import sha256_hex
 from site_gen.page import Asset, StoredAsset
 
 MANIFEST_NAME = "mkdocs-docs-manifest.json"  # in the build's cache folder, beside the mkdocs/ tree
@@ -85,7 +85,7 @@ class DocsTree:
                 return False
             sha, data = data.sha256, data.read()
         else:
-            sha = hashlib.sha256(data).hexdigest() if not rel.endswith(".md") else None
+            sha = sha256_hex(data) if not rel.endswith(".md") else None
         if path.is_dir():  # a folder where a generated file goes: the tree is the build's own
             shutil.rmtree(path)
         written = write_if_changed(path, data)

@@ -16,7 +16,6 @@ One function per context, and nothing else escapes:
 
 from __future__ import annotations
 
-import hashlib
 import html as _html
 import json
 import re
@@ -24,6 +23,7 @@ from urllib.parse import quote
 from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
+from benchledger.records.digest import sha256_hex
 from benchledger.records.display import readable, visible
 
 # Python-Markdown's escapable characters (plus `|` from the tables extension); escaping any
@@ -93,7 +93,7 @@ def anchor(value: object) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", raw.lower()).strip("-")[:_SLUG_CHARS].strip("-")
     if slug and _ANCHOR_SAFE.fullmatch(raw) and len(raw) <= _SLUG_CHARS:
         return slug
-    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    digest = sha256_hex(raw.encode("utf-8", "surrogatepass"))[:10]
     return f"{slug}-{digest}" if slug else f"h-{digest}"
 
 

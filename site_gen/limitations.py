@@ -16,12 +16,12 @@ Public API (stable; other page kinds use it):
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, Callable, Iterator
 
 from benchledger.records.checks import GROUP_STATISTICS
+from benchledger.records.digest import sha256_hex
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import to_pointer
 
@@ -67,7 +67,7 @@ class Limitation:
     def anchor(self) -> str:
         """A stable HTML id for this limitation's note on a page."""
         key = f"{self.rule_id}\0{self.scope}\0{self.percentile}\0{self.text}"
-        return "lim-" + hashlib.sha256(key.encode()).hexdigest()[:10]
+        return "lim-" + sha256_hex(key.encode())[:10]
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,13 @@ site context, which holds the cache)."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Union
 
 from benchledger.errors import BuildError
+from benchledger.records.digest import sha256_hex
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class StoredAsset:
         except OSError as err:
             raise BuildError(f"{self.path}: cannot read the cached asset ({err.strerror}); remove the cache folder "
                              "or build with --no-cache") from None
-        if hashlib.sha256(data).hexdigest() != self.sha256:
+        if sha256_hex(data) != self.sha256:
             raise BuildError(f"{self.path}: the cached asset was altered (its bytes no longer hash to its name); "
                              "remove the cache folder or build with --no-cache")
         return data
@@ -56,7 +56,7 @@ Asset = Union[bytes, StoredAsset]
 
 def asset_sha256(asset: Asset) -> str:
     """The SHA-256 of an asset's bytes (a stored one's, unread)."""
-    return asset.sha256 if isinstance(asset, StoredAsset) else hashlib.sha256(asset).hexdigest()
+    return asset.sha256 if isinstance(asset, StoredAsset) else sha256_hex(asset)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ once each in a content-addressed blob folder."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 import threading
@@ -18,7 +17,7 @@ from typing import Any, Callable, Protocol
 
 from benchledger.atomic import write_atomic
 from benchledger.records import cache_mac
-from benchledger.records.digest import named_bytes_sha256
+from benchledger.records.digest import named_bytes_sha256, sha256_hex
 from site_gen.eviction import sweep
 from site_gen.page import Asset, Page, StoredAsset
 from site_gen.resources import resource_files
@@ -88,7 +87,7 @@ class RenderCache:
         return code_fingerprint(self.template_overrides)
 
     def _key(self, ident: list, name: str) -> str:
-        return hashlib.sha256(json.dumps([self.fingerprint, name, *ident], sort_keys=True).encode()).hexdigest()
+        return sha256_hex(json.dumps([self.fingerprint, name, *ident], sort_keys=True).encode())
 
     @staticmethod
     def _view_ident(view: Rendered) -> list:
@@ -127,7 +126,7 @@ class RenderCache:
         """Keep `data` among the blobs (by its sha256, written once) and return its sha256."""
         if isinstance(data, StoredAsset):  # a blob already
             return data.sha256
-        sha = hashlib.sha256(data).hexdigest()
+        sha = sha256_hex(data)
         self._used_blobs.add(sha)
         if self.dir is not None and not (self.dir / "blobs" / sha).is_file():
             write_atomic(self.dir / "blobs" / sha, data, durable=False)
@@ -140,7 +139,7 @@ class RenderCache:
         if path is None or not path.is_file():
             return None
         data = path.read_bytes()
-        return data if hashlib.sha256(data).hexdigest() == sha else None
+        return data if sha256_hex(data) == sha else None
 
     def _asset(self, path: str, sha: str) -> Asset | None:
         """A cached page's asset: unread when the docs tree holds it, else its checked bytes."""

@@ -24,7 +24,6 @@ byte-identical sites."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -34,6 +33,7 @@ from pathlib import Path
 
 from benchledger.atomic import write_if_changed
 from benchledger.errors import BuildError
+from benchledger.records.digest import sha256_hex
 
 BUNDLE_DIR = "pagefind"  # in the site: the search page loads pagefind/pagefind-ui.js from here
 SHARDS_DIR = f"{BUNDLE_DIR}/shards"
@@ -76,7 +76,7 @@ def bundle_of(page: str, shards: int) -> str:
     """The site folder of the bundle that indexes the HTML page at site path `page`."""
     if not shards or not page.startswith(SHARDED_PREFIX):
         return BUNDLE_DIR
-    return f"{SHARDS_DIR}/{int(hashlib.sha256(page.encode()).hexdigest()[:8], 16) % shards}"
+    return f"{SHARDS_DIR}/{int(sha256_hex(page.encode())[:8], 16) % shards}"
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept
     for page in sorted(html_sha256):
         groups.setdefault(bundle_of(page, shards), []).append(page)
     groups.setdefault(BUNDLE_DIR, [])
-    digests = {folder: hashlib.sha256("".join(f"{html_sha256[p]}  {p}\n" for p in pages).encode()).hexdigest()
+    digests = {folder: sha256_hex("".join(f"{html_sha256[p]}  {p}\n" for p in pages).encode())
                for folder, pages in groups.items()}
     kept = kept or {}
     indexed = tuple(folder for folder in sorted(groups) if kept.get(folder) != digests[folder]

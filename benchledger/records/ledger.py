@@ -7,7 +7,6 @@ reordering or inserting any line either breaks the chain or changes the head."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -19,7 +18,7 @@ import orjson
 
 from benchledger.errors import InputError, Problem
 from benchledger.files import read_input
-from benchledger.records.digest import is_sha256
+from benchledger.records.digest import is_sha256, sha256_hex
 from benchledger.records.jsonread import read_json_text
 from benchledger.records.numbers import is_integer
 
@@ -96,7 +95,7 @@ def entry_after(last: LedgerEntry | None, count: int, path: str, sha256: str, si
     sealed_at = sealed_at or utc_timestamp()
     prev = last.entry_sha256 if last is not None else GENESIS_SHA256
     line = encode_line(count, path, sha256, size_bytes, schema, sealed_at, prev)
-    return LedgerEntry(count, path, sha256, size_bytes, schema, sealed_at, prev, hashlib.sha256(line).hexdigest()), line
+    return LedgerEntry(count, path, sha256, size_bytes, schema, sealed_at, prev, sha256_hex(line)), line
 
 
 def store_path_problem(path: str) -> str | None:
@@ -181,7 +180,7 @@ def read_ledger(raw: bytes, file: str) -> LedgerRead:
             seen_hashes.setdefault(entry.sha256, number)
             entries.append(entry)
             entry_lines.append(number)
-        prev = entry.entry_sha256 if entry is not None else hashlib.sha256(line).hexdigest()
+        prev = entry.entry_sha256 if entry is not None else sha256_hex(line)
         if found:
             line_problems[number] = found
             problems.extend(found)
@@ -200,7 +199,7 @@ def _parse_line(line: bytes, index: int, prev: str, file: str, number: int, repo
     if fields["prev_sha256"] != prev:
         what = "the genesis hash" if index == 0 else f"the hash of line {number - 1} ({prev[:12]})"
         report(f"prev_sha256 {fields['prev_sha256'][:12]} does not match {what}: a line before it was edited, removed, inserted or reordered")
-    return LedgerEntry(entry_sha256=hashlib.sha256(line).hexdigest(), **fields)
+    return LedgerEntry(entry_sha256=sha256_hex(line), **fields)
 
 
 def canonical_fields(line: bytes) -> dict | None:

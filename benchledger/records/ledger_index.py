@@ -24,6 +24,7 @@ from pathlib import Path
 
 from benchledger.atomic import open_making_folders, write_all
 from benchledger.errors import LedgerError
+from benchledger.records.digest import sha256_hex
 from benchledger.records.ledger import GENESIS_SHA256, LedgerEntry, read_ledger, read_ledger_file
 
 HEAD_FILE = "ledger-head.json"
@@ -96,7 +97,7 @@ class LedgerIndex:
         digest = hashlib.sha256(raw)
         tail = _last_line(raw)
         if _head_file_vouches(cache_dir, raw, digest.hexdigest()):
-            last = LedgerEntry(entry_sha256=hashlib.sha256(tail).hexdigest(), **json.loads(tail)) if tail else None
+            last = LedgerEntry(entry_sha256=sha256_hex(tail), **json.loads(tail)) if tail else None
         else:
             read = read_ledger(raw, ledger_path.as_posix())  # canonical lines, or problems
             if read.problems:
@@ -171,6 +172,6 @@ def _head_file_vouches(cache_dir: Path | None, raw: bytes, ledger_sha256: str) -
         note = json.loads((cache_dir / HEAD_FILE).read_bytes())
         return (isinstance(note, dict) and note.get("ledger_sha256") == ledger_sha256
                 and note.get("size_bytes") == len(raw)
-                and note.get("head_sha256") == hashlib.sha256(_last_line(raw)).hexdigest())
+                and note.get("head_sha256") == sha256_hex(_last_line(raw)))
     except (OSError, ValueError):
         return False

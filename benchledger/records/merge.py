@@ -7,11 +7,11 @@ without a cluster come together (the asv way)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 
 from benchledger.errors import LedgerError, Problem
+from benchledger.records.digest import sha256_hex
 from benchledger.records.ledger import LedgerEntry
 from benchledger.records.store import Store
 
@@ -46,7 +46,7 @@ def merge(store: Store, other: Store) -> MergeReport:
             report.held.append(entry)
             continue
         raw = other.read_sealed(entry)
-        if hashlib.sha256(raw).hexdigest() != entry.sha256:  # changed since it was verified
+        if sha256_hex(raw) != entry.sha256:  # changed since it was verified
             raise LedgerError([Problem(other.shown(entry.path), "", "changed while merging; nothing more was merged")])
         target = store.root / entry.path
         plain = target.is_file() and not target.is_symlink()

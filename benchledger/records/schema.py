@@ -12,7 +12,6 @@ adds these when the schema is loaded)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import jsonschema_rs
 
 from benchledger.errors import InputError, Problem
+from benchledger.records.digest import sha256_hex
 from benchledger.records.pointer import resolve_ref, to_jsonpath
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def loaded(schema_id: str) -> LoadedSchema:
     return LoadedSchema(
         schema_id=schema_id,
         raw=raw,
-        sha256=hashlib.sha256(raw).hexdigest(),
+        sha256=sha256_hex(raw),
         document=document,
         fast=jsonschema_rs.Draft202012Validator(with_number_bounds(json.loads(raw), fast=True)),
         fast_64_bit=jsonschema_rs.Draft202012Validator(with_number_bounds(json.loads(raw), number_bounds=False)),

@@ -13,7 +13,6 @@ recovered by the next seal (or `benchledger repair`), never by hand:
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import multiprocessing
 import os
 import signal
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Iterator
 from benchledger.atomic import fsync_dir, write_all
 from benchledger.errors import ConsistencyError, InputError, LedgerError, Problem, ProblemsError, SchemaError, SealError
 from benchledger.records import schema
+from benchledger.records.digest import sha256_hex
 from benchledger.records.jsonread import count_colons_with_numpy
 from benchledger.records.ledger import NO_STORE, TEMP_NAME, LedgerEntry, entry_after, is_seal_temp, store_path_problem
 from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, stored_files, validate_record
@@ -197,7 +197,7 @@ def _validated(job: tuple[bytes, str, str]) -> tuple[tuple[str, list[Problem]] |
     ship; the bytes' sha256) for (raw, schema id, shown). Without the parsed record: a pool
     worker sends back only this."""
     raw, schema_id, _ = job
-    sha256 = hashlib.sha256(raw).hexdigest()
+    sha256 = sha256_hex(raw)
     if schema_id not in schema.schema_ids():
         return None, sha256
     status, problems, _ = validate_record(job)

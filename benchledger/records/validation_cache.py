@@ -9,14 +9,13 @@ folder `default_cache_dir` names, and losing it only costs time."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from functools import cache
 from pathlib import Path
 
 from benchledger.atomic import open_making_folders
 from benchledger.records import cache_mac, checks, jsonread, ledger, schema
-from benchledger.records.digest import named_bytes_sha256
+from benchledger.records.digest import named_bytes_sha256, sha256_hex
 
 _FILE = "validation-passes.txt"
 
@@ -56,7 +55,7 @@ class ValidationCache:
         """The pass's name: the record, its schema's bytes and the checking code, so a pass
         recorded under other rules never vouches for a record."""
         schema_sha256 = schema.loaded(schema_id).sha256
-        return hashlib.sha256(f"{record_sha256}:{schema_sha256}:{code_fingerprint()}".encode()).hexdigest()
+        return sha256_hex(f"{record_sha256}:{schema_sha256}:{code_fingerprint()}".encode())
 
     def _load(self) -> set[str]:
         if self._keys is None:

@@ -5,7 +5,6 @@ becomes a row of the report."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from benchledger.cpus import usable_cpus
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.records import checks, schema, tlog
-from benchledger.records.digest import distinct_prefixes
+from benchledger.records.digest import distinct_prefixes, sha256_hex
 from benchledger.records.jsonread import count_colons_with_numpy, parse_json_bytes
 from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, LedgerEntry, LedgerRead, is_seal_temp
 from benchledger.records.validation_cache import ValidationCache
@@ -172,7 +171,7 @@ def _check_bytes(store: "Store", entry: LedgerEntry, line: int) -> tuple[str, li
         raw = path.read_bytes()
     except OSError as err:
         return MISSING, [Problem(shown, "", f"cannot read: {err.strerror}")], None
-    sha256 = hashlib.sha256(raw).hexdigest()
+    sha256 = sha256_hex(raw)
     if sha256 != entry.sha256 or len(raw) != entry.size_bytes:
         now, sealed = distinct_prefixes(sha256, entry.sha256)
         return ALTERED, [Problem(shown, "", f"altered: sha256 is {now} ({len(raw)} bytes) but {where} sealed {sealed} ({entry.size_bytes} bytes){RESTORE}")], None

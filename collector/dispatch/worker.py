@@ -9,7 +9,6 @@ that reason), and a worker whose collector differs from the driver's refuses to 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -17,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
+from benchledger.records.digest import sha256_hex
 from collector import record as record_io
 from collector.dispatch.host import host_facts
 from collector.dispatch.journal import utc_iso
@@ -65,13 +65,13 @@ def run_attempt(plan: Plan, case: CaseSpec, attempt: int, driver_collector_sha25
         result = execute_case(plan, case, log_dir, Progress(1, stream=stream, tty=False), refuse=refuse)
     result["host"] = {**facts, "log_dir": str(log_dir)}
     part = record_io.encode(result)
-    yield {"finished_at": utc_iso(), "part": part, "sha256": hashlib.sha256(part).hexdigest()}
+    yield {"finished_at": utc_iso(), "part": part, "sha256": sha256_hex(part)}
 
 
 def decode_part(reply: dict[str, Any]) -> dict[str, Any] | None:
     """The result in a worker's final reply, or None when its bytes do not hash to the SHA-256
     the worker sent with them (the driver then treats the attempt as a system failure)."""
     part = reply.get("part")
-    if not isinstance(part, bytes) or hashlib.sha256(part).hexdigest() != reply.get("sha256"):
+    if not isinstance(part, bytes) or sha256_hex(part) != reply.get("sha256"):
         return None
     return json.loads(part)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import getpass
-import hashlib
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from benchledger import __version__
 from benchledger.errors import ConsistencyError, InputError, Problem, SchemaError, SealError
 from benchledger.records import checks, schema
 from benchledger.files import read_input
+from benchledger.records.digest import sha256_hex
 from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.ledger import utc_timestamp
 from benchledger.records.store import LedgerEntry, Store
@@ -45,7 +45,7 @@ class Source:
 
     @property
     def sha256(self) -> str:
-        return hashlib.sha256(self.raw).hexdigest()
+        return sha256_hex(self.raw)
 
 
 class Importer(ABC):

@@ -6,7 +6,6 @@ Exit 0 when at least one case pair matched, 1 when none did (identity differs, o
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -16,6 +15,7 @@ from benchledger.cases.pairing import PairReport, pair_records
 from benchledger.cases.registry import KINDS, kind_for
 from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError
+from benchledger.records.digest import sha256_hex
 from benchledger.records.display import readable
 from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.store import LedgerEntry, Store
@@ -41,7 +41,7 @@ def _load(store: Store, key: str) -> tuple[LedgerEntry, Any]:
     entry = store.find(key)
     shown = store.shown(entry.path)
     raw = store.read_sealed(entry)
-    if hashlib.sha256(raw).hexdigest() != entry.sha256:
+    if sha256_hex(raw) != entry.sha256:
         raise InputError(shown, "", "its bytes no longer match the ledger; run `benchledger verify`")
     return entry, read_json_bytes(raw, shown)
 

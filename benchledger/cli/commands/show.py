@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from typing import Any, Iterator
 
 from benchledger.cli.locations import records_dir
-from benchledger.records.digest import is_sha256
+from benchledger.records.digest import is_sha256, sha256_hex
 from benchledger.records.display import readable
 from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.pointer import to_pointer, walk
@@ -35,7 +34,7 @@ def run(args) -> int:
     entry = store.find(args.record)
     shown = store.shown(entry.path)
     raw = store.read_sealed(entry)
-    actual = hashlib.sha256(raw).hexdigest()
+    actual = sha256_hex(raw)
     intact = actual == entry.sha256
     claims = list(claimed_hashes(read_json_bytes(raw, shown))) if intact else []
     fields = dataclasses.asdict(entry)

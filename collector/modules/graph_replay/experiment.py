@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
+from benchledger.records.digest import sha256_hex
 from collector.modules.graph_replay.exactness import Comparison, Tally, compare, decisions, determinism_settings
 from collector.modules.graph_replay.memory import MeasurementMemory, reset_peaks
 from collector.modules.graph_replay.paths import (
@@ -507,7 +508,7 @@ def sources(workload: str, torch_version: str) -> list[str]:
 
         spec = importlib.util.find_spec(module_name)
         if spec and spec.origin and Path(spec.origin).is_file():
-            file_hash = hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()
+            file_hash = sha256_hex(Path(spec.origin).read_bytes())
             found.append(f"python:{workload}@sha256:{file_hash}")
         else:
             found.append(f"python:{workload}")

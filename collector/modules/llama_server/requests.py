@@ -4,13 +4,13 @@ calls with the server's ``timings``."""
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import json
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from benchledger.records.digest import sha256_hex
 from collector.modules.llama_server.server import HOST
 
 # The text synthetic prompts are cut from: tokenized once by the server (add_special false),
@@ -151,7 +151,7 @@ class Prompt:
 
 
 def text_sha256() -> str:
-    return hashlib.sha256(SYNTHETIC_TEXT.encode()).hexdigest()
+    return sha256_hex(SYNTHETIC_TEXT.encode())
 
 
 def synthetic_prompt(base_tokens: list[int], length: int) -> Prompt:
@@ -160,5 +160,5 @@ def synthetic_prompt(base_tokens: list[int], length: int) -> Prompt:
         raise RequestError("the synthetic text tokenized to no tokens")
     repeats = -(-length // len(base_tokens))
     tokens = (base_tokens * repeats)[:length]
-    digest = hashlib.sha256(",".join(map(str, tokens)).encode()).hexdigest()
+    digest = sha256_hex(",".join(map(str, tokens)).encode())
     return Prompt(tokens, digest)
