@@ -33,7 +33,7 @@ from site_gen.explorer import ASSETS_DIR as EXPLORER_DATA, rounded
 from site_gen.formula import recompute
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
-from site_gen.quantity import DIGITS, MAX_DIGITS, Formatted, declared_unit, format_value, ladder, rescaled, unit_for
+from site_gen.quantity import DIGITS, MAX_DIGITS, Formatted, declared_unit, format_value, ladder, rescaled
 from site_gen.tables import cell_text, data_cell
 
 RECORDS = "records"
@@ -755,10 +755,11 @@ def _candidates(text: str, value: Any, pointer: str) -> list[str]:
     number, _, unit = text.partition("\u202f")
     if not unit and text.endswith("%"):
         unit = "%"
-    # A size or a duration is shown rescaled from the unit its field declares (reported_mib:
-    # 41,298 MiB shows as 40.3 GiB; capture_seconds: 0.048 s as 48.0 ms), or from any unit of
-    # its ladder where the field's name declares none (the page chose it: fit_target in MiB).
-    declared, units = unit_for(pointer.rpartition("/")[2]), ladder(unit)
+    # A size or a duration is shown rescaled from the unit its field declares, or the nearest
+    # key above it (reported_mib: 41,298 MiB shows as 40.3 GiB; capture_seconds: 0.048 s as
+    # 48.0 ms; process_rss_bytes/maximum in bytes), or from any unit of its ladder where no key
+    # declares one (the page chose it: fit_target in MiB).
+    declared, units = declared_unit(pointer), ladder(unit)
     units = [declared] if declared in units else list(units or [unit])
     out = []
     for u in units:

@@ -128,6 +128,12 @@ def test_verify_site_reads_a_range_end_shown_with_more_digits_and_refuses_a_wron
     ("48.0\u202fms", 0.048, "/measurements/0/capture_seconds", True),
     ("48.0\u202fms", 0.048, "/measurements/0/mean_ms", False),
     ("0.0480\u202fs", 0.048, "/measurements/0/capture_seconds", False),
+    # a summary's statistic is in the unit of the field above it: a maximum of 5 in `.._ms`
+    # reads 5 ms, never 5 s; a maximum of 1,048,576 in `.._bytes` reads 1.00 MiB, never 1.00 TiB
+    ("5\u202fms", 5, "/phases/decode/duration_ms/maximum", True),
+    ("5\u202fs", 5, "/phases/decode/duration_ms/maximum", False),
+    ("1.00\u202fMiB", 1048576, "/resources/process_rss_bytes/maximum", True),
+    ("1.00\u202fTiB", 1048576, "/resources/process_rss_bytes/maximum", False),
     # where the name declares no unit, the page chose one: any of its ladder's (fit_target, MiB)
     ("1.00\u202fGiB", 1024, "/cases/0/fit_target", True),
     ("1.00\u202fGiB", 1000, "/cases/0/fit_target", False),
