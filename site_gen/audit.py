@@ -377,6 +377,10 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
                 problems.append(Problem(audit.shown(rel), where, "draws data of its own (data.values), which no record traces: the page was edited"))
             for i, row in enumerate(rows):
                 problems += _chart_point(audit, audit.shown(rel), f"{where} $.datasets.points[{i}]", row)
+                for end in ("low", "high"):  # a series point's range: each end from a pointer of the point's record
+                    if row.get(end) is not None or f"{end}_trace" in row:
+                        problems += _chart_value(audit, audit.shown(rel), f"{where} $.datasets.points[{i}].{end}", row.get(end),
+                                                 row.get(f"{end}_trace"), of=row.get("trace"))
             if n < len(scanned.tables):
                 problems += _chart_table(audit.shown(rel), where, rows, scanned.tables[n])
     return problems
@@ -394,12 +398,19 @@ def _inline_data(node: Any) -> bool:
 
 
 def _chart_point(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Problem]:
-    """One charted value against its trace (`quantity.Trace.fields`)."""
-    trace, key = row.get("trace"), "y" if "y" in row else "value"
-    charted = row.get(key)
+    """One charted point's value against its trace (`quantity.Trace.fields`)."""
+    return _chart_value(audit, shown, where, row.get("y" if "y" in row else "value"), row.get("trace"))
+
+
+def _chart_value(audit: SiteAudit, shown: str, where: str, charted: Any, trace: Any, of: Any = None) -> list[Problem]:
+    """One charted number (a point, a range's end) against its trace; a range's end must come
+    from the record of the point (`of`, the point's trace) it belongs to."""
     if not isinstance(trace, dict) or not all(isinstance(v, str) for v in trace.values()):
         return [Problem(shown, where, f"charts {charted!r} without the record and pointer it comes from: the page was edited")]
     sha256 = trace.get("sha256", "")
+    if isinstance(of, dict) and of.get("sha256") != sha256:
+        return [Problem(shown, where, f"charts {charted!r} from record {sha256[:12]!r}, not from its point's record "
+                                      f"{str(of.get('sha256'))[:12]!r}: the page was edited")]
     if sha256 not in audit.sealed:
         return [Problem(shown, where, f"charts {charted!r} from record {sha256[:70]!r}, which the ledger does not seal")]
     if audit.record_data(sha256) is None:

@@ -361,7 +361,7 @@ def _static_spec(spec: dict) -> dict:
     <img>, whose alt text is what assistive technology reads (ARIA inside an image file is not
     exposed); Vega's ARIA labels repeated every point's tooltip, record hash and pointer
     included, and were over half of a long series' SVG. The live chart keeps them. Nor do the
-    rows carry what only a tooltip or an audit reads (`origin`, `trace`): drawing them cost a
+    rows carry what only a tooltip or an audit reads (`origin`, the traces): drawing them cost a
     cold build a tenth more."""
     rows = {name: [{k: v for k, v in row.items() if k not in _NOT_DRAWN} if isinstance(row, dict) else row for row in data]
             for name, data in spec.get("datasets", {}).items()}
@@ -370,7 +370,7 @@ def _static_spec(spec: dict) -> dict:
     return static
 
 
-_NOT_DRAWN = frozenset({"origin", "trace"})  # a data row's fields for the tooltip and the audit only
+_NOT_DRAWN = frozenset({"origin", "trace", "low_trace", "high_trace"})  # a data row's fields for the tooltip and the audit only
 
 
 def _xml_safe(value: Any) -> Any:
@@ -424,13 +424,19 @@ def chart_html(chart: Chart, page_path: str, cache: ChartCache) -> tuple[str, di
 @dataclass(frozen=True)
 class SeriesPoint:
     """One record's number in a series chart: its axis label (unique in the chart), value,
-    range (None without one) and where the value comes from (shown on hover)."""
+    range (None without one), where the value comes from (shown on hover) and where the range's
+    ends come from (`verify --site` checks them too, so a range is drawn only with them)."""
 
     label: str
     value: float
     low: float | None
     high: float | None
     trace: Trace
+    range_trace: tuple[Trace, Trace] | None = None  # (low's, high's)
+
+    def __post_init__(self) -> None:
+        if (self.low is None) != (self.high is None) or (self.low is None) != (self.range_trace is None):
+            raise ValueError(f"series point {self.label!r}: give low, high and range_trace together, or none of them")
 
 
 # A claim's kind on a series chart and its colour, in the light scheme; 4.5:1 on white at least
@@ -465,7 +471,9 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
     text = escape.chart_text
     x_title, y_title = text(x_title), text(y_title)
     rows = [{"label": text(p.label), "value": p.value, "low": p.low, "high": p.high, "origin": p.trace.text(),
-             "trace": p.trace.fields()} for p in points]
+             "trace": p.trace.fields(),
+             **({"low_trace": p.range_trace[0].fields(), "high_trace": p.range_trace[1].fields()} if p.range_trace else {})}
+            for p in points]
     order = [row["label"] for row in rows]
     # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
     # measures each label's text: label every k-th record instead. Every point keeps its label in

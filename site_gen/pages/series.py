@@ -12,12 +12,13 @@ import statistics
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from benchledger.cases.base import Role
+from benchledger.cases.base import Measure, Role
 from benchledger.cases.registry import KINDS
 from benchledger.cases.series import Series
 from site_gen import escape, raw_html
 from site_gen.changes.claims import CHANGED
 from site_gen.changes.detection import E_DIVISIVE
+from site_gen.changes.observation import Observation
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
 from site_gen.claim import claim_html, claim_kind, claim_label, claim_text, no_change_text
 from site_gen.feed import FeedEntry
@@ -68,7 +69,8 @@ def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: 
         case = track.case_at(i)
         trace = Trace(case.record_sha256, measure.pointer) if measure.pointer is not None else \
             Trace(case.record_sha256, formula=measure.metric.formula, inputs=tuple(measure.inputs))
-        points.append(SeriesPoint(labels[track.positions[i]], obs.value, obs.minimum, obs.maximum, trace))
+        low, high, range_trace = _range(case.record_sha256, measure, obs)
+        points.append(SeriesPoint(labels[track.positions[i]], obs.value, low, high, trace, range_trace))
     segments = []
     if track.detection.algorithm == E_DIVISIVE:
         for seg in track.detection.segments:
@@ -83,6 +85,17 @@ def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: 
                          x_title=kind.field(report.series.field).label, y_title=f"{track.metric.label} ({track.metric.unit})",
                          alt_text=alt_text)
     return chart_html(chart, path, site.charts)
+
+
+def _range(sha256: str, measure: Measure, obs: Observation) -> tuple[float | None, float | None, tuple[Trace, Trace] | None]:
+    """A point's range and where its ends are in the record; none where an end is not a value of
+    its own there (raw values whose element holding the extreme is not known), so that every
+    range a chart draws is one `verify --site` can check."""
+    low_at, high_at = measure.minimum_pointer, measure.maximum_pointer
+    if obs.minimum is None or obs.maximum is None or low_at is None or high_at is None \
+            or (measure.counted and measure.count_pointer in (low_at, high_at)):
+        return None, None, None
+    return obs.minimum, obs.maximum, (Trace(sha256, low_at), Trace(sha256, high_at))
 
 
 def _records_table(site: "SiteContext", report: SeriesReport, labels: list[str], path: str) -> str:

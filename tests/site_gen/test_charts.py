@@ -187,7 +187,8 @@ def drawn(chart: Chart) -> tuple[int, list[str]]:
 def series(n: int) -> Chart:
     from site_gen.charts import SeriesMark, SeriesPoint, series_chart
 
-    points = [SeriesPoint(f"b{i}", 10.0 + i % 5, 9.5 + i % 5, 10.5 + i % 5, Trace(f"{i:064x}", "/x")) for i in range(n)]
+    points = [SeriesPoint(f"b{i}", 10.0 + i % 5, 9.5 + i % 5, 10.5 + i % 5, Trace(f"{i:064x}", "/x"), (Trace(f"{i:064x}", "/lo"), Trace(f"{i:064x}", "/hi")))
+              for i in range(n)]
     return series_chart("track-0", "decode", points, [("b0", f"b{n - 1}", 11.5)], [SeriesMark("b2", "-12% [-14%, -10%], changed, worse", "worse", "-12%, worse")],
                         x_title="release", y_title="tokens/s", alt_text="a")
 
@@ -211,7 +212,8 @@ def test_claims_a_record_apart_write_their_labels_on_different_lines(tmp_path):
     height and were drawn over each other ("worse+13.4%")."""
     from site_gen.charts import SeriesMark, SeriesPoint, series_chart
 
-    points = [SeriesPoint(f"b{i}", 10.0 + i, 9.5 + i, 10.5 + i, Trace(f"{i:064x}", "/x")) for i in range(5)]
+    points = [SeriesPoint(f"b{i}", 10.0 + i, 9.5 + i, 10.5 + i, Trace(f"{i:064x}", "/x"), (Trace(f"{i:064x}", "/lo"), Trace(f"{i:064x}", "/hi")))
+              for i in range(5)]
     made = series_chart("t", "decode", points, [], [SeriesMark("b4", "+13.4%, changed, better", "better", "+13.4%, better"), SeriesMark("b3", "-7.6%, changed, worse", "worse", "-7.6%, worse")],
                         x_title="release", y_title="tokens/s", alt_text="a")
     svg = svg_of(made, tmp_path)
@@ -266,7 +268,7 @@ def test_a_line_separator_in_labels_and_titles_draws_both_charts(separator):
     Each is shown as a space, in the data the labels sort too."""
     line = line_chart("c", "T", [Series(f"a{separator}b", [(1, 2.0, at("o"))]), Series("c", [(1, 3.0, at("o"))])],
                       x_title=f"x{separator}", y_title="y", series_title=f"s{separator}", alt_text="a")
-    series = series_chart("s", "T", [SeriesPoint(f"r{separator}1", 1.0, None, None, at("o")), SeriesPoint("r2", 2.0, 1.5, 2.5, at("o"))],
+    series = series_chart("s", "T", [SeriesPoint(f"r{separator}1", 1.0, None, None, at("o")), SeriesPoint("r2", 2.0, 1.5, 2.5, at("o"), (at("l"), at("h")))],
                           [(f"r{separator}1", "r2", 1.5)], [SeriesMark("r2", "t", True)],
                           x_title=f"x{separator}", y_title="y", alt_text="a")
     cache = ChartCache(None)

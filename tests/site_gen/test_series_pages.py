@@ -200,3 +200,53 @@ def test_a_release_holding_a_line_separator_is_charted(tmp_path):
     page = next(p for p in (site / "series").glob("*.html") if "b11147" in p.read_text() and p.name != "index.html")
     svgs = [(page.parent / s).resolve().read_text() for s in re.findall(r'<img src="([^"]+\.svg)"', page.read_text())]
     assert svgs and all("b11147 rc" in svg for svg in svgs)
+
+
+def test_each_charted_range_end_is_traced_to_its_point_s_record_and_audited(drop_site, tmp_path):
+    """A series chart draws each record's range (minimum to maximum) beside its median; the
+    audit checked the median only, so an edited end (a narrower range) passed, as did an end
+    taken from another record."""
+    import shutil
+
+    from site_gen.audit import verify_site
+    from site_gen.checksums import site_sums
+
+    site = tmp_path / "site"
+    shutil.copytree(drop_site, site)
+    page = site / SERIES
+    text = page.read_text(encoding="utf-8")
+    specs = [json.loads(s) for s in re.findall(r'<script type="application/json" id="spec-track-\d+">(.*?)</script>', text, re.S)]
+    ranged = [row for spec in specs for row in spec["datasets"]["points"] if row["low"] is not None]
+    assert ranged and all(row["low_trace"]["sha256"] == row["high_trace"]["sha256"] == row["trace"]["sha256"] for row in ranged)
+    assert verify_site(site) == []
+
+    def audited(old: str, new: str) -> list[str]:
+        assert text.count(old) >= 1, old
+        page.write_text(text.replace(old, new, 1), encoding="utf-8")
+        (site / "SHA256SUMS").write_bytes(site_sums(site))
+        return [str(p).removeprefix(f"{site}/{SERIES}: ") for p in verify_site(site)]
+
+    first = ranged[0]
+    low = json.dumps(first["low"])
+    messages = audited(f'"low":{low},', f'"low":{json.dumps(first["low"] * 1.01)},')
+    assert any(m.startswith("script spec-track-0 $.datasets.points[0].low: charts ") and
+               f"for {first['trace']['sha256'][:12]} {first['low_trace']['pointer']}, but the record gives {low}: the page was edited" in m
+               for m in messages), messages
+    other = next(row["trace"]["sha256"] for row in ranged if row["trace"]["sha256"] != first["trace"]["sha256"])
+    messages = audited(f'"high_trace":{{"pointer":"{first["high_trace"]["pointer"]}","sha256":"{first["trace"]["sha256"]}"}}',
+                       f'"high_trace":{{"pointer":"{first["high_trace"]["pointer"]}","sha256":"{other}"}}')
+    assert messages == [f"script spec-track-0 $.datasets.points[0].high: charts {first['high']!r} from record {other[:12]!r}, "
+                        f"not from its point's record {first['trace']['sha256'][:12]!r}: the page was edited"]
+    messages = audited(f',"low_trace":{{"pointer":"{first["low_trace"]["pointer"]}","sha256":"{first["trace"]["sha256"]}"}}', "")
+    assert messages == [f"script spec-track-0 $.datasets.points[0].low: charts {first['low']!r} without the record and pointer "
+                        "it comes from: the page was edited"]
+
+
+def test_a_series_point_draws_a_range_only_with_where_its_ends_come_from():
+    from site_gen.charts import SeriesPoint
+    from site_gen.quantity import Trace
+
+    trace = Trace("a" * 64, "/x/median")
+    with pytest.raises(ValueError, match="give low, high and range_trace together"):
+        SeriesPoint("b1", 2.0, 1.0, 3.0, trace)
+    assert SeriesPoint("b1", 2.0, None, None, trace).range_trace is None
