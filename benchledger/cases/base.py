@@ -30,6 +30,7 @@ class Scope(str, Enum):
     """Where a field's or metric's pointers are resolved."""
 
     RECORD = "record"  # from the record's root
+    ENTRY = "entry"  # from the record's entry the case names (`CaseKind.entry`: the model a case served)
     CASE = "case"  # from the case (the record itself for a kind whose record is one case)
     POINT = "point"  # from one point of the case (a context length, a token length)
 
@@ -233,6 +234,9 @@ class CaseKind:
       headline metrics), in order.
     - `case_limits`: pointers (relative to a case) whose limitations apply to every number of
       the case (telemetry: thermal slowdown, sampling gaps), shown beside the compared cases.
+    - `entry`: (array pointer in the record, key of an element's id, pointer in a case of the id
+      it names) for `Scope.ENTRY` fields: ("/models", "id", "/model") reads a case's model from
+      the entry of `models` it served, not the record's first.
     """
 
     schema: str
@@ -247,6 +251,7 @@ class CaseKind:
     subject: tuple[str, ...] = ()
     columns: tuple[str, ...] = ()
     case_limits: tuple[str, ...] = ()
+    entry: tuple[str, str, str] | None = None
 
     def __post_init__(self) -> None:
         names = [f.name for f in self.fields]
@@ -265,6 +270,8 @@ class CaseKind:
             raise ValueError(f"{self.schema}: a kind needs at least one axis field")
         if self.points_at is None and any(f.scope is Scope.POINT for f in self.fields):
             raise ValueError(f"{self.schema}: point fields need points_at")
+        if self.entry is None and any(f.scope is Scope.ENTRY for f in self.fields):
+            raise ValueError(f"{self.schema}: entry fields need entry")
 
     def field(self, name: str) -> Field:
         """The field called `name` (KeyError naming the known ones otherwise)."""
@@ -294,6 +301,8 @@ class CaseKind:
                     out.update(point.pointer + p for point in case.points for p in f.pointers)
                 elif f.scope is Scope.CASE:
                     out.update(case.pointer + p for p in f.pointers)
+                elif f.scope is Scope.ENTRY:
+                    out.update(self._entry(data, case.pointer)[0] + p for p in f.pointers)
                 else:
                     out.update(f.pointers)
         return out
@@ -310,16 +319,28 @@ class CaseKind:
             if any(resolve(case, p, default=None) != v for p, v in self.include):
                 continue
             values = {}
+            entry = self._entry(data, case_ptr) if self.entry is not None else None
             for f in self.fields:
                 if f.scope is Scope.POINT:
                     continue
-                base, node = ("", data) if f.scope is Scope.RECORD else (case_ptr, case)
+                base, node = {Scope.RECORD: ("", data), Scope.CASE: (case_ptr, case)}.get(f.scope) or entry
                 values[f.name] = _first(f, node, base)
             label_value = resolve(case, self.case_label, default=None) if self.case_label else None
             label = str(label_value) if label_value is not None else (case_ptr or record_path or "record")
             out.append(Case(self.schema, record_sha256, record_path, case_ptr, label, values,
                             tuple(self._points(case, case_ptr))))
         return out
+
+    def _entry(self, data: Any, case_ptr: str) -> tuple[str, Any]:
+        """The absolute pointer and the node of the record's entry that the case at `case_ptr`
+        names (`entry`); ("", None) where it names none (the consistency checks refuse that)."""
+        array, key, named_at = self.entry  # type: ignore[misc]
+        named = resolve(data, case_ptr + named_at, default=None)
+        items = resolve(data, array, default=None)
+        for i, item in enumerate(items if isinstance(items, list) else ()):
+            if isinstance(item, dict) and named is not None and item.get(key) == named:
+                return f"{array}/{i}", item
+        return "", None
 
     def _points(self, case: Any, case_ptr: str) -> list[Point]:
         if self.points_at is None:

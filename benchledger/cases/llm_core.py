@@ -14,7 +14,7 @@ from benchledger.records.checks import REQUEST_VALUES
 PHASES = ("baseline", "load", "ready", "warmup", "responses", "cleanup")
 
 I, A, C = Role.IDENTITY, Role.AXIS, Role.CONTEXT
-R, P = Scope.RECORD, Scope.POINT
+R, E, P = Scope.RECORD, Scope.ENTRY, Scope.POINT
 
 
 def _setting(name: str, role: Role, label: str, description: str = "") -> Field:
@@ -23,12 +23,13 @@ def _setting(name: str, role: Role, label: str, description: str = "") -> Field:
 
 FIELDS = (
     # What is measured: the same model file, prompt and request shape, or it is another benchmark.
-    Field("model", I, ("/models/0/name",), "model", "The model's name.", R),
-    Field("quantization", I, ("/models/0/quantization",), "quantisation", "The model file's quantisation.", R),
-    Field("model_file", I, ("/models/0/files/0/sha256",), "model file",
-          "SHA-256 of the model's first file: other bytes are another model, whatever its name says.", R),
-    Field("model_revision", I, ("/models/0/revision",), "model revision",
-          "The revision of the model repository the files come from: another revision is another file.", R),
+    # the model a case served: its entry of `models` (a record may serve several), see KIND.entry
+    Field("model", I, ("/name",), "model", "The model's name.", E),
+    Field("quantization", I, ("/quantization",), "quantisation", "The model file's quantisation.", E),
+    Field("model_file", I, ("/files/0/sha256",), "model file",
+          "SHA-256 of the model's first file: other bytes are another model, whatever its name says.", E),
+    Field("model_revision", I, ("/revision",), "model revision",
+          "The revision of the model repository the files come from: another revision is another file.", E),
     Field("protocol", I, ("/protocol",), "protocol", "The measuring protocol and its version.", R),
     Field("context_tokens", I, ("/context_tokens",), "context", "The context length of the requests (a point).", P),
     _setting("endpoint", I, "endpoint", "The server endpoint the requests go to."),
@@ -125,6 +126,7 @@ KIND = CaseKind(
     include=(("/status", "completed"),),
     case_label="/id",
     points_at="/groups",
+    entry=("/models", "id", "/model"),
     headline=("decode_tokens_per_s", "first_token_s", "aggregate_tokens_per_s", "gpu_energy_j_per_token"),
     subject=("model", "quantization"),
     columns=("model", "quantization", "gpu", "cpu", "runtime_release", "gpu_layers", "kv_cache", "threads",

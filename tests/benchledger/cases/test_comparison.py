@@ -291,3 +291,22 @@ def test_other_weights_or_another_model_file_is_another_benchmark_not_an_axis():
     a, b = kind_for(GSH).cases(seed(GSH), "a" * 64)[0], kind_for(GSH).cases(llm, "b" * 64)[0]
     assert [d.field for d in differences(a, b)] == ["gpu"]
     assert {n for n, v in a.identity if dict(b.identity)[n] != v} == {"model_file"}
+
+
+def test_a_case_s_model_fields_come_from_the_model_it_served():
+    """A record serving two models: the case serving the second (7B, Q8_0) was keyed, titled and
+    compared as the record's first model (72B, Q4_K_M), and called 25x faster than it."""
+    data = seed(GSH)
+    small = {**data["models"][0], "id": "qwen25-7b-q8", "name": "Qwen2.5-7B-Instruct", "quantization": "Q8_0",
+             "files": [{**data["models"][0]["files"][0], "sha256": "7" * 64}]}
+    data["models"].append(small)
+    data["cases"][2]["model"] = "qwen25-7b-q8"
+    kind, [full, l40, l20] = cases(GSH, data)
+    assert full.values["model"].text == "Qwen2.5-72B-Instruct" and full.values["model"].pointer == "/models/0/name"
+    assert l20.values["model"].text == "Qwen2.5-7B-Instruct" and l20.values["model"].pointer == "/models/1/name"
+    assert (l20.values["quantization"].text, l20.values["model_file"].pointer) == ("Q8_0", "/models/1/files/0/sha256")
+    assert "/models/1/name" in kind.input_pointers(data) and "/models/0/name" in kind.input_pointers(data)
+    # the 7B case at 20 GPU layers is another benchmark than the 72B one, on the same GPU
+    other = kind.cases(llm_variant(gpu=H200), "b" * 64)[2]
+    assert dict(l20.identity) != dict(other.identity)
+    assert {n for n, v in l20.identity if dict(other.identity)[n] != v} >= {"model", "quantization", "model_file"}
