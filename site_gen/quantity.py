@@ -9,7 +9,6 @@ Markdown paragraph or table cell and inside a raw HTML block.
 
 from __future__ import annotations
 
-import datetime
 import html
 import math
 from dataclasses import dataclass
@@ -285,12 +284,3 @@ def _marker_name(count: int) -> str:
     return "a limitation of this number" if count == 1 else f"{count} limitations of this number"
 
 
-def utc_date(epoch_s: object) -> str:
-    """A Unix time as its UTC date (YYYY-MM-DD); "" when it is not a number or names no date a
-    calendar can show (the schema admits any finite double, e.g. year 10000)."""
-    if not is_number(epoch_s):
-        return ""
-    try:
-        return datetime.datetime.fromtimestamp(epoch_s, datetime.timezone.utc).strftime("%Y-%m-%d")
-    except (OverflowError, OSError, ValueError):
-        return ""

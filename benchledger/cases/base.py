@@ -14,6 +14,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any, Callable
 
+from benchledger.records.display import utc_date
 from benchledger.records.numbers import is_integer, is_number
 from benchledger.records.pointer import parse_pointer, resolve
 
@@ -144,6 +145,14 @@ class FieldValue:
     @cached_property  # asked for by every key, label and series position: encoded once
     def text(self) -> str:
         return value_text(self.value)
+
+    @property
+    def shown(self) -> str:
+        """The value as a label shows it to a reader: a Unix time (a field named `*_epoch`) as
+        its UTC date and time, where "1793167319.0615695" named nothing a reader knows; any
+        other value as `text`."""
+        when = utc_date(self.value, time=True) if self.field.name.endswith("_epoch") else ""
+        return f"{when} UTC" if when else self.text
 
 
 def value_text(value: Any) -> str:

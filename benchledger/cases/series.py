@@ -43,8 +43,12 @@ class Series:
         return short_id((self.schema, self.identity, self.field, self.fixed))
 
     def value_of(self, case: Case) -> str:
-        """The case's value of the series field, as text."""
+        """The case's value of the series field, as text (what the JSON data says)."""
         return case.values[self.field].text
+
+    def shown_of(self, case: Case) -> str:
+        """The case's value of the series field as a page shows it (`FieldValue.shown`)."""
+        return case.values[self.field].shown
 
     @property
     def records(self) -> list[str]:

@@ -10,7 +10,10 @@ the terminal (`show`, `compare`). Two steps every such context needs, together `
 
 from __future__ import annotations
 
+import datetime
 import re
+
+from benchledger.records.numbers import is_number
 
 # whitespace controls are left to one_line(); every other control, and the bidi formatting characters
 _INVISIBLE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -32,3 +35,16 @@ def readable(value: object) -> str:
     """Record text as shown anywhere (a page, a feed, a command's output): one line, nothing
     invisible. Each output then escapes it for its own syntax (site_gen/escape.py)."""
     return visible(one_line(value))
+
+
+def utc_date(epoch_s: object, *, time: bool = False) -> str:
+    """A Unix time as its UTC date (YYYY-MM-DD), with `time` its time of day too (YYYY-MM-DD
+    HH:MM:SS); "" when it is not a number or names no date a calendar can show (the schema
+    admits any finite double, e.g. year 10000)."""
+    if not is_number(epoch_s):
+        return ""
+    try:
+        when = datetime.datetime.fromtimestamp(epoch_s, datetime.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return ""
+    return when.strftime("%Y-%m-%d %H:%M:%S" if time else "%Y-%m-%d")

@@ -58,7 +58,7 @@ class ChangeClaim(CitationKind):
                                   f"one of {cases}")
         holding = [(r, f) for r, f in candidates if f.claim.verdict == verdict]
         if not holding:
-            now = "; ".join(f"{f.track.label} from {f.track.series.value_of(f.first_after)}: {claim_text(f)}"
+            now = "; ".join(f"{f.track.label} from {f.track.series.shown_of(f.first_after)}: {claim_text(f)}"
                             for _, f in candidates)
             raise CitationProblem(
                 f"the claim no longer holds: the history has no {verdict!r} claim on {metric} starting at record {record} "

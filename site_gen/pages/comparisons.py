@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from benchledger.cases import evidence
 from benchledger.cases.base import Case, CaseKind, Measure, Metric, Role, Scope
+from benchledger.records.display import utc_date
 from site_gen import escape, raw_html
 from site_gen.comparisons import comparisons_of, kind_slug
 from site_gen.charts import Series, chart_html, line_chart, points_text, wide_range
@@ -24,7 +25,7 @@ from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.registry import renderer_for
-from site_gen.quantity import Trace, counted, traced, traced_range, utc_date
+from site_gen.quantity import Trace, counted, traced, traced_range
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:

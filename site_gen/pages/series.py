@@ -55,7 +55,7 @@ def _labels(report: SeriesReport) -> list[str]:
     seen: dict[str, int] = {}
     out = []
     for case in report.series.cases:
-        value = report.series.value_of(case)
+        value = report.series.shown_of(case)
         seen[value] = seen.get(value, 0) + 1
         out.append(value if seen[value] == 1 else f"{value} #{seen[value]}")
     return out
@@ -192,7 +192,7 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     if report.changes:
         items = []
         for change in report.changes:
-            at = series.value_of(change.at)
+            at = series.shown_of(change.at)
             claims = "; ".join(f"{escape.html(f.track.label)}: {claim_html(f)}" for f in change.findings)
             items.append(f'<li class="bl-change{" bl-change-worse" if change.regression else ""}" id="change-{change.slug}">'
                          f"from {escape.html(field_label)} {escape.html(at)} "
@@ -247,7 +247,7 @@ def feed_entries(site: "SiteContext") -> list[FeedEntry]:
     out = []
     for report in site.history:
         for change in report.changes:
-            at = report.series.value_of(change.at)
+            at = report.series.shown_of(change.at)
             claims = "; ".join(f"{f.track.label}: {claim_text(f)}" for f in change.findings)
             out.append(FeedEntry(
                 key=f"change:{change.slug}:{change.at.record_sha256[:16]}",
@@ -285,15 +285,15 @@ class SeriesPages(PageKind):
                 "setup": escape.html(", ".join(item for item in setup if item not in shared) or "as above"),
                 "records": str(len(report.series.records)),
                 # no break inside "b11146 → b11500" (escape.html folds record text's own spaces)
-                "from → to": escape.html(report.series.value_of(report.series.cases[0])) + "&nbsp;→&nbsp;"
-                             + escape.html(report.series.value_of(report.series.cases[-1])),
+                "from → to": escape.html(report.series.shown_of(report.series.cases[0])) + "&nbsp;→&nbsp;"
+                             + escape.html(report.series.shown_of(report.series.cases[-1])),
                 "changes": str(len(report.changes)),
             })
             for change in report.changes:
                 worse = "worse" if change.regression else "better"
                 changes.append(f'<li><a href="{href}#change-{change.slug}">{escape.html(report.title)}</a>: '
                                f"from {escape.html(kind.field(report.series.field).label)} "
-                               f"{escape.html(report.series.value_of(change.at))} ({worse}): "
+                               f"{escape.html(report.series.shown_of(change.at))} ({worse}): "
                                + "; ".join(f"{escape.html(f.track.label)} {escape.html(claim_text(f))}" for f in change.findings)
                                + "</li>")
         parts: list[tuple[bool, str]] = [(False, "# History"), (True,

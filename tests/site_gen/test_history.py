@@ -120,3 +120,16 @@ def test_a_single_record_forms_no_series():
     kind = kind_for(GSH)
     assert find_series(kind, kind.cases(seed(GSH), "a" * 64, "x.json")) == []
     assert _reports([seed(GSH)]) == []
+
+
+def test_repeats_along_the_finish_time_are_labelled_by_their_utc_date_and_time():
+    """Graph-replay repeats of one setup run along `finished_epoch`: the series page, the claims
+    and the History index labelled them "1793167319.0615695"."""
+    records = [graph_with_samples() for _ in range(3)]
+    for i, r in enumerate(records):
+        r["finished_epoch"] = 1793167319.0615695 + 86400 * i
+    [report] = _reports(records, TGR)
+    assert report.series.field == "finished_epoch" and report.series.along_axis is False
+    assert [report.series.shown_of(c) for c in report.series.cases] == [
+        "2026-10-28 06:01:59 UTC", "2026-10-29 06:01:59 UTC", "2026-10-30 06:01:59 UTC"]
+    assert report.series.value_of(report.series.cases[0]) == "1793167319.0615695"  # the JSON data keeps the record's number

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Sequence
 
 from benchledger.cases.base import value_text
 from benchledger.cases.registry import kind_for
+from benchledger.records.display import utc_date
 from benchledger.records.pointer import parse_pointer, resolve, resolve_held, to_pointer
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, beside_value, by_scope, withheld_percentile
-from site_gen.quantity import DIGITS, limitations_marker, traced, traced_range, unit_for, utc_date
+from site_gen.quantity import DIGITS, limitations_marker, traced, traced_range, unit_for
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from benchledger.records.display import utc_date
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from site_gen.charts import Series, line_chart, points_text
@@ -12,7 +13,7 @@ from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, provenance, under, withheld_column_note,
     withheld_everywhere,
 )
-from site_gen.quantity import Trace, counted, rescaled, utc_date
+from site_gen.quantity import Trace, counted, rescaled
 
 if TYPE_CHECKING:
     from site_gen.context import RecordView
