@@ -202,7 +202,7 @@ def tracks_of(series: Series, metrics: Iterable[Metric], rule: Rule) -> list[Tra
             positions, measures, observations = found.get((key, j), ((), (), ()))
             if len(observations) >= 2:
                 out.append(Track(series, key, metric, tuple(positions), tuple(measures), tuple(observations),
-                                 detect(observations, rule)))
+                                 detect(observations, rule, [series.value_of(series.cases[i]) for i in positions])))
     return out
 
 

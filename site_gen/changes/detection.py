@@ -20,8 +20,9 @@ SINGLE = "single-record"
 ALGORITHMS = {
     E_DIVISIVE: "E-Divisive means (Otava/Hunter): windowed split at the first-pass p-value, t-test merge at the maximum "
                 "p-value, minimum segment length; on the log of each record's value",
-    NEIGHBOUR_PAIRS: "each record against the one before it (too few records for change-point search)",
-    SINGLE: "one record: nothing to compare",
+    NEIGHBOUR_PAIRS: "each record against the one before it, repeats of one value taken together (too few records for "
+                     "change-point search)",
+    SINGLE: "one record, or repeats of one value: nothing to compare along the field",
 }
 
 
@@ -46,16 +47,22 @@ class Detection:
         return tuple(Segment(i, i + 1) for i in range(self.size))
 
 
-def detect(series: Sequence[Observation], rule: Rule) -> Detection:
-    """Change detection on `series` (one observation per record, in axis order)."""
+def detect(series: Sequence[Observation], rule: Rule, values: Sequence[str] | None = None) -> Detection:
+    """Change detection on `series` (one observation per record, in axis order). With `values`
+    (each record's value of the series' field), a change is only ever found where the value
+    changes: two records of one release are repeats, and a gap between them is run-to-run
+    variation, not the release's doing (an audit saw "b11146 -> b11146 #2: -9.4%, changed")."""
     n = len(series)
-    if n < 2:
+    starts = [i for i in range(1, n) if values is None or values[i] != values[i - 1]]  # where a new value begins
+    if n < 2 or not starts:
         return Detection(SINGLE, n, (), ())
     if n < rule.edivisive_min_records:
-        pairs = tuple(compare(series, Segment(i, i + 1), Segment(i + 1, i + 2)) for i in range(n - 1))
+        runs = [0, *starts, n]
+        pairs = tuple(compare(series, Segment(a, b), Segment(b, c)) for a, b, c in zip(runs, runs[1:], runs[2:]))
         return Detection(NEIGHBOUR_PAIRS, n, (), pairs)
     points = change_points([math.log(o.value) for o in series], window=rule.window_records, max_pvalue=rule.max_pvalue,
                            first_pass_pvalue=rule.first_pass_pvalue, min_segment=rule.min_segment_records)
+    points = [cp for cp in points if cp.index in starts]
     bounds = [0, *(cp.index for cp in points), n]
     comparisons = tuple(compare(series, Segment(bounds[i - 1], bounds[i]), Segment(bounds[i], bounds[i + 1]))
                         for i in range(1, len(bounds) - 1))

@@ -234,3 +234,21 @@ def test_neighbours_within_run_to_run_noise_are_never_called_changed(seed):
     [claims] = assess([detect(s, DEFAULT_RULE)], DEFAULT_RULE)
     assert all(c.verdict != CHANGED for c in claims), [(c.ratio, c.interval, c.delta) for c in claims]
     assert all(c.delta >= DEFAULT_RULE.single_run_delta_floor for c in claims)
+
+
+def test_repeats_of_one_value_are_compared_together_and_never_against_each_other():
+    """Three records, the first two repeats of one release 9% apart: the pairs compared the
+    repeats and called a change "from b11146" to "b11146 #2". With the records' values, the
+    repeats are one side, the next release the other, and no change lies inside a value."""
+    s = [record(1.0), record(0.91), record(0.955)]
+    d = detect(s, DEFAULT_RULE, ["b11146", "b11146", "b11150"])
+    assert d.algorithm == NEIGHBOUR_PAIRS
+    assert [(c.before, c.after) for c in d.comparisons] == [(Segment(0, 2), Segment(2, 3))]
+    assert [(c.before, c.after) for c in detect(s, DEFAULT_RULE).comparisons] == [
+        (Segment(0, 1), Segment(1, 2)), (Segment(1, 2), Segment(2, 3))]  # without values: record by record
+    assert detect(s[:2], DEFAULT_RULE, ["b11146", "b11146"]).algorithm == SINGLE
+    # E-Divisive: a step between two records of one value is not a change of the field
+    long = series(8, drop_from=5, seed=0)
+    assert [cp.index for cp in detect(long, DEFAULT_RULE, ["a", "b", "c", "d", "e", "f", "g", "h"]).change_points] == [5]
+    repeated = detect(long, DEFAULT_RULE, ["a", "b", "c", "d", "e", "e", "g", "h"])
+    assert repeated.change_points == () and repeated.comparisons == ()
