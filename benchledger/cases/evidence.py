@@ -56,6 +56,7 @@ EXACT_SPLITS = 20_000
 CALLED, TOO_FEW, OVERLAP, NO_RANGE, MISSING = "called", "too-few", "overlap", "no-range", "missing"
 NOT_SHOWN = "not-shown"  # the rank test on the values themselves gave p > ALPHA
 SMALL = "small"  # clear, but the summaries differ by less than PRACTICAL_PERCENT
+REPEAT = "repeat"  # B has A's value of the axis: a repeat of its setup, whose gap is run-to-run variation
 # The smallest difference between two summaries, in percent of A's, that a comparison calls.
 PRACTICAL_PERCENT = 1.0
 
@@ -64,7 +65,7 @@ PRACTICAL_PERCENT = 1.0
 class Verdict:
     """What may be said about B against A."""
 
-    status: str  # CALLED, TOO_FEW, OVERLAP, NO_RANGE, NOT_SHOWN or MISSING
+    status: str  # CALLED, SMALL, TOO_FEW, OVERLAP, NO_RANGE, NOT_SHOWN, REPEAT or MISSING
     direction: str = ""  # "higher" / "lower" (B against A) when the ranges are disjoint
     p: float | None = None  # the exact rank-test p, only when the ranges are disjoint
     n_a: int | None = None
@@ -109,6 +110,9 @@ class Verdict:
             return "ranges overlap: no claim"
         if self.status == NO_RANGE:
             return "no range of values in the record: no claim"
+        if self.status == REPEAT:
+            return ("B repeats A's setup (the same value of the compared field): the gap between them is run-to-run "
+                    "variation, not a difference along the field: no claim")
         return "not measured on both sides"
 
 
@@ -124,7 +128,8 @@ class Verdict:
             return f"no difference shown ({p})"
         if self.status == TOO_FEW:
             return f"disjoint, too few values: no claim (p = {self.p:.2g})"
-        return {OVERLAP: "ranges overlap: no claim", NO_RANGE: "no range: no claim"}.get(self.status, "n/a")
+        return {OVERLAP: "ranges overlap: no claim", NO_RANGE: "no range: no claim",
+                REPEAT: "repeat of the baseline: no claim"}.get(self.status, "n/a")
 
 
 def control_false_discoveries(verdicts: Sequence[Verdict], q: float = ALPHA) -> list[Verdict]:

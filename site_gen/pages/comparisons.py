@@ -274,7 +274,7 @@ class ComparisonPages(PageKind):
     def _metric(self, site: "SiteContext", kind: CaseKind, path: str, section: "Comparison", metric: Metric, s: int,
                 placed: _Placed, level: str) -> tuple[list[tuple[bool, str]], dict[str, bytes]]:
         axis = kind.field(section.axis)
-        base_case = section.cases[0]
+        base_case = _baseline(section, metric)
         base_points = {p.key: p for p in base_case.points}
         by_value = section.by_value()
         repeated = any(len(cases) > 1 for _, cases in by_value)
@@ -298,6 +298,7 @@ class ComparisonPages(PageKind):
                 label = value if not repeated else f"{value} · {case.record_path}"
                 head = str(label)  # a column name: plain text, escaped by html_table
                 is_base = case is base_case
+                repeat = not is_base and value == section.value_of(base_case)  # never a difference along the axis
                 if wide:
                     columns.append(head)
                     if not is_base:
@@ -311,7 +312,7 @@ class ComparisonPages(PageKind):
                         base_point = base_points.get(point.key)
                         base = base_point.measures[metric.name] if base_point is not None else None
                         ratio = _ratio(base_case, base, case, m) if base else "no baseline point"
-                        verdict = "" if base else "no baseline point"
+                        verdict = _verdict_html(evidence.Verdict(evidence.REPEAT)) if repeat else "" if base else "no baseline point"
                     if wide:
                         row = rows[point.key]
                         row[head] = number
@@ -325,7 +326,7 @@ class ComparisonPages(PageKind):
                                       f"{escape.html(case.label)}</a>",
                             metric.label: number, "ratio to baseline": "baseline" if is_base else ratio, "difference": verdict})
                         cell = (long_rows[-1], "difference")
-                    if base:
+                    if base and not repeat:
                         pending.append((*cell, base, m))
                     x = _x_value(point, point_field.name if point_field else None)
                     if m.value is not None and x is not None:
@@ -367,6 +368,15 @@ class ComparisonPages(PageKind):
                          "spread (no minimum and maximum of the runs), which the rule needs.</p>\n")
         parts.append(placed.block(lims, f"Limitations of these numbers ({metric.label})"))
         return [(False, parts[0]), (True, "".join(parts[1:]))], assets
+
+
+def _baseline(section: "Comparison", metric: Metric) -> Case:
+    """The case every other is set against: of the first axis value's cases (repeats of one
+    setup), the first whose record carries the metric's raw values, so that a difference can be
+    tested on them; the first case where none does. A summary-only first record left a whole
+    page without a verdict where the others carried their values."""
+    _, cases = section.by_value()[0]
+    return next((c for c in cases if any(p.measures[metric.name].samples for p in c.points)), cases[0])
 
 
 def _trimmed(section: "Comparison") -> tuple["Comparison", list[tuple[str, int]]]:

@@ -239,3 +239,30 @@ def test_records_sharing_a_file_name_download_apart_and_their_shown_command_chec
         assert printed == expected + "\n"
         names.append(name)
     assert names == ["torch-graph-replay+h200.json", "llm-cpu-offload+h200.json"]
+
+
+def test_a_repeat_of_the_baseline_gets_no_verdict_and_the_baseline_is_the_repeat_with_raw_values(tmp_path):
+    """Two H200 records of one setup (the H200 sorts first: the baseline value), 9% apart: the
+    second was called "lower (p = 0.0079)" than the first on a page whose cases "differ only in
+    GPU", and the first, summaries only, was the baseline although the second carried its values."""
+    from tests.history import add_requests
+
+    records = shipped_copy(tmp_path)
+    store = Store(records)
+    store.seal_bytes(encoded(llm_variant(gpu=H200, decode_factor=1.5)), GSH, "h200/summaries.json")
+    store.seal_bytes(encoded(add_requests(llm_variant(gpu=H200, decode_factor=1.36))), GSH, "h200/values.json")
+    out = build(tmp_path, records).out_dir
+    index = (out / "comparisons" / "index.html").read_text(encoding="utf-8")
+    gpu = (out / "comparisons" / links(index, "gsh-llm-core-article-1")["gpu"]).read_text(encoding="utf-8")
+    section = gpu[gpu.index('id="section-0"'):gpu.index('id="section-1"')]
+    table = next(t for t in re.findall(r"<table.*?</table>", section, re.S) if ": difference</th>" in t)  # decode, the first metric
+    heads = re.findall(r'<th scope="col">([^<]*)</th>', table)
+    assert "NVIDIA H200 · h200/summaries.json: difference" in heads  # set against the baseline ...
+    assert "NVIDIA H200 · h200/values.json: difference" not in heads  # ... which is the record with values
+    column = heads.index("NVIDIA H200 · h200/summaries.json: difference")
+    cells = [re.findall(r"<td>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]]
+    assert cells and all("repeat of the baseline: no claim" in row[column] for row in cells)
+    assert all("higher" not in row[column] and "lower" not in row[column] for row in cells)
+    # the other GPU is still judged against the baseline, on its values
+    other = heads.index("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition · llm-cpu-offload/2026-09-27.json: difference")
+    assert all("lower (p = " in row[other] for row in cells)
