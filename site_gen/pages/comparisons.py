@@ -366,8 +366,31 @@ class ComparisonPages(PageKind):
         if no_range:
             parts.append('<p class="bl-lede">No difference is called here: the records give these numbers without their '
                          "spread (no minimum and maximum of the runs), which the rule needs.</p>\n")
+        parts.append(_repeats_disagree(by_value, metric, axis.label))
         parts.append(placed.block(lims, f"Limitations of these numbers ({metric.label})"))
         return [(False, parts[0]), (True, "".join(parts[1:]))], assets
+
+
+def _repeats_disagree(by_value: list[tuple[str, list[Case]]], metric: Metric, axis_label: str) -> str:
+    """A note where repeats of one setup (cases of one axis value) differ beyond what the spread
+    within each run allows: the tests here judge a difference by that spread, so a difference as
+    large as the repeats' own may be run-to-run variation (an audit's two runs of one setup, 12
+    days apart, differed by 9.4 % while the page called 3 % differences between GPUs)."""
+    gaps = []
+    for value, cases in by_value:
+        first = {p.key: p.measures[metric.name] for p in cases[0].points}
+        for case in cases[1:]:
+            for point in case.points:
+                a, b = first.get(point.key), point.measures[metric.name]
+                if a is not None and a.value and b.value is not None and evidence.verdict(a, b).status == evidence.CALLED:
+                    gaps.append((value, abs(b.value / a.value - 1) * 100))
+    if not gaps:
+        return ""
+    values = list(dict.fromkeys(value for value, _ in gaps))
+    return (f'<p class="bl-lede bl-repeats-note">Repeats of one setup disagree here: the records of '
+            f"{escape.html(', '.join(values))} differ from each other by up to {max(g for _, g in gaps):.1f} %, beyond the "
+            f"spread within each run. A difference along {escape.html(axis_label)} that is not larger than that may be "
+            "run-to-run variation, whatever the test within runs says.</p>\n")
 
 
 def _baseline(section: "Comparison", metric: Metric) -> Case:

@@ -196,6 +196,7 @@ def test_a_setup_measured_many_times_is_bounded_and_says_what_it_left_out(tmp_pa
     assert gpu.count("left out of this section") == 3
     assert "2 more with NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition" in gpu
     assert "repeat/2026-11-03.json" not in gpu and "repeat/2026-11-02.json" in gpu
+    assert "Repeats of one setup disagree" not in gpu  # repeats of equal numbers: nothing to say
     # four cases shown per section: a column group per case (each named by value and record),
     # one chart line per GPU through the points of all its cases
     section = gpu[gpu.index('id="section-0"'):gpu.index('id="section-1"')]
@@ -266,3 +267,6 @@ def test_a_repeat_of_the_baseline_gets_no_verdict_and_the_baseline_is_the_repeat
     # the other GPU is still judged against the baseline, on its values
     other = heads.index("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition · llm-cpu-offload/2026-09-27.json: difference")
     assert all("lower (p = " in row[other] for row in cells)
+    # and the page says that its repeats differ beyond their runs' own spread, and by how much
+    assert ("Repeats of one setup disagree here: the records of NVIDIA H200 differ from each other by up to 9.3 %, "
+            "beyond the spread within each run.") in section
