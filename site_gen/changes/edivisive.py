@@ -13,8 +13,11 @@ Fleming et al. 2023, "Hunter"):
   tested between its neighbouring points) until every point has p <= `max_pvalue`.
 
 Differences from Otava, on purpose: no segment is shorter than `min_segment` (so every t-test
-has a spread on both sides); the t-test uses the sample standard deviation (ddof = 1); after a
-point is dropped every remaining point is re-tested; ties go to the earliest index. Everything
+has a spread on both sides); the t-test uses the sample standard deviation (ddof = 1); the split
+step tests a candidate's left side against its right side up to the kappa that maximised Q, not
+to the end of its piece (a regression that recovered a few records later was hidden by the
+recovery's spread: found in 1 of 200 noisy series, 198 so); after a point is dropped every
+remaining point is re-tested; ties go to the earliest index. Everything
 is deterministic: no permutations, no random numbers."""
 
 from __future__ import annotations
@@ -139,7 +142,7 @@ def _tested(series: Sequence[float], points: Sequence[int]) -> list[ChangePoint]
 
 def _divide(series: Sequence[float], start: int, stop: int, pvalue: float, min_segment: int) -> list[int]:
     """E-Divisive on series[start:stop]: split at the best candidate of all pieces while the
-    t-test between the candidate's sides (within its piece) passes `pvalue`."""
+    t-test between the candidate's sides (from its piece's start to its kappa) passes `pvalue`."""
     points: list[int] = []
     while True:
         bounds = [start, *sorted(points), stop]
@@ -152,7 +155,7 @@ def _divide(series: Sequence[float], start: int, stop: int, pvalue: float, min_s
             return sorted(points)
         # the largest Q over all pieces; ties to the earliest index
         cand, lo, hi = max(candidates, key=lambda item: (item[0].qhat, -item[0].index))
-        if t_test(series[lo:cand.index], series[cand.index:hi]) > pvalue:
+        if t_test(series[lo:cand.index], series[cand.index:cand.kappa]) > pvalue:
             return sorted(points)
         points.append(cand.index)
 
