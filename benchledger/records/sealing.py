@@ -28,7 +28,9 @@ from benchledger.errors import ConsistencyError, InputError, LedgerError, Proble
 from benchledger.records import schema
 from benchledger.records.digest import sha256_hex
 from benchledger.records.jsonread import count_colons_with_numpy
-from benchledger.records.ledger import NO_STORE, TEMP_NAME, LedgerEntry, entry_after, is_seal_temp, store_path_problem
+from benchledger.records.ledger import (CHECKPOINTS_DIR, LEDGER_NAME, NO_STORE, TEMP_NAME, LedgerEntry, entry_after, is_seal_temp,
+                                       store_path_problem)
+from benchledger.records.tlog import largest_checkpoint_size
 from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, stored_files, validate_record
 
 if TYPE_CHECKING:
@@ -162,6 +164,12 @@ def _seal_locked(store: "Store", raw: bytes, schema_id: str, as_path: str, shown
     index = store.ledger_index()
     if index.count == 0 and (missing := store.missing_ledger_problem(adopting=as_path)) is not None:
         raise LedgerError([missing], f"{missing.message}; nothing was sealed")
+    if (signed := largest_checkpoint_size(store)) > index.count:
+        # an older ledger restored, or lines cut: appending would fork the signed history for good
+        held = f"{index.count} entr{'y' if index.count == 1 else 'ies'}"
+        raise LedgerError([Problem(store.shown(LEDGER_NAME), "", f"holds {held}, but {store.shown(CHECKPOINTS_DIR)}/{signed} signs "
+                                   f"{signed}: the ledger lost entries; restore it from where the store came from (git, a backup, "
+                                   "a built site's records/ledger.jsonl), then seal; nothing was sealed")], "nothing was sealed")
     _refuse_sealed(store, index, sha256, as_path, shown)
     entry, line = entry_after(index.last, index.count, as_path, sha256, len(raw), schema_id)
     created = _place(store, raw, as_path, shown)

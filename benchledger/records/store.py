@@ -110,16 +110,21 @@ class Store:
         return self._index
 
     def missing_ledger_problem(self, adopting: str | None = None) -> Problem | None:
-        """A problem when the ledger file is missing while the store holds files other than
-        seal temp files and `adopting` (the file a first seal that crashed before its ledger
-        line left, sealed again): a ledger lost in a copy or a checkout. Else None."""
-        if self.ledger_path.exists():
-            return None
+        """A problem when the ledger file is missing or empty while the store holds files other
+        than seal temp files and `adopting` (the file a first seal that crashed before its
+        ledger line left, sealed again): a ledger lost or emptied in a copy or a checkout. Else
+        None."""
+        try:
+            if self.ledger_path.stat().st_size > 0:
+                return None
+            state = "empty"
+        except FileNotFoundError:
+            state = "missing"
         for folder, _, files in os.walk(self.root):
             for name in files:
                 rel = (Path(folder) / name).relative_to(self.root).as_posix()
                 if not is_seal_temp(rel) and rel != adopting:
-                    return Problem(self.shown(LEDGER_NAME), "", f"missing, while the store holds files ({rel}, ...): restore "
+                    return Problem(self.shown(LEDGER_NAME), "", f"{state}, while the store holds files ({rel}, ...): restore "
                                    "the ledger from where the store came from (git, a backup); a seal now would start "
                                    "a new chain that leaves them out")
         return None

@@ -174,6 +174,16 @@ def store_keys(store: "Store") -> tuple[list[VerifierKey], list[Problem]]:
         return [], err.problems
 
 
+def largest_checkpoint_size(store: "Store") -> int:
+    """The largest tree size a stored checkpoint is named by (0 without one), from the names
+    alone: what a seal compares its ledger with before it appends (`verify` checks the rest)."""
+    try:
+        names = os.listdir(store.root / CHECKPOINTS_DIR)
+    except OSError:
+        return 0
+    return max((int(name) for name in names if _SIZE_NAME.fullmatch(name)), default=0)
+
+
 def store_checkpoints(store: "Store") -> tuple[list[StoredCheckpoint], list[Problem]]:
     """The stored checkpoints in size order, and the files of the folder that are not one."""
     folder = store.root / CHECKPOINTS_DIR

@@ -197,3 +197,24 @@ def test_a_checkpoints_file_or_link_is_named_by_verify_checkpoint_and_prove(reco
         proved = cli("prove", "llm-cpu-offload/2026-09-27.json")
         assert proved.code == 1 and f"benchledger prove: error: {said}" in proved.err
         (records / "checkpoints").unlink()
+
+
+def test_a_seal_into_a_ledger_behind_its_checkpoints_or_emptied_is_refused(records, cli, valid):
+    """An older ledger restored (or its last lines cut) under a signed checkpoint: a seal
+    appended at the old position, forking the signed history for good; an emptied ledger
+    started a new chain that left every record out."""
+    ledger = records / "ledger.jsonl"
+    whole = ledger.read_bytes()
+    ledger.write_bytes(whole.splitlines(keepends=True)[0])
+    before = tree_digest(records)
+    behind = cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
+    assert behind.code == 1 and behind.err == [
+        "benchledger seal: error: records/ledger.jsonl: holds 1 entry, but records/checkpoints/2 signs 2: the ledger lost "
+        "entries; restore it from where the store came from (git, a backup, a built site's records/ledger.jsonl), then seal; "
+        "nothing was sealed"]
+    assert tree_digest(records) == before
+    ledger.write_bytes(b"")
+    emptied = cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
+    assert emptied.code == 1 and "records/ledger.jsonl: empty, while the store holds files (" in "\n".join(emptied.err)
+    ledger.write_bytes(whole)
+    assert cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json").code == 0
