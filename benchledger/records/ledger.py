@@ -126,6 +126,16 @@ def is_seal_temp(rel: str) -> bool:
     return rel == TEMP_NAME or bool(_OLD_TEMP.fullmatch(rel.rsplit("/", 1)[-1]))
 
 
+# atomic.write_new's temp name for a checkpoint or the vkeys file: ".<name>.<pid>-<thread>-<n>.tmp"
+_CHECKPOINT_TEMP = re.compile(rf"{CHECKPOINTS_DIR}/\.([1-9][0-9]*|vkeys)\.[0-9]+-[0-9]+-[0-9]+\.tmp")
+
+
+def is_checkpoint_temp(rel: str) -> bool:
+    """Whether the store path `rel` is the temp file of a checkpoint being written, or left by
+    one that was interrupted (`repair` removes it under the seal lock)."""
+    return bool(_CHECKPOINT_TEMP.fullmatch(rel))
+
+
 @dataclass(frozen=True)
 class LedgerRead:
     """The ledger as read: its well-formed entries, every problem found, and the head hash."""
@@ -161,6 +171,12 @@ def read_ledger(raw: bytes, file: str) -> LedgerRead:
         lines.pop()
     elif raw:
         problems.append(Problem(file, "", "does not end with a newline: the last line was cut short or edited", len(lines)))
+    if lines and all(line.endswith(b"\r") for line in lines):
+        # one finding, not two per line: the entries under the endings are read as they are
+        problems.append(Problem(file, "", "has Windows line endings (CR LF) where a ledger's lines end in LF alone: git's "
+                                          "core.autocrlf or an editor converted them; restore them (`sed -i 's/\\r$//' FILE`) "
+                                          "and keep git from converting the file again (`ledger.jsonl -text` in .gitattributes)", 1))
+        lines = [line[:-1] for line in lines]
     seen_paths: dict[str, int] = {}
     seen_hashes: dict[str, int] = {}
     for index, line in enumerate(lines):

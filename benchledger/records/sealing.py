@@ -28,8 +28,8 @@ from benchledger.errors import ConsistencyError, InputError, LedgerError, Proble
 from benchledger.records import schema
 from benchledger.records.digest import sha256_hex
 from benchledger.records.jsonread import count_colons_with_numpy
-from benchledger.records.ledger import (CHECKPOINTS_DIR, LEDGER_NAME, NO_STORE, TEMP_NAME, LedgerEntry, entry_after, is_seal_temp,
-                                       store_path_problem)
+from benchledger.records.ledger import (CHECKPOINTS_DIR, LEDGER_NAME, NO_STORE, TEMP_NAME, LedgerEntry, entry_after,
+                                       is_checkpoint_temp, is_seal_temp, store_path_problem)
 from benchledger.records.tlog import largest_checkpoint_size
 from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, stored_files, validate_record
 
@@ -271,12 +271,13 @@ def remove_stale_temp(store: "Store") -> list[str]:
 
 def repair(store: "Store") -> list[str]:
     """Remove every temp file interrupted seals left in `store` (this version's and the
-    `.<name>.json.<pid>.tmp` of earlier ones), under the seal lock; returns the store paths
-    removed. Sealed files and the ledger are never touched."""
+    `.<name>.json.<pid>.tmp` of earlier ones) and interrupted checkpoints left in its
+    checkpoints folder, under the seal lock (which checkpoints are signed under too); returns
+    the store paths removed. Sealed files, checkpoints and the ledger are never touched."""
     with _locked(store.root):
         removed = remove_stale_temp(store)
         for rel in stored_files(store):
-            if rel != TEMP_NAME and is_seal_temp(rel) and (store.root / rel).is_file():
+            if rel != TEMP_NAME and (is_seal_temp(rel) or is_checkpoint_temp(rel)) and (store.root / rel).is_file():
                 (store.root / rel).unlink()
                 removed.append(rel)
     return removed

@@ -123,7 +123,7 @@ class Store:
         for folder, _, files in os.walk(self.root):
             for name in files:
                 rel = (Path(folder) / name).relative_to(self.root).as_posix()
-                if not is_seal_temp(rel) and rel != adopting:
+                if not is_seal_temp(rel) and rel not in (adopting, LEDGER_NAME):
                     return Problem(self.shown(LEDGER_NAME), "", f"{state}, while the store holds files ({rel}, ...): restore "
                                    "the ledger from where the store came from (git, a backup); a seal now would start "
                                    "a new chain that leaves them out")

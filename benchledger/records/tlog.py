@@ -25,7 +25,7 @@ from benchledger.files import read_input
 from benchledger.records.checkpoint import Checkpoint, SignedNote, read_checkpoint
 from benchledger.records.digest import is_sha256
 from benchledger.records.keys import VerifierKey
-from benchledger.records.ledger import CHECKPOINTS_DIR, LedgerEntry, encode_entry
+from benchledger.records.ledger import CHECKPOINTS_DIR, LedgerEntry, encode_entry, is_checkpoint_temp
 from benchledger.records.merkle import MerkleTree, verify_consistency
 from benchledger.records.numbers import is_integer
 
@@ -197,6 +197,10 @@ def store_checkpoints(store: "Store") -> tuple[list[StoredCheckpoint], list[Prob
         rel = f"{CHECKPOINTS_DIR}/{name}"
         shown = store.shown(rel)
         if rel == VKEYS_NAME:
+            continue
+        if is_checkpoint_temp(rel):
+            problems.append(Problem(shown, "", f"{FORMAT}: the temp file of a checkpoint being signed, or left by one that was "
+                                               "interrupted: run `benchledger repair`, which removes it once no checkpoint is being signed"))
             continue
         if not _SIZE_NAME.fullmatch(name):
             problems.append(Problem(shown, "", f"{FORMAT}: not a checkpoint: {CHECKPOINTS_DIR}/ holds only checkpoints named by "

@@ -215,3 +215,64 @@ def test_repair_names_a_sealed_file_it_cannot_mend(records, cli):
     assert result.code == 1
     assert result.err == [f"benchledger repair: error: {TGR}: altered: 0 bytes but ledger line 2 sealed 10460 bytes{RESTORE}"]
     assert (records / "torch-graph-replay" / "2026-10-28.json").read_bytes() == b""  # left as it was
+
+
+def test_repair_never_advises_cutting_a_whole_entry_that_lacks_only_its_newline(records, cli):
+    """The last entry complete, only its newline gone: repair said "no complete entry" and gave
+    the `truncate` that drops a sealed, signed entry."""
+    ledger = records / "ledger.jsonl"
+    whole = ledger.read_bytes()
+    ledger.write_bytes(whole[:-1])
+    result = cli("repair")
+    assert result.code == 1 and result.err == [
+        "benchledger repair: error: records/ledger.jsonl: its last entry is whole and continues the chain, but lacks its "
+        "newline: add it with `printf '\\n' >> records/ledger.jsonl` (never cut the entry: it is sealed), then run "
+        "`benchledger verify`"]
+    assert ledger.read_bytes() == whole[:-1]
+    ledger.write_bytes(whole[:-1] + b"\n")  # as told
+    assert cli("verify").code == 0
+    ledger.write_bytes(whole[:-5])  # an entry cut short: that one may be cut off
+    assert "`truncate -s " in "\n".join(cli("repair").err)
+
+
+@pytest.mark.parametrize("edit", ["crlf", "duplicated", "swapped", "empty line"])
+def test_repair_names_a_ledger_broken_in_a_way_no_interrupted_seal_leaves(records, cli, edit):
+    """Repair said "nothing to repair" (exit 0) for these while verify and seal failed."""
+    ledger = records / "ledger.jsonl"
+    lines = ledger.read_bytes().splitlines(keepends=True)
+    broken = {"crlf": b"".join(line.replace(b"\n", b"\r\n") for line in lines),
+              "duplicated": b"".join(lines + lines[-1:]),
+              "swapped": b"".join(lines[::-1]),
+              "empty line": b"".join(lines[:1] + [b"\n"] + lines[1:])}[edit]
+    ledger.write_bytes(broken)
+    result = cli("repair")
+    assert result.code == 1 and result.err[0].startswith("benchledger repair: error: records/ledger.jsonl:")
+    assert result.err[-1].endswith("repair never edits the ledger: restore it from where the store came from (git, a backup, "
+                                   "a built site's records/ledger.jsonl)")
+    assert ledger.read_bytes() == broken
+
+
+def test_a_ledger_with_windows_line_endings_is_one_finding_that_says_so(records, cli):
+    """A CR LF ledger (git's autocrlf) gave two findings per line, none naming the endings."""
+    ledger = records / "ledger.jsonl"
+    ledger.write_bytes(ledger.read_bytes().replace(b"\n", b"\r\n"))
+    result = cli("verify")
+    found = [line for line in result.err if "ledger.jsonl" in line]
+    assert result.code == 1 and len(found) == 1, result.err
+    assert "has Windows line endings (CR LF)" in found[0] and "sed -i 's/\\r$//' FILE" in found[0]
+
+
+def test_repair_removes_what_an_interrupted_checkpoint_left_and_verify_names_it(records, cli):
+    """A checkpoint killed between its temp file and its link: verify called the temp file "not a
+    checkpoint: remove it", every later checkpoint and build was refused, and repair said
+    "nothing to repair"."""
+    temp = records / "checkpoints" / ".3.17311-140466578185088-0.tmp"
+    temp.write_bytes(b"half a note")
+    verified = cli("verify")
+    assert verified.code == 1 and any(
+        "checkpoints/.3.17311-140466578185088-0.tmp" in line and "interrupted: run `benchledger repair`" in line
+        for line in verified.err), verified.err
+    result = cli("repair")
+    assert result.code == 0 and result.out == (
+        "removed records/checkpoints/.3.17311-140466578185088-0.tmp (a temp file of an interrupted checkpoint; it held nothing sealed)\n")
+    assert not temp.exists() and cli("verify").code == 0
