@@ -12,23 +12,21 @@ recovered by the next seal (or `benchledger repair`), never by hand:
 
 from __future__ import annotations
 
-import fcntl
 import multiprocessing
 import os
 import signal
 import stat
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from benchledger.atomic import fsync_dir, write_all
 from benchledger.errors import ConsistencyError, InputError, LedgerError, Problem, ProblemsError, SchemaError, SealError
-from benchledger.records import schema
+from benchledger.records import lock, schema
 from benchledger.records.digest import sha256_hex
 from benchledger.records.jsonread import count_colons_with_numpy
-from benchledger.records.ledger import (CHECKPOINTS_DIR, LEDGER_NAME, NO_STORE, TEMP_NAME, LedgerEntry, entry_after,
+from benchledger.records.ledger import (CHECKPOINTS_DIR, LEDGER_NAME, TEMP_NAME, LedgerEntry, entry_after,
                                        is_checkpoint_temp, is_seal_temp, store_path_problem)
 from benchledger.records.tlog import largest_checkpoint_size
 from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, stored_files, validate_record
@@ -93,7 +91,7 @@ def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]], skip_seal
     validated = _validated_all(jobs)  # the costly part, before the lock
     sealed: list[LedgerEntry] = []
     already: list[AlreadySealed] = []
-    with _locked(store.root):
+    with lock.exclusive(store.root):
         index = store.ledger_index()
         problems: list[Problem] = []
         seen_hashes: dict[str, str] = {}
@@ -152,7 +150,7 @@ def _refuse_sealed(store: "Store", index, sha256: str, as_path: str, shown: str)
 
 def _seal_valid(store: "Store", raw: bytes, schema_id: str, as_path: str, shown: str, sha256: str) -> LedgerEntry:
     """Seal bytes already validated for `schema_id`, whose SHA-256 is `sha256` (see `seal_bytes`)."""
-    with _locked(store.root):
+    with lock.exclusive(store.root):
         entry = _seal_locked(store, raw, schema_id, as_path, shown, sha256)
     store.cache.remember(sha256, schema_id)
     return entry
@@ -238,23 +236,6 @@ def _raise_if_invalid(schema_id: str, shown: str, result: tuple[str, list[Proble
         raise ConsistencyError(problems, f"{shown}: {len(problems)} consistency failure(s); nothing was sealed")
 
 
-@contextmanager
-def _locked(root: Path) -> Iterator[None]:
-    """An exclusive lock on the store folder, so two sealers cannot fork the chain."""
-    if not root.is_dir():
-        raise InputError(root.as_posix(), "", NO_STORE)
-    fd = os.open(root, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-# The seal lock, for the other writers of the store (checkpoints).
-locked = _locked
-
-
 def remove_stale_temp(store: "Store") -> list[str]:
     """Remove the temp file an interrupted seal left (call with the lock held); returns what
     was removed. Only the lock holder writes `TEMP_NAME`, so under the lock any one is stale."""
@@ -274,7 +255,7 @@ def repair(store: "Store") -> list[str]:
     `.<name>.json.<pid>.tmp` of earlier ones) and interrupted checkpoints left in its
     checkpoints folder, under the seal lock (which checkpoints are signed under too); returns
     the store paths removed. Sealed files, checkpoints and the ledger are never touched."""
-    with _locked(store.root):
+    with lock.exclusive(store.root):
         removed = remove_stale_temp(store)
         for rel in stored_files(store):
             if rel != TEMP_NAME and (is_seal_temp(rel) or is_checkpoint_temp(rel)) and (store.root / rel).is_file():

@@ -12,7 +12,7 @@ from benchledger.errors import LedgerError, SealError
 from benchledger.records.checkpoint import Checkpoint, sign_checkpoint
 from benchledger.records.keys import SignerKey
 from benchledger.records.merkle import verify_consistency
-from benchledger.records.sealing import locked
+from benchledger.records import lock
 from benchledger.records.tlog import (CHECKPOINTS_DIR, VKEYS_NAME, StoredCheckpoint, check_store, keys_source, ledger_tree,
                                       store_checkpoints, store_keys)
 
@@ -27,7 +27,7 @@ def append_checkpoint(store: "Store", signer: SignerKey, origin: str | None = No
     Refuses (SealError/LedgerError) a broken ledger or log, a signer that is not a project key
     (the first checkpoint makes its key the project's), an origin other than the log's, and a
     tree that is not consistent with the last stored checkpoint. Never overwrites a file."""
-    with locked(store.root):
+    with lock.exclusive(store.root):
         entries = store.entries()
         if not entries:
             raise SealError(f"{store.ledger_path.as_posix()} is empty: there is nothing to checkpoint")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchledger.cpus import usable_cpus
 from benchledger.errors import InputError, LedgerError, Problem
-from benchledger.records import checks, schema, tlog
+from benchledger.records import checks, lock, schema, tlog
 from benchledger.records.digest import distinct_prefixes, sha256_hex
 from benchledger.records.jsonread import count_colons_with_numpy, parse_json_bytes
 from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, LedgerEntry, LedgerRead, is_seal_temp
@@ -85,7 +85,15 @@ def pool_workers(jobs: int) -> int:
 
 def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
     """Check everything; never raises for what the store contains (only for a missing store)."""
-    read = store.read()
+    # one state of the ledger, the folder and the checkpoints, none of them half-way through a
+    # seal or a checkpoint (a live seal's temp file read as stale, its record as unsealed, a
+    # checkpoint signed in between as entries removed); sealed files are never rewritten, so
+    # they are read after
+    with lock.shared(store.root):
+        read = store.read()
+        unlisted = unlisted_files(store, read)
+        missing = store.missing_ledger_problem() if not read.entries else None
+        log_problems = tlog.check_store(store, read.entries)
     jobs = list(zip(read.entries, read.entry_lines))
     workers = pool_workers(len(jobs))
     if keep_data or workers < 2:
@@ -107,7 +115,6 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
             data[entry.path] = payload
     in_rows = [p for line in read.entry_lines for p in read.line_problems.get(line, [])]
     ledger_problems = [p for p in read.problems if p not in in_rows]
-    missing = store.missing_ledger_problem() if not read.entries else None
     if missing is not None:
         ledger_problems.append(missing)
     # with the ledger gone every file looks unsealed: sealing or removing them would lose the history
@@ -122,13 +129,11 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
         unsealed = ("unsealed: the ledger does not list this file; if it was sealed before (a published ledger, such as a "
                     "built site's records/ledger.jsonl, lists it), restore the ledger from that copy; otherwise seal it "
                     "with `benchledger seal` or move it out of the store")
-    for rel in unlisted_files(store, read):
+    for rel in unlisted:
         if is_seal_temp(rel):
             rows.append(RecordStatus(rel, "", "", STALE_TEMP, (Problem(store.shown(rel), "", "a temp file left by an interrupted seal (it holds nothing sealed): the next `benchledger seal` or `benchledger repair` removes it"),)))
         else:
             rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(store.shown(rel), "", unsealed),)))
-    # the transparency log's checkpoints, against the tree of the ledger's lines
-    log_problems = tlog.check_store(store, read.entries)
     return VerifyReport(store.root.as_posix(), read.head_sha256, len(read.entries), rows, ledger_problems, data, log_problems)
 
 

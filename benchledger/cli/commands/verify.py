@@ -75,7 +75,7 @@ def run(args) -> int:
         print(json.dumps(as_json(report, problems), indent=2))
         return 0 if not problems else 1
     print(table(report))
-    summary = log_summary(store)
+    summary = log_summary(store, report.entry_count)
     if summary:
         print(summary)
     if problems:
@@ -148,13 +148,13 @@ def _log_coverage(site: Path) -> tuple[int | None, int]:
     return coverage(site, entries), entries
 
 
-def log_summary(store: Store) -> str:
-    """One line about the signed checkpoints ("" when the store has none)."""
-    checkpoints, _ = tlog.store_checkpoints(store)
+def log_summary(store: Store, entries: int) -> str:
+    """One line about the signed checkpoints against the `entries` verify read ("" when the
+    store has none); a checkpoint signed since verify's look is left to the next verify."""
+    checkpoints = [cp for cp in tlog.store_checkpoints(store)[0] if cp.checkpoint.size <= entries]
     if not checkpoints:
         return ""
     latest = checkpoints[-1]
-    entries = len(store.read().entries)  # a broken ledger is verify's to report, not this line's
     unsigned = entries - latest.checkpoint.size
     return (f"checkpoints: {len(checkpoints)} signed, latest tree size {latest.checkpoint.size} of the ledger's {entries} entries "
             f"(origin {latest.checkpoint.origin}), checked against the keys in {_keys_named(store)}"

@@ -163,3 +163,34 @@ def test_a_last_ledger_line_cut_short_is_named_with_the_way_back(tmp_path):
                            cwd=REPO, capture_output=True, text=True, env=env())
     assert again.returncode == 0 and f"--as {TARGET}" in again.stdout
     recover_and_check(records, source, tree_digest(shipped_copy(tmp_path / "fresh")), sealed_by_crash=False)
+
+
+def test_verify_waits_for_a_seal_in_flight_instead_of_calling_its_files_stale(tmp_path):
+    """A verify that looked while a seal was half-way (temp file written, record linked, ledger
+    line not yet appended) reported the live seal's temp file as stale and its record as
+    unsealed. Here this process holds the store's lock as a seal does, with both files placed:
+    a real `verify` waits, and once the seal's line is in, finds everything sealed."""
+    from benchledger.records import lock
+    from benchledger.records.digest import sha256_hex
+    from benchledger.records.sealing import _seal_locked
+
+    records = shipped_copy(tmp_path)
+    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
+    data["finished_epoch"] = 1800000000.5
+    raw = json.dumps(data, indent=1).encode()
+    with lock.exclusive(records):
+        (records / TEMP_NAME).write_bytes(raw)
+        verify = subprocess.Popen([sys.executable, "-m", "benchledger", "verify", "--no-cache", "--records", str(records)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            with pytest.raises(subprocess.TimeoutExpired):
+                verify.wait(timeout=3)  # it waits on the lock: it has not judged the half-done seal
+            # the seal finishes, under the lock it holds: the bytes go into place and into the ledger
+            _seal_locked(Store(records), raw, "torch-graph-replay/1", "torch-graph-replay/in-flight.json", "in-flight", sha256_hex(raw))
+        except BaseException:
+            if verify.poll() is None:
+                os.killpg(verify.pid, signal.SIGKILL)
+            raise
+    out, err = verify.communicate(timeout=120)
+    assert verify.returncode == 0, err
+    assert "stale" not in out and "unsealed" not in out and "all 3 record(s) hold" in out
