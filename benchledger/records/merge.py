@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from benchledger.errors import LedgerError, Problem
+from benchledger.errors import LedgerError, Problem, SealError
 from benchledger.records.digest import sha256_hex
 from benchledger.records.ledger import LedgerEntry
 from benchledger.records.store import Store
+from benchledger.records.verification import STALE_TEMP, UNSEALED, RecordStatus
 
 
 @dataclass
@@ -25,11 +26,28 @@ class MergeReport:
     conflicts: list[Problem] = field(default_factory=list)
 
 
-def _must_verify(store: Store, what: str) -> None:
+def _must_verify(store: Store, what: str, outcome: str = "nothing was merged", finishing: Store | None = None) -> None:
+    """LedgerError unless `store` verifies. With `finishing` (the other store of a merge), what
+    a merge of it killed part-way left is not held against it, as the next seal recovers it: a
+    seal's temp file, and an unsealed file holding the bytes the other store sealed at its path."""
     report = store.verify()
-    if not report.ok:
-        problems = report.problems + [Problem(store.root.as_posix(), "", f"the {what} store does not verify ({len(report.problems)} problem(s)); run `benchledger verify --records {store.root.as_posix()}`")]
-        raise LedgerError(problems, f"{store.root.as_posix()}: nothing was merged")
+    problems = report.problems
+    if finishing is not None:
+        left = [r for r in report.records if _left_by_a_merge(store, r, finishing)]
+        problems = [p for p in problems if not any(p in r.problems for r in left)]
+    if problems:
+        problems = problems + [Problem(store.root.as_posix(), "", f"the {what} store does not verify ({len(problems)} problem(s)); run `benchledger verify --records {store.root.as_posix()}`")]
+        raise LedgerError(problems, f"{store.root.as_posix()}: {outcome}")
+
+
+def _left_by_a_merge(store: Store, row: RecordStatus, other: Store) -> bool:
+    if row.status == STALE_TEMP:
+        return True
+    if row.status != UNSEALED:
+        return False
+    entry = next((e for e in other.entries() if e.path == row.path), None)
+    path = store.root / row.path
+    return entry is not None and path.is_file() and not path.is_symlink() and sha256_hex(path.read_bytes()) == entry.sha256
 
 
 def merge(store: Store, other: Store) -> MergeReport:
@@ -37,7 +55,7 @@ def merge(store: Store, other: Store) -> MergeReport:
     if store.root.resolve() == other.root.resolve():
         raise LedgerError([Problem(other.root.as_posix(), "", "is the store being merged into; pass another store")])
     _must_verify(other, "other")
-    _must_verify(store, "target")
+    _must_verify(store, "target", finishing=other)  # a merge killed part-way is finished by running it again
     report = MergeReport()
     ours = {e.sha256: e for e in store.entries()}
     sealed_paths = {e.path: e for e in ours.values()}
@@ -57,9 +75,24 @@ def merge(store: Store, other: Store) -> MergeReport:
             report.conflicts.append(Problem(store.shown(entry.path), "",
                                             f"{why}; the other store's record {entry.sha256} was not merged (sealed files are never overwritten)"))
             continue
-        added = store.seal_bytes(raw, entry.schema, entry.path, shown=other.shown(entry.path))
+        try:
+            added = store.seal_bytes(raw, entry.schema, entry.path, shown=other.shown(entry.path))
+        except SealError:
+            # another sealer took these bytes or this path since the look above: held, or a conflict
+            now = {e.sha256: e for e in store.entries()}
+            if entry.sha256 in now:
+                report.held.append(entry)
+                ours[entry.sha256] = sealed_paths[now[entry.sha256].path] = now[entry.sha256]
+                continue
+            held = next((e for e in now.values() if e.path == entry.path), None)
+            if held is None:
+                raise
+            report.conflicts.append(Problem(store.shown(entry.path), "", f"sealed here with sha256 {held.sha256} while merging; the other "
+                                                                          f"store's record {entry.sha256} was not merged (sealed files are never overwritten)"))
+            continue
         ours[added.sha256] = sealed_paths[added.path] = added
         report.added.append(added)
-    _must_verify(store, "merged")
+    _must_verify(store, "merged", outcome=f"{len(report.added)} record(s) were merged (each sealed as usual), but the store does not "
+                                          "verify now")
     return report
 

@@ -108,3 +108,47 @@ def test_an_other_store_that_is_no_store_is_named_as_such(records, tmp_path, cli
         result = cli("merge", arg)
         assert (result.code, result.out, result.err) == (1, "", [f"benchledger merge: error: {said}"])
     assert tree_digest(records) == before
+
+
+def test_a_merge_killed_part_way_is_finished_by_running_it_again(records, tmp_path, cli):
+    """Killed after linking its first record, before that record's ledger line: the next merge
+    refused, as its own leftovers (the temp file, the linked file) failed the target's verify."""
+    import os
+    import subprocess
+    import sys
+
+    other_store(records, tmp_path)
+    killed = subprocess.run([sys.executable, "-m", "benchledger", "merge", "other", "--records", "records"], cwd=tmp_path,
+                            env={**os.environ, "BENCHLEDGER_CRASH_AT": "linked"}, capture_output=True, text=True)
+    assert killed.returncode == -9 and (records / "torch-graph-replay/2026-11-30.json").is_file()
+    assert len(Store(records).entries()) == 2
+    result = cli("merge", "other")
+    assert result.code == 0, result.err
+    assert "2 record(s) merged, 2 already held, 0 in conflict" in result.out
+    assert Store(records).verify().ok and len(Store(records).entries()) == 4
+
+
+def test_a_record_sealed_by_another_sealer_while_merging_is_held_or_a_conflict_and_the_rest_merged(records, tmp_path):
+    """Another `seal` took the merge's next record (the same bytes, or other bytes at its path)
+    between the merge's look at the ledger and its seal: the merge stopped there with only the
+    seal's error, leaving the records after it unmerged."""
+    from benchledger.records.merge import merge
+
+    other = other_store(records, tmp_path)
+    first, second = Store(other).entries()[2:]
+
+    class Raced(Store):
+        """The target store, with another sealer's seal landing just before this one's."""
+
+        def seal_bytes(self, raw, schema_id, as_path, shown=None):
+            if as_path == first.path:  # the same bytes, sealed elsewhere first
+                Store(self.root).seal_bytes(raw, schema_id, "elsewhere/same.json")
+            if as_path == second.path:  # other bytes at this path
+                Store(self.root).seal_bytes(new_record(records, 1700000000.5), TGR, as_path)
+            return super().seal_bytes(raw, schema_id, as_path, shown=shown)
+
+    report = merge(Raced(records), Store(other))
+    assert [e.sha256 for e in report.held][-1] == first.sha256 and report.added == []
+    assert len(report.conflicts) == 1 and report.conflicts[0].message.startswith("sealed here with sha256 ")
+    assert Store(records).verify().ok
+
