@@ -246,8 +246,18 @@ def remove_stale_temp(store: "Store") -> list[str]:
         return []
     if stat.S_ISDIR(mode):
         raise SealError(f"{store.shown(TEMP_NAME)} is a folder; sealing needs that name for its temp file: move the folder away")
-    os.unlink(tmp)
+    _unlink_temp(store, TEMP_NAME)
     return [TEMP_NAME]
+
+
+def _unlink_temp(store: "Store", rel: str) -> None:
+    """Remove a temp file an interrupted seal or checkpoint left; a SealError naming it when the
+    store may not be written (a store another user owns)."""
+    try:
+        os.unlink(os.path.join(store.root, rel))
+    except OSError as err:
+        raise SealError(f"cannot remove {store.shown(rel)}, a temp file an interrupted seal or checkpoint left: {_reason(err)}; "
+                        "run `benchledger repair` as a user who may write the store") from None
 
 
 def repair(store: "Store") -> list[str]:
@@ -259,7 +269,7 @@ def repair(store: "Store") -> list[str]:
         removed = remove_stale_temp(store)
         for rel in stored_files(store):
             if rel != TEMP_NAME and (is_seal_temp(rel) or is_checkpoint_temp(rel)) and (store.root / rel).is_file():
-                (store.root / rel).unlink()
+                _unlink_temp(store, rel)
                 removed.append(rel)
     return removed
 
@@ -347,7 +357,10 @@ def _reason(err: OSError) -> str:
 def _append(ledger_path: Path, line: bytes) -> None:
     """Append one line to the ledger; on failure cut the ledger back to its previous size."""
     existed = ledger_path.exists()
-    fd = os.open(ledger_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(ledger_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as err:  # a ledger the user may not write: the caller undoes the record's placing
+        raise SealError(f"cannot append to {ledger_path.as_posix()}: {_reason(err)}; nothing was sealed") from None
     size = os.fstat(fd).st_size
     try:
         write_all(fd, line + b"\n")

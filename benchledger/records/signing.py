@@ -52,7 +52,10 @@ def append_checkpoint(store: "Store", signer: SignerKey, origin: str | None = No
             raise SealError(f"the ledger is not consistent with {checkpoints[-1].shown}; nothing was signed")
         note = sign_checkpoint(checkpoint, signer)
         folder = store.root / CHECKPOINTS_DIR
-        folder.mkdir(exist_ok=True)
+        try:
+            folder.mkdir(exist_ok=True)
+        except OSError as err:
+            raise SealError(f"cannot create {store.shown(CHECKPOINTS_DIR)}/: {err.strerror or err}; nothing was signed") from None
         if not keys:
             _write_new(store.root / VKEYS_NAME, f"{signer.verifier.text}\n".encode(), vkeys_shown)
         rel = f"{CHECKPOINTS_DIR}/{tree.size}"
