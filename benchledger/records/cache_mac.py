@@ -14,30 +14,51 @@ import secrets
 from functools import cache
 from pathlib import Path
 
+from benchledger.atomic import temp_path
+
 _TAG = b"blmac1 "
+_SECRET_BYTES = 32
 
 
 @cache
 def _secret() -> bytes:
     env = os.environ.get("BENCHLEDGER_CACHE_SECRET")
     path = Path(env) if env else Path.home() / ".config" / "benchledger" / "cache-secret"
-    try:
-        data = path.read_bytes()
-        if len(data) >= 32:
-            return data
-    except OSError:
-        pass
-    fresh = secrets.token_bytes(32)
+    found = _read(path)
+    if found is not None and len(found) >= _SECRET_BYTES:
+        return found
+    fresh = secrets.token_bytes(_SECRET_BYTES)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(fresh)
-        return fresh
-    except FileExistsError:  # another process made it meanwhile
-        return path.read_bytes() if len(path.read_bytes()) >= 32 else fresh
+        # whole or not at all: a file cut short (a process killed between creating and writing
+        # it) made every later process draw a secret of its own, and no cache entry ever hit
+        tmp = temp_path(path)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as out:
+                out.write(fresh)
+                out.flush()
+                os.fsync(out.fileno())
+            if found is None:
+                os.link(tmp, path)  # FileExistsError: another process made it meanwhile
+            else:
+                os.replace(tmp, path)  # shorter than any secret this writes: a torn one
+        finally:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+    except FileExistsError:
+        pass
     except OSError:
         return fresh
+    settled = _read(path)  # the one on disk, whichever process wrote it
+    return settled if settled is not None and len(settled) >= _SECRET_BYTES else fresh
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def mac(data: bytes) -> str:

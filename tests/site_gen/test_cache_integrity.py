@@ -110,3 +110,23 @@ def test_something_the_build_did_not_write_in_the_cache_is_named_with_what_to_do
         build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
     assert str(err.value).endswith("holds something the build did not write there: remove that folder, or build with --no-cache")
     assert f"the cache {tmp_path / 'cache'} " in str(err.value)
+
+
+def test_a_secret_file_cut_short_is_replaced_once_and_then_shared(tmp_path):
+    """A process killed between creating the cache secret and writing it left a short file: every
+    later process then drew a secret of its own, no cache entry ever held, and the validation
+    cache grew by a full copy on every verify."""
+    import os
+    import subprocess
+    import sys
+
+    secret = tmp_path / "cache-secret"
+    secret.write_bytes(b"torn")
+    secret.chmod(0o600)
+    code = "from benchledger.records import cache_mac; print(cache_mac.mac(b'x'))"
+    env = {**os.environ, "BENCHLEDGER_CACHE_SECRET": str(secret)}
+    macs = {subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+            for _ in range(3)}
+    assert len(macs) == 1  # one secret for every process again
+    assert len(secret.read_bytes()) == 32 and oct(secret.stat().st_mode & 0o777) == "0o600"
+    assert not [p for p in tmp_path.iterdir() if p.name != "cache-secret"]  # no temp file left
