@@ -12,6 +12,7 @@ recovered by the next seal (or `benchledger repair`), never by hand:
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
 import signal
@@ -358,9 +359,11 @@ def _append(ledger_path: Path, line: bytes) -> None:
     """Append one line to the ledger; on failure cut the ledger back to its previous size."""
     existed = ledger_path.exists()
     try:
-        fd = os.open(ledger_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # never through a symbolic link (records are refused as links too): it appended to a file outside the store
+        fd = os.open(ledger_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError as err:  # a ledger the user may not write: the caller undoes the record's placing
-        raise SealError(f"cannot append to {ledger_path.as_posix()}: {_reason(err)}; nothing was sealed") from None
+        reason = "it is a symbolic link; the ledger is a plain file in the store" if err.errno == errno.ELOOP else _reason(err)
+        raise SealError(f"cannot append to {ledger_path.as_posix()}: {reason}; nothing was sealed") from None
     size = os.fstat(fd).st_size
     try:
         write_all(fd, line + b"\n")

@@ -72,3 +72,20 @@ def test_a_store_the_user_may_not_write_gives_one_line_and_keeps_the_store(proje
     assert result.returncode == 1 and result.stderr.splitlines() == [
         "benchledger checkpoint: error: cannot create records/checkpoints/: Permission denied; nothing was signed"]
     assert not (records / "checkpoints").exists() and stat.S_IMODE(records.stat().st_mode) == 0o755
+
+
+def test_a_ledger_that_is_a_symbolic_link_is_never_appended_through(tmp_path):
+    """A ledger.jsonl linking to a file outside the store was followed and appended to."""
+    from benchledger.cli.main import main
+
+    records = shipped_copy(tmp_path)
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_bytes((records / "ledger.jsonl").read_bytes())
+    (records / "ledger.jsonl").unlink()
+    (records / "ledger.jsonl").symlink_to(outside)
+    data = json.loads((records / "torch-graph-replay/2026-10-28.json").read_bytes())
+    data["finished_epoch"] = 1800000000.5
+    (tmp_path / "new.json").write_text(json.dumps(data, indent=1))
+    before = outside.read_bytes()
+    assert main(["seal", str(tmp_path / "new.json"), "--schema", "torch-graph-replay/1", "--records", str(records)]) == 1
+    assert outside.read_bytes() == before and not (records / "new.json").exists()
