@@ -421,9 +421,11 @@ def _sort_value(text: str) -> tuple:
 
 
 def _x_value(point, name: str | None) -> float | None:
+    """A point's position on the chart's x axis: its key's number, an integer as one (a context
+    of 2048 tokens read "2048.0" in the table behind the chart)."""
     value = dict(point.key).get(name) if name else None
     try:
-        return float(value) if value is not None else None
+        return None if value is None else int(value) if value.isascii() and value.isdigit() else float(value)
     except ValueError:
         return None
 

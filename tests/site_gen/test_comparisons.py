@@ -267,6 +267,10 @@ def test_a_repeat_of_the_baseline_gets_no_verdict_and_the_baseline_is_the_repeat
     # the other GPU is still judged against the baseline, on its values
     other = heads.index("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition · llm-cpu-offload/2026-09-27.json: difference")
     assert all("lower (p = " in row[other] for row in cells)
+    # the chart's contexts are whole numbers, in its spec and in the table behind it ("2048.0" before)
+    behind = section[section.index('<details class="bl-chart-data">'):]
+    behind = behind[:behind.index("</details>")]
+    assert '"x":2048,' in section and "<td>2048</td>" in behind and "2048.0" not in behind
     # and the page says that its repeats differ beyond their runs' own spread, and by how much
     assert ("Repeats of one setup disagree here: the records of NVIDIA H200 differ from each other by up to 9.3 %, "
             "beyond the spread within each run.") in section
