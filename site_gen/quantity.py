@@ -66,6 +66,8 @@ def format_number(value: float | int, digits: int = DIGITS) -> str:
     magnitude = math.floor(math.log10(abs(value)))
     if magnitude < -3:
         return f"{value:.{digits}g}"  # 1.23e-05: a row of zeros would hide the digits
+    if magnitude < digits and abs(round(value, max(0, digits - 1 - magnitude))) >= 10 ** (magnitude + 1):
+        magnitude += 1  # rounding carries into the next power of ten: 0.9997 reads 1.00, not 1.000 beside 1.0003's 1.00
     if magnitude >= digits:
         return f"{value:,.0f}"
     decimals = max(0, digits - 1 - magnitude)

@@ -171,3 +171,11 @@ def test_counted_puts_the_noun_in_the_number_the_count_takes():
     assert counted(1, "record") == "1 record"
     assert [counted(n, "case") for n in (0, 2, 1000)] == ["0 cases", "2 cases", "1,000 cases"]
     assert counted(3, "series", "series") == "3 series"
+
+
+@pytest.mark.parametrize("value, shown", [
+    (0.9997, "1.00"), (1.0003, "1.00"),  # two ratios a hair either side of 1 read alike ("1.000 ×" and "1.00 ×" before)
+    (9.9996, "10.0"), (99.96, "100"), (999.6, "1,000"), (0.09996, "0.100"),
+])
+def test_a_number_rounded_into_the_next_power_of_ten_keeps_its_significant_digits(value, shown):
+    assert format_number(value) == shown
