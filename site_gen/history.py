@@ -227,13 +227,15 @@ def history(records: Sequence[tuple[object, str, str, str]], rule: Rule = DEFAUL
         else:
             cases = [c for data, sha, path, s in records if s == schema for c in kind.cases(data, sha, path)]
         out.extend(report(series, rule) for series in find_series(kind, cases))
-    # name what tells apart series that would otherwise share a title
+    # name what tells a series apart from the others of what it measures, along any field: a
+    # date series of one GPU's repeats was titled by the model alone, beside the release series
+    # of two GPUs, and its claims reached the index and the feed without the GPU
     siblings: dict[tuple, list[SeriesReport]] = {}
     for r in out:
-        siblings.setdefault((r.series.schema, r.series.identity, r.series.field), []).append(r)
+        siblings.setdefault((r.series.schema, r.series.identity), []).append(r)
     titled = []
     for r in out:
-        group = siblings[(r.series.schema, r.series.identity, r.series.field)]
+        group = siblings[(r.series.schema, r.series.identity)]
         varying = {n for n, _ in r.series.fixed if len({dict(g.series.fixed).get(n) for g in group}) > 1}
         titled.append(replace(r, distinct=tuple((n, v) for n, v in r.series.fixed if n in varying)))
     return titled
@@ -246,10 +248,11 @@ def series_title(series: Series, distinct: Key = ()) -> str:
     its sibling series), along what."""
     kind = KINDS[series.schema]
     identity = dict(series.identity)
-    subject = " ".join(identity.get(name, "") for name in kind.subject).strip() or kind.title
-    subject += "".join(f", {kind.field(n).label} {v}" for n, v in distinct)
-    field_label = kind.field(series.field).label
-    return f"{subject}: {kind.title} along {field_label}"
+    subject = " ".join(identity.get(name, "") for name in kind.subject).strip()
+    setup = ", ".join(f"{kind.field(n).label} {v}" for n, v in distinct)
+    named = ", ".join(part for part in (subject, setup) if part)
+    along = f"{kind.title} along {kind.field(series.field).label}"
+    return f"{named}: {along}" if named else along  # not "CUDA-graph replay: CUDA-graph replay along torch"
 
 
 def setup_items(series: Series) -> list[str]:

@@ -10,7 +10,7 @@ from benchledger.records.checks import check_record
 from site_gen.changes.claims import CHANGED, INCONCLUSIVE
 from site_gen.changes.comparison import NO_RANGE, RANK_SUMMARY, WELCH_RECORDS, WELCH_VALUES
 from site_gen.history import history
-from tests.history import graph_with_samples, llm_history
+from tests.history import graph_with_samples, llm_history, llm_release
 from tests.store_copies import GSH, TGR, seed
 
 
@@ -133,3 +133,28 @@ def test_repeats_along_the_finish_time_are_labelled_by_their_utc_date_and_time()
     assert [report.series.shown_of(c) for c in report.series.cases] == [
         "2026-10-28 06:01:59 UTC", "2026-10-29 06:01:59 UTC", "2026-10-30 06:01:59 UTC"]
     assert report.series.value_of(report.series.cases[0]) == "1793167319.0615695"  # the JSON data keeps the record's number
+
+
+def test_a_series_title_names_what_tells_it_from_the_other_series_of_its_benchmark():
+    """Repeats of one release on one GPU (a date series) beside release series on two GPUs: the
+    date series was titled by the model and placement alone, so its claims read in the index and
+    the feed without the GPU or the release; graph replay read "CUDA-graph replay: CUDA-graph
+    replay along torch"."""
+    from site_gen.history import series_title
+    from tests.variants import H200
+
+    releases = llm_history(3) + [dict(r, hardware={**r["hardware"], "gpu": H200}) for r in llm_history(3)]
+    repeats = [llm_release("b11146", index=10 + i) for i in range(2)]
+    reports = _reports(releases + repeats)
+    dated = [r for r in reports if r.series.field == "tested_at"]
+    assert dated and all(", GPU NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition" in series_title(r.series, r.distinct)
+                         and "runtime release b11146" in series_title(r.series, r.distinct) for r in dated)
+    assert all(", GPU NVIDIA H200" in series_title(r.series, r.distinct) or "RTX" in series_title(r.series, r.distinct)
+               for r in reports if r.series.field == "runtime_release")
+    graph = []
+    for version in ["2.9.1+cu128", "2.10.0+cu128"]:
+        data = graph_with_samples()
+        data["torch_version"] = version
+        graph.append(data)
+    [report] = _reports(graph, TGR)
+    assert series_title(report.series, report.distinct) == "CUDA-graph replay along torch"
