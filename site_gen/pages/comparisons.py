@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Iterable
 from benchledger.cases import evidence
 from benchledger.cases.base import Case, CaseKind, Measure, Metric, Role, Scope
 from benchledger.records.display import utc_date
+from benchledger.records.numbers import is_number
 from site_gen import escape, raw_html
 from site_gen.comparisons import comparisons_of, kind_slug
 from site_gen.charts import Series, chart_html, line_chart, points_text, wide_range
@@ -25,7 +26,7 @@ from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.registry import renderer_for
-from site_gen.quantity import Trace, counted, traced, traced_range
+from site_gen.quantity import Trace, counted, traced, traced_range, unit_for
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -244,6 +245,10 @@ class ComparisonPages(PageKind):
                 row["case"] = f'<a href="{escape.attr(case_href(site, path, case))}">{escape.html(case.label)}</a>'
             for f in context:
                 value = case.values[f.name]
+                if value.pointer and is_number(value.value) and unit_for(f.name):
+                    # a size in its unit, as an article shows it ("GPU memory 102641958912" named none)
+                    row[f.label] = traced(value.value, unit_for(f.name), case.record_sha256, value.pointer)
+                    continue
                 # a Unix time with its date, as an article's field table shows it
                 date = utc_date(value.value) if (value.pointer or "").endswith("epoch") else ""
                 row[f.label] = (f'<span class="bl-text" data-sha256="{case.record_sha256}" data-pointer="{escape.attr(value.pointer or "")}" '

@@ -267,6 +267,11 @@ def test_a_repeat_of_the_baseline_gets_no_verdict_and_the_baseline_is_the_repeat
     # the other GPU is still judged against the baseline, on its values
     other = heads.index("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition · llm-cpu-offload/2026-09-27.json: difference")
     assert all("lower (p = " in row[other] for row in cells)
+    # sizes among the context fields read in their unit ("GPU memory 102641958912" before), traced
+    shared = section[section.index("Context shared by these cases"):]
+    shared = shared[:shared.index("</details>")]
+    memory = re.search(r"<td>GPU memory</td>\s*<td>(.*?)</td>", shared, re.S).group(1)
+    assert re.sub(r"<[^>]+>", "", memory) == "95.6\u202fGiB" and 'data-pointer="/hardware/gpu_vram_bytes"' in memory
     # the chart's contexts are whole numbers, in its spec and in the table behind it ("2048.0" before)
     behind = section[section.index('<details class="bl-chart-data">'):]
     behind = behind[:behind.index("</details>")]
@@ -274,3 +279,6 @@ def test_a_repeat_of_the_baseline_gets_no_verdict_and_the_baseline_is_the_repeat
     # and the page says that its repeats differ beyond their runs' own spread, and by how much
     assert ("Repeats of one setup disagree here: the records of NVIDIA H200 differ from each other by up to 9.3 %, "
             "beyond the spread within each run.") in section
+    from site_gen.audit import verify_site
+
+    assert verify_site(out) == []  # every number these pages show reads as its record's
