@@ -327,8 +327,9 @@ class ComparisonPages(PageKind):
                     else:
                         long_rows.append({
                             "_key": point.key, "point": rows[point.key]["point"], axis.label: escape.html(value),
-                            "record": f'<a href="{escape.attr(case_href(site, path, case))}">{escape.html(case.record_path)} '
-                                      f"{escape.html(case.label)}</a>",
+                            # a record that is one case is labelled by its path: named once ("x.json x.json")
+                            "record": f'<a href="{escape.attr(case_href(site, path, case))}">{escape.html(case.record_path)}'
+                                      + (f" {escape.html(case.label)}" if case.label != case.record_path else "") + "</a>",
                             metric.label: number, "ratio to baseline": "baseline" if is_base else ratio, "difference": verdict})
                         cell = (long_rows[-1], "difference")
                     if base and not repeat:

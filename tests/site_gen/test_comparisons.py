@@ -282,3 +282,17 @@ def test_a_repeat_of_the_baseline_gets_no_verdict_and_the_baseline_is_the_repeat
     from site_gen.audit import verify_site
 
     assert verify_site(out) == []  # every number these pages show reads as its record's
+
+
+def test_a_record_that_is_one_case_is_named_once_in_a_long_table(tmp_path):
+    """Past four cases a comparison lists a row per point and case, each naming its record and
+    case: a graph-replay record is one case labelled by its path, which read "h100.json h100.json"."""
+    records = shipped_copy(tmp_path)
+    store = Store(records)
+    for i, device in enumerate(["NVIDIA A100", "NVIDIA H100", "NVIDIA L40S", "NVIDIA H200"]):
+        store.seal_bytes(encoded(graph_variant(device=device, eager_factor=1 + i / 10)), TGR, f"gpus/{i}.json")
+    out = build(tmp_path, records).out_dir
+    index = (out / "comparisons" / "index.html").read_text(encoding="utf-8")
+    page = (out / "comparisons" / links(index, "torch-graph-replay-1")["device"]).read_text(encoding="utf-8")
+    named = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r'<td><a href="[^"]*">([^<]*)</a></td>', page)]
+    assert "gpus/1.json" in named and not [n for n in named if n.count(".json") > 1], named
