@@ -141,8 +141,7 @@ def collector(plan_path: Path, work: Path) -> tuple[list[float], list[float]]:
     """The plan through the real runner; (prompt tokens/s, decode tokens/s) of every measured request."""
     (work / "records").mkdir(exist_ok=True)
     runner = Runner(load_plan(plan_path), work / "records", work / "runs", progress=Progress(1, stream=io.StringIO()))
-    runner.forget()
-    outcome = runner.run()
+    outcome = runner.run(fresh=True)
     case = json.loads((work / "records" / outcome.store_path).read_bytes())["cases"][0]
     if case["status"] != "completed":
         raise SystemExit(f"collector case failed: {case.get('failure_reason')}")

@@ -81,8 +81,7 @@ def through_collector(plan_path: Path, workdir: Path) -> float:
     """Run the plan with the real runner; the median decode rate of the sealed record."""
     (workdir / "records").mkdir(exist_ok=True)
     runner = Runner(load_plan(plan_path), workdir / "records", workdir / "runs", progress=Progress(1, stream=io.StringIO()))
-    runner.forget()
-    outcome = runner.run()
+    outcome = runner.run(fresh=True)
     case = json.loads((workdir / "records" / outcome.store_path).read_bytes())["cases"][0]
     if case["status"] != "completed":
         raise SystemExit(f"collector case failed: {case.get('failure_reason')}")

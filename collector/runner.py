@@ -88,7 +88,10 @@ class Runner:
         self.record_file.unlink(missing_ok=True)
         self.target_file.unlink(missing_ok=True)
 
-    def run(self) -> RunOutcome:
+    def run(self, fresh: bool = False) -> RunOutcome:
+        """Run the pending cases, assemble and seal; with `fresh` (--fresh), `forget` first,
+        once this run holds the run folder's lock: a refused --fresh (another collect is running
+        this plan) deleted that collect's finished results."""
         if not self.records_dir.is_dir():  # checked before hours of measuring, not after
             raise CollectError(f"{self.records_dir}: no such records folder (create it, or pass --records)")
         self._ledger_entries()  # a broken ledger too: reported now, not after the measuring
@@ -101,7 +104,9 @@ class Runner:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise CollectError(f"{self.run_dir}: another `benchledger collect` is running this plan") from None
+                raise CollectError(f"{self.run_dir}: another `benchledger collect` is running this plan; nothing was changed") from None
+            if fresh:
+                self.forget()
             return self._run_locked()
 
     def _started_at(self) -> datetime:

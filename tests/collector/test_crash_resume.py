@@ -154,3 +154,22 @@ def test_collect_killed_between_link_and_ledger_line_adopts_its_file_on_resume(m
     report = Store(records).verify()
     assert report.ok, [str(p) for p in report.problems]
     assert [e.path for e in Store(records).entries()] == linked
+
+
+def test_a_fresh_run_refused_while_another_collect_runs_the_plan_changes_nothing(make_plan, tmp_path):
+    """`collect --fresh` deleted the finished results of the collect already running the plan,
+    and only then found its lock taken and said so."""
+    import fcntl
+
+    (tmp_path / "records").mkdir()
+    plan = make_plan(cases={"first": {"alloc_mib": 8}}, contexts=[50], measured_rounds=2)
+    first = subprocess.run(collect(plan, tmp_path), cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    [run_dir] = (tmp_path / "runs").iterdir()
+    before = snapshot(run_dir)
+    assert "results/first.json" in before
+    with open(run_dir / "lock", "w") as held:  # as the running collect holds it
+        fcntl.flock(held, fcntl.LOCK_EX)
+        refused = subprocess.run(collect(plan, tmp_path, "--fresh"), cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and "another `benchledger collect` is running this plan; nothing was changed" in refused.stderr
+    assert snapshot(run_dir) == before

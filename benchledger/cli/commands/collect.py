@@ -38,9 +38,7 @@ def run(args) -> int:
     if args.dry_run:
         print("\n".join(dry_run_lines(plan, runner)))
         return 0
-    if args.fresh:
-        runner.forget()
-    outcome = runner.run()
+    outcome = runner.run(fresh=args.fresh)
     failed = sorted(cid for cid, status in outcome.statuses.items() if status != "completed")
     counts = f"{len(outcome.statuses) - len(failed)} completed, {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
     verb = "already sealed" if outcome.already_sealed else "sealed"
