@@ -64,6 +64,22 @@ class Runner:
     def result_file(self, case: CaseSpec) -> Path:
         return self.run_dir / "results" / f"{case.id}.json"
 
+    def inputs_file(self, case: CaseSpec) -> Path:
+        """Where the identity of the model files a case was measured on is kept (`model_files`)."""
+        return self.run_dir / "inputs" / f"{case.id}.json"
+
+    def changed_inputs(self, case: CaseSpec) -> str | None:
+        """Which of the case's model files changed since its kept result was measured (another
+        file at the path, other bytes), or None: a resume kept such a case while the record named
+        the new file's SHA-256 for it. A result kept from before these files were written is taken
+        as it is."""
+        kept = self.inputs_file(case)
+        if not kept.is_file():
+            return None
+        then = json.loads(kept.read_bytes())
+        now = model_files(case)
+        return next((path for path, identity in then.items() if now.get(path) != identity), None)
+
     def finished(self) -> dict[str, dict[str, Any]]:
         """Results of the selected cases that already finished, completed or failed (from an
         earlier run of the same plan)."""
@@ -85,6 +101,7 @@ class Runner:
         """--fresh: drop finished results and assembled records of the selection."""
         for case in self.cases:
             self.result_file(case).unlink(missing_ok=True)
+            self.inputs_file(case).unlink(missing_ok=True)
         self.record_file.unlink(missing_ok=True)
         self.target_file.unlink(missing_ok=True)
 
@@ -123,6 +140,8 @@ class Runner:
         # completed cases are kept; failed ones run again (the cause may have been fixed: a
         # missing binary, a busy GPU), so an assembly that holds them is stale
         retry = {case_id for case_id, result in done.items() if result.get("status") != "completed"}
+        changed = {c.id: path for c in self.cases if c.id in done and c.id not in retry and (path := self.changed_inputs(c))}
+        retry |= set(changed)
         if retry:
             self.record_file.unlink(missing_ok=True)
             self.target_file.unlink(missing_ok=True)
@@ -132,7 +151,10 @@ class Runner:
                 if case.id in done and case.id not in retry:
                     self.progress.case_kept(case.id, done[case.id]["status"])
                 else:
-                    if case.id in retry:
+                    if case.id in changed:
+                        self.progress.note(f"case {case.id}: model file {changed[case.id]} changed since it was measured; "
+                                           "running it again")
+                    elif case.id in retry:
                         self.progress.note(f"case {case.id}: failed in an earlier run; running it again")
                     pending.append(case)
             done.update(self.run_cases(pending))
@@ -208,9 +230,26 @@ class Runner:
 
     def store_result(self, case: CaseSpec, result: dict[str, Any]) -> None:
         """Keep a finished case's result (atomically) and report it."""
+        # the model files' identity first: a result is never kept without it (a crash between
+        # leaves no result, and the case runs again)
+        write_atomic(self.inputs_file(case), json.dumps(model_files(case), sort_keys=True).encode())
         write_atomic(self.result_file(case), record_io.encode(result))
         reason = result.get("failure_reason")
         self.progress.case_done(result.get("status", "?") + (f": {reason}" if reason else ""), case.id)
+
+
+def model_files(case: CaseSpec) -> dict[str, list[int] | None]:
+    """The identity of each of the case's model files as the file system gives it (device, inode,
+    size, modification and change times; None for a file that is gone): what a resume compares,
+    without reading gigabytes again. Replacing, rewriting or touching a file changes it."""
+    out: dict[str, list[int] | None] = {}
+    for path in case.model.files if case.model is not None else ():
+        try:
+            st = os.stat(path)
+            out[str(path)] = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+        except OSError:
+            out[str(path)] = None
+    return out
 
 
 def execute_case(plan: Plan, case: CaseSpec, log_dir: Path, progress: Progress, nvml: Any = None,

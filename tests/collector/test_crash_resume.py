@@ -173,3 +173,31 @@ def test_a_fresh_run_refused_while_another_collect_runs_the_plan_changes_nothing
         refused = subprocess.run(collect(plan, tmp_path, "--fresh"), cwd=REPO, capture_output=True, text=True, timeout=120)
     assert refused.returncode == 1 and "another `benchledger collect` is running this plan; nothing was changed" in refused.stderr
     assert snapshot(run_dir) == before
+
+
+def test_a_resume_runs_again_a_kept_case_whose_model_file_changed(make_plan, tmp_path):
+    """A run stopped after its first case, the model file replaced, the run resumed: the first
+    case was kept, measured on the old file, while the record named only the new file's SHA-256."""
+    import json
+
+    (tmp_path / "records").mkdir()
+    plan = make_plan(cases={"first": {"alloc_mib": 8}, "second": {"alloc_mib": 8}}, contexts=[50], measured_rounds=2)
+    done = subprocess.run(collect(plan, tmp_path), cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    [run_dir] = (tmp_path / "runs").iterdir()
+    first_result = (run_dir / "results" / "first.json").read_bytes()
+    # the state a run stopped after its first case leaves: that case's result, nothing assembled
+    for leftover in ("record.json", "target.json", "results/second.json", "inputs/second.json"):
+        (run_dir / leftover).unlink(missing_ok=True)
+    for sealed in sorted((tmp_path / "records").rglob("*.json")):  # and nothing sealed
+        sealed.unlink()
+    (tmp_path / "records" / "ledger.jsonl").unlink()
+    (tmp_path / "model.bin").write_bytes(os.urandom(100_000))  # another file at the model's path
+    resumed = subprocess.run(collect(plan, tmp_path), cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"case first: model file {tmp_path / 'model.bin'} changed since it was measured; running it again" in resumed.stderr
+    assert "kept from an earlier run" not in resumed.stderr
+    assert (run_dir / "results" / "first.json").read_bytes() != first_result
+    [entry] = Store(tmp_path / "records").entries()
+    record = json.loads((tmp_path / "records" / entry.path).read_bytes())
+    assert record["models"][0]["files"][0]["sha256"] == hashlib.sha256((tmp_path / "model.bin").read_bytes()).hexdigest()
