@@ -64,6 +64,7 @@ from benchledger.errors import Problem
 from benchledger.files import read_input
 from benchledger.records.digest import sha256_hex
 from benchledger.records.numbers import is_integer, is_number
+from benchledger.records.pointer import to_jsonpath
 from benchledger.tomlread import read_toml
 
 
@@ -314,7 +315,7 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
         bad("$.models", "expected a table of [models.ID] tables")
         raw_models = {}
     for mid, table in raw_models.items():
-        where = f"$.models.{mid}" if mid.isidentifier() else f'$.models["{mid}"]'
+        where = to_jsonpath(["models", mid])  # a quote in an id escaped, as every path is
         if not ID_RE.match(mid):
             bad(where, "model id must be lowercase [a-z0-9._-], at most 64 characters")
         if not isinstance(table, dict):

@@ -4,9 +4,13 @@ of both rounds reported at once. It stands above both, so neither imports the ot
 
 from __future__ import annotations
 
+import datetime
+import math
 from pathlib import Path
+from typing import Any, Iterator
 
 from benchledger.errors import PlanError, Problem
+from benchledger.records.pointer import to_jsonpath
 from collector.modules.registry import ModuleUnavailable, get_module
 from collector.plan import Plan, merge_module_problems, read_plan
 
@@ -47,4 +51,53 @@ def check_plan_modules(plan: Plan) -> list[Problem]:
     for c in plan.cases:
         if c.module in schemas:
             problems += get_module(c.module).validate_case(c)
+    if plan.module in schemas:
+        problems += check_model_metadata(plan, schemas[plan.module])
     return problems
+
+
+def check_model_metadata(plan: Plan, schema_id: str) -> list[Problem]:
+    """The metadata of each model the cases use ([models.ID] besides `files`), as the record will
+    hold it, against the schema's model definition and what JSON can hold: a TOML date, a NaN or
+    a name that is no string failed only after every case was measured (a traceback, or a
+    schema error naming a record never written), and the fix, a new plan, measured them again."""
+    try:  # here, not at the top: scripts/gpu_check_graph_replay.py --direct reads plans with torch alone
+        import jsonschema
+
+        from benchledger.records import schema
+    except ImportError:
+        return []  # the record is validated where it is sealed, as the script says
+    document = schema.load_schema(schema_id)
+    if "model" not in document.get("$defs", {}):
+        return []
+
+    validator = jsonschema.Draft202012Validator(schema.with_number_bounds({"$defs": document["$defs"], "$ref": "#/$defs/model"}))
+    problems = []
+    for mid in sorted({c.model.id for c in plan.cases if c.model is not None}):
+        metadata = plan.models[mid].metadata
+        found = list(_not_json(metadata))
+        unfit = {parts[0] for parts, _ in found}  # the schema judges the rest
+        entry = {"name": mid, **{k: v for k, v in metadata.items() if k not in unfit}, "id": mid,
+                 "files": [{"bytes": 0, "name": "model", "sha256": "0" * 64}]}
+        found += [(list(e.absolute_path), f"{e.message} (the record's models[] entry)") for e in validator.iter_errors(entry)]
+        for parts, why in sorted(found, key=lambda item: [str(p) for p in item[0]]):
+            problems.append(plan.problem(to_jsonpath(["models", mid, *parts]), why))
+    return problems
+
+
+def _not_json(value: Any, parts: list | None = None) -> Iterator[tuple[list, str]]:
+    """Where a TOML value is nothing a record can hold: a date or a time, a number that is not
+    finite, an integer past ±2^53 (inexact as a double and in JavaScript)."""
+    parts = parts or []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _not_json(item, parts + [key])
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _not_json(item, parts + [i])
+    elif isinstance(value, (datetime.date, datetime.time)):  # datetime is a date
+        yield parts, f"a TOML {type(value).__name__}, which a record (JSON) cannot hold; write it as a string (\"{value}\")"
+    elif isinstance(value, float) and not math.isfinite(value):
+        yield parts, f"{value} is not a finite number; records hold finite numbers"
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+        yield parts, f"an integer past ±2^53 ({len(str(abs(value)))} digits), inexact as a double; write it as a string"

@@ -185,3 +185,25 @@ def test_every_case_failing_seals_the_record_and_exits_non_zero(make_plan, tmp_p
     # one line, through the one error handler
     assert captured.err.splitlines()[-1] == (f"benchledger collect: error: every case failed (one); the record says why "
                             f"(`benchledger show {entry.sha256[:12]}`); fix the cause and run the plan again")
+
+
+def test_model_metadata_a_record_cannot_hold_is_refused_before_anything_runs(make_plan, tmp_path, capsys):
+    """A TOML date in [models.ID] ended a collect in a traceback after every case was measured; a
+    NaN, a name that is no string or a hash that is none failed the same way at the end, naming
+    a record that was never written; and the fixed plan, a new one, measured everything again."""
+    plan = make_plan()
+    plan.write_text(plan.read_text().replace('name = "random bytes"', "\n".join([
+        "name = 5", "released = 1979-05-27", "size = nan", "tokenizer_sha256 = \"not-a-sha\"",
+        "params = 1" + "0" * 30, "meta = {at = 07:32:00}"])))
+    (tmp_path / "records").mkdir()
+    assert main(["collect", str(plan), "--records", str(tmp_path / "records"), "--runs", str(tmp_path / "runs")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[:6] == [
+        f"benchledger collect: error: {plan}: $.models.blob.meta.at: a TOML time, which a record (JSON) cannot hold; write it as a string (\"07:32:00\")",
+        f"benchledger collect: error: {plan}: $.models.blob.name: 5 is not of type 'string' (the record's models[] entry)",
+        f"benchledger collect: error: {plan}: $.models.blob.params: an integer past ±2^53 (31 digits), inexact as a double; write it as a string",
+        f"benchledger collect: error: {plan}: $.models.blob.released: a TOML date, which a record (JSON) cannot hold; write it as a string (\"1979-05-27\")",
+        f"benchledger collect: error: {plan}: $.models.blob.size: nan is not a finite number; records hold finite numbers",
+        f"benchledger collect: error: {plan}: $.models.blob.tokenizer_sha256: 'not-a-sha' is not valid under any of the given schemas (the record's models[] entry)",
+    ], err
+    assert not (tmp_path / "runs").exists()  # refused before measuring anything
