@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.atomic import write_atomic
-from benchledger.errors import CollectError, ConsistencyError, SchemaError
+from benchledger.errors import CollectError, ConsistencyError, SchemaError, SealError
 from benchledger.records.digest import sha256_hex
 from collector import record as record_io
 from collector.estimate import Estimate, describe, total
@@ -180,25 +180,34 @@ class Runner:
 
     def _seal(self, raw: bytes, statuses: dict[str, str]) -> RunOutcome:
         sha = sha256_hex(raw)
-        entries = self._ledger_entries()
-        for e in entries:
-            if e.sha256 == sha:
-                return RunOutcome(self.run_dir, statuses, e.path, sha, already_sealed=True)
-        target = json.loads(self.target_file.read_bytes())["path"] if self.target_file.is_file() else None
-        taken = {e.path for e in entries}
-        if target is None or target in taken or not record_io.path_free_for(self.records_dir, target, raw):
-            data = json.loads(raw)
-            target = record_io.store_path(self.records_dir, self.plan.article_key, data.get("tested_at", "undated"), taken, raw)
-            write_atomic(self.target_file, json.dumps({"path": target}).encode())
-        try:
-            entry = record_io.seal(self.records_dir, raw, get_module(self.plan.module).schema, target)
-        except (SchemaError, ConsistencyError):
-            # the assembly is wrong, not the measurements: drop it and keep the case results, so
-            # the next `collect` re-assembles (after a module fix) without measuring again
-            self.record_file.unlink(missing_ok=True)
-            self.target_file.unlink(missing_ok=True)
-            raise
-        return RunOutcome(self.run_dir, statuses, entry.path, entry.sha256, already_sealed=False)
+        attempts = 0
+        while True:
+            attempts += 1
+            entries = self._ledger_entries()
+            for e in entries:
+                if e.sha256 == sha:
+                    return RunOutcome(self.run_dir, statuses, e.path, sha, already_sealed=True)
+            target = json.loads(self.target_file.read_bytes())["path"] if self.target_file.is_file() else None
+            taken = {e.path for e in entries}
+            if target is None or target in taken or not record_io.path_free_for(self.records_dir, target, raw):
+                data = json.loads(raw)
+                target = record_io.store_path(self.records_dir, self.plan.article_key, data.get("tested_at", "undated"), taken, raw)
+                write_atomic(self.target_file, json.dumps({"path": target}).encode())
+            try:
+                entry = record_io.seal(self.records_dir, raw, get_module(self.plan.module).schema, target)
+            except (SchemaError, ConsistencyError):
+                # the assembly is wrong, not the measurements: drop it and keep the case results, so
+                # the next `collect` re-assembles (after a module fix) without measuring again
+                self.record_file.unlink(missing_ok=True)
+                self.target_file.unlink(missing_ok=True)
+                raise
+            except SealError:
+                # another collect into this store took the path between the look and the seal (the
+                # path is chosen outside the store's lock): look again and take the next free one
+                if attempts < SEAL_ATTEMPTS and target in {e.path for e in self._ledger_entries()}:
+                    continue
+                raise
+            return RunOutcome(self.run_dir, statuses, entry.path, entry.sha256, already_sealed=False)
 
     def plan_view(self) -> Plan:
         """The plan as the record sees it: only the selected cases, and only the comparisons
@@ -236,6 +245,9 @@ class Runner:
         write_atomic(self.result_file(case), record_io.encode(result))
         reason = result.get("failure_reason")
         self.progress.case_done(result.get("status", "?") + (f": {reason}" if reason else ""), case.id)
+
+
+SEAL_ATTEMPTS = 5  # paths taken by other collects sealing into the same store at the same time
 
 
 def model_files(case: CaseSpec) -> dict[str, list[int] | None]:

@@ -201,3 +201,36 @@ def test_a_resume_runs_again_a_kept_case_whose_model_file_changed(make_plan, tmp
     [entry] = Store(tmp_path / "records").entries()
     record = json.loads((tmp_path / "records" / entry.path).read_bytes())
     assert record["models"][0]["files"][0]["sha256"] == hashlib.sha256((tmp_path / "model.bin").read_bytes()).hexdigest()
+
+
+def test_two_collects_sealing_into_one_store_at_once_both_seal(make_plan, tmp_path):
+    """Two plans of one article key, sealing on the same day: each chose the same free store path
+    outside the store's lock, and the second to seal failed with "already sealed". Here the test
+    holds the store's lock until both have chosen, as a slow seal would."""
+    from benchledger.records import lock
+
+    records = tmp_path / "records"
+    records.mkdir()
+    plans = [make_plan(name=f"{n}.toml", cases={n: {"alloc_mib": 8}}, contexts=[50], measured_rounds=2) for n in ("one", "two")]
+    procs = []
+    with lock.exclusive(records):
+        procs = [subprocess.Popen(collect(plan, tmp_path), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  start_new_session=True) for plan in plans]
+        try:
+            deadline = time.monotonic() + 90
+            while len(list((tmp_path / "runs").glob("*/target.json"))) < 2 and time.monotonic() < deadline:
+                assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
+                time.sleep(0.05)
+            targets = {json_path.read_text() for json_path in (tmp_path / "runs").glob("*/target.json")}
+            assert len(targets) == 1  # both chose the same path, and wait to seal it
+            time.sleep(0.3)
+        except BaseException:
+            for p in procs:
+                if p.poll() is None:
+                    os.killpg(p.pid, signal.SIGKILL)
+            raise
+    results = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], results
+    first, second = sorted((e.path for e in Store(records).entries()), key=len)
+    assert second == first.removesuffix(".json") + "-2.json"  # the next free path, taken by the one that came second
+    assert Store(records).verify().ok
