@@ -176,6 +176,13 @@ class CaseSpec:
     options: dict[str, Any]
     own_settings: frozenset[str] = frozenset()  # keys set in the case's [cases.settings]
     dispatch: Dispatch = Dispatch()
+    folder: Path = Path("/")  # the plan's folder, absolute: what a relative path in a setting is relative to
+
+    def plan_relative(self, path: str) -> str:
+        """A path a setting names, relative to the plan's folder as model files are ("~" and
+        absolute paths as they are): from the folder a command ran in, a plan that worked in its
+        own folder found nothing elsewhere, nor on a Ray worker."""
+        return path if path.startswith("~") else str(self.folder / path)
 
     @property
     def json_path(self) -> str:
@@ -389,7 +396,7 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
         _dispatch(own_dispatch, f"{where}.dispatch", bad)
         dispatch = _dispatch({**base_dispatch, **own_dispatch}, "", None)
         cases.append(CaseSpec(cid, str(path), i, cmod if isinstance(cmod, str) else "", model, placement, case_settings, options,
-                              frozenset(overrides), dispatch))
+                              frozenset(overrides), dispatch, path.parent.resolve()))
 
     comparisons: list[Comparison] = []
     raw_cmp = doc.get("comparisons", [])

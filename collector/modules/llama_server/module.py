@@ -7,8 +7,8 @@ warmup requests -> measured requests -> cleanup (server shutdown). Every request
 ``POST /completion`` of exactly ``output_tokens`` tokens (ignore_eos, temperature 0, the plan's
 seed, no prompt cache), one at a time (one server slot).
 
-Plan keys (``[settings]``, overridable per case in ``[cases.settings]``): ``binary`` (else
-``$LLAMA_SERVER``, else PATH), ``threads``, ``batch``, ``ubatch``, ``flash_attention``,
+Plan keys (``[settings]``, overridable per case in ``[cases.settings]``): ``binary`` (relative
+to the plan, as model files are; else ``$LLAMA_SERVER``, else PATH), ``threads``, ``batch``, ``ubatch``, ``flash_attention``,
 ``load_mode`` (mmap|none), ``mlock``, ``kv_cache``, ``fit`` (on|off), ``lazy_mode``,
 ``total_context_tokens``, ``ready_seconds``, ``load_timeout_s``, ``request_timeout_s``,
 ``extra_args``. Case ``placement``: ``gpu_layers`` (an integer or "all"),
@@ -131,8 +131,9 @@ def case_plan(case) -> CasePlan:
         slots=1,
         extra_args=tuple(_value(extra, SETTINGS, "extra_args")),
     )
+    binary = _value(extra, SETTINGS, "binary")
     return CasePlan(
-        binary=_value(extra, SETTINGS, "binary"),
+        binary=case.plan_relative(binary) if binary is not None else None,
         server=server,
         ready_seconds=float(_value(extra, SETTINGS, "ready_seconds")),
         load_timeout_s=float(_value(extra, SETTINGS, "load_timeout_s")),

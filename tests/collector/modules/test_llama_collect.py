@@ -129,7 +129,9 @@ def collected(tmp_path_factory, llama_server_binary, tiny_model):
     wrapper = base / "llama-server-wrapper"
     wrapper.write_text(f'#!/bin/sh\n"{llama_server_binary}" "$@"\necho wrapper done\n')
     wrapper.chmod(0o755)
-    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM, hung=HUNG, wrapper=wrapper))
+    # named relative to the plan, as model files are, while the collect runs from another folder
+    assert Path.cwd() != base
+    plan.write_text(PLAN.format(model=tiny_model, victim=VICTIM, hung=HUNG, wrapper=wrapper.name))
     before = len(Store(records).entries())
     stop = threading.Event()
     killed = signal_mid_run(base / "runs", stop, VICTIM, signal.SIGKILL)
