@@ -265,12 +265,14 @@ def model_files(case: CaseSpec) -> dict[str, list[int] | None]:
 
 
 def execute_case(plan: Plan, case: CaseSpec, log_dir: Path, progress: Progress, nvml: Any = None,
-                 refuse: str | None = None) -> dict[str, Any]:
+                 refuse: str | None = None, ran_here: bool = True) -> dict[str, Any]:
     """Run one case through its module with telemetry sampling and return its result; a failure
     (raised by the module, or `refuse`: a reason found before measuring) becomes a failed
-    result with its reason, never an exception. KeyboardInterrupt passes through."""
+    result with its reason, never an exception. KeyboardInterrupt passes through. `ran_here`
+    False: the case ran on another machine and only its failure is known here
+    (`CaseSession.ran_here`)."""
     module = get_module(case.module)
-    session = CaseSession(plan, case, log_dir, progress, nvml=nvml)
+    session = CaseSession(plan, case, log_dir, progress, nvml=nvml, ran_here=ran_here)
     reason = refuse
     session.start()
     try:

@@ -60,9 +60,14 @@ class CaseSession:
     cpu_snapshot_intervals, case_wall_seconds) stop it on first use, so call them after the last phase: entering a phase
     or window afterwards raises RuntimeError rather than silently measuring nothing."""
 
-    def __init__(self, plan: Plan, case: CaseSpec, run_dir: Path, progress: Progress, nvml: Any = None, clock=time.monotonic):
+    def __init__(self, plan: Plan, case: CaseSpec, run_dir: Path, progress: Progress, nvml: Any = None, clock=time.monotonic,
+                 ran_here: bool = True):
         self.plan = plan
         self.case = case
+        # False for the failed result a Ray driver makes when the case's worker returned none (a
+        # timeout, spent retries): the case ran elsewhere, so nothing this machine could measure
+        # or inspect (its binary, its telemetry, a few microseconds of wall time) describes it
+        self.ran_here = ran_here
         self.run_dir = run_dir  # per-case directory for logs and artifacts; created here
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.progress = progress

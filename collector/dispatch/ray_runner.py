@@ -174,7 +174,7 @@ class RayRunner(Runner):
             failed one made here when the worker returned none), then journal the outcome."""
             if result is None:
                 log_dir = self.run_dir / "logs" / case.id / f"attempt-{number}"
-                result = execute_case(self.plan, case, log_dir, self.progress, refuse=case_reason or reason)
+                result = execute_case(self.plan, case, log_dir, self.progress, refuse=case_reason or reason, ran_here=False)
             finished_at = finished_at or utc_iso()  # the worker's clock when it sent a result, like started_at
             attempts = [x.as_record() for x in self.journal.attempts(case.id)]
             for x in attempts:

@@ -111,7 +111,7 @@ class MeasuringModule(ABC):
             "model": case.model.id if case.model else None,
             "module": case.module,
             "status": "failed",
-            "telemetry": session.telemetry_summary(),
+            **({"telemetry": session.telemetry_summary()} if session.ran_here else {}),
         }
 
     @abstractmethod

@@ -205,7 +205,7 @@ class PhaseWorkloadModule(MeasuringModule):
             "groups": [],
             "model": case.model.id,
             "module": "phase-workload",
-            "resources_by_phase": session.resources_by_phase(),
+            **({"resources_by_phase": session.resources_by_phase()} if session.ran_here else {}),
             "settings": self._case_settings(case),
         }
 

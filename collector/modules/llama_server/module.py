@@ -410,19 +410,21 @@ class LlamaServerModule(MeasuringModule):
         when the server got that far, and the phases it went through."""
         plan = case_plan(case)
         log = session.log_path(SERVER_LOG)
-        try:
-            info = inspect_binary(find_binary(plan.binary))
-        except ServerError:
-            info = None
+        info = None
+        if session.ran_here:  # else the binary at that path here need not be the one that ran
+            try:
+                info = inspect_binary(find_binary(plan.binary))
+            except ServerError:
+                pass
         out = {
             **super().failed_case(case, reason, session),
-            "case_wall_seconds": session.case_wall_seconds(),
             "groups": [],
             "module": "llama-server",
-            "resources_by_phase": session.resources_by_phase(),
             "server_log_tail": log_tail(log, 15),
             "settings": self.case_settings(case, plan, info),
         }
+        if session.ran_here:
+            out.update(case_wall_seconds=session.case_wall_seconds(), resources_by_phase=session.resources_by_phase())
         if info is not None:
             out["runtime"] = runtime_block(info)
         if log.is_file():
@@ -440,8 +442,8 @@ class LlamaServerModule(MeasuringModule):
         runtimes = [c["runtime"] for c in case_results if "runtime" in c]
         if not runtimes:
             reasons = "; ".join(f"{c['id']}: {c.get('failure_reason')}" for c in case_results)
-            raise CollectError(f"no case found a runnable llama-server binary, so there is no record ({reasons}); "
-                               "fix the binary and run the plan again (failed cases are re-run)")
+            raise CollectError(f"no case ran a llama-server binary this collector could describe, so there is no record ({reasons}); "
+                               "fix what the reasons name and run the plan again (failed cases are re-run)")
         limitations = list(LIMITATIONS)
         if len({r["binary_sha256"] for r in runtimes}) > 1:
             limitations.append("Cases ran different llama-server binaries; each case names its own in cases[].runtime.")

@@ -100,6 +100,8 @@ def test_cases_spread_over_two_nodes_never_share_a_gpu_and_the_record_builds(tmp
     slow = by_id["too-slow"]
     assert slow["status"] == "failed" and "timed out after 2 s" in slow["failure_reason"]
     assert [a["outcome"] for a in slow["attempts"]] == ["timeout"]
+    # its worker returned nothing: the driver's few microseconds of sampling do not stand for it
+    assert "telemetry" not in slow and "resources_by_phase" not in slow
     # one GPU per node: no two attempts on a node overlap in time
     for label in ("node-a", "node-b"):
         on_node = sorted(s for c in by_id.values() for s in spans(c) if s[0] == label)
