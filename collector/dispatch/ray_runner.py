@@ -123,9 +123,11 @@ class RayRunner(Runner):
         machine blocks (hardware, environment: the driver's) do not describe them."""
         view = super().plan_view()
         names = set()
+        hosts = False  # whether the cases' results carry a host block (a graph-replay record has none)
         for result in self.finished().values():
             if isinstance(result.get("host"), dict):
                 names.add(host_name(result["host"]))
+                hosts = True
             for attempt in result.get("attempts") or []:  # a failed attempt ran somewhere too
                 if attempt.get("started_at"):
                     names.add(str(attempt.get("host_label") or attempt.get("hostname")))
@@ -133,7 +135,9 @@ class RayRunner(Runner):
             return view
         names = sorted(names)
         note = (f"Cases ran through Ray on {len(names)} host{'s' if len(names) != 1 else ''} ({', '.join(names)}); "
-                "the record's hardware and environment blocks describe the driver's machine, each case's host block the machine it ran on"
+                "the record's hardware and environment blocks describe the driver's machine, "
+                + ("each case's host block the machine it ran on" if hosts else
+                   "and this kind of record holds no block for the machine a case ran on (its CPU, memory and GPU are not recorded)")
                 + ("; cases on different hosts differ in hardware as well as in their settings." if len(names) > 1 else "."))
         return replace(view, limitations=view.limitations + (note,))
 

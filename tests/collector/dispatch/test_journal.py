@@ -48,3 +48,4 @@ def test_forgotten_attempts_leave_the_record_but_keep_their_numbers(tmp_path):
     j.append("x", 2, "completed")
     j.append("x", 2, "failed")  # a second outcome line does not rewrite the first
     assert [(a.number, a.outcome) for a in j.attempts("x")] == [(2, "completed")]
+
