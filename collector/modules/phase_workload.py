@@ -12,6 +12,7 @@ phase: a failed case, for tests)."""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
@@ -135,7 +136,7 @@ class PhaseWorkloadModule(MeasuringModule):
                     child = Child(session, log)
                     session.track_process(child.proc.pid)
                     child.ask(f"alloc {self._option(case, 'alloc_mib')}")
-                    child.ask(f"read {case.model.files[0]}")
+                    child.ask(f"read {json.dumps(str(case.model.files[0]))}")  # any name, spaces and newlines too
                     maybe_die("load")
                 with session.phase("ready"):
                     time.sleep(self._option(case, "ready_seconds"))
@@ -222,10 +223,11 @@ class PhaseWorkloadModule(MeasuringModule):
 
 
 def child_main() -> None:
-    """The workload child: one command per stdin line, "ok [value]" per reply."""
+    """The workload child: one command per stdin line, "ok [value]" per reply (a file name as
+    JSON: stripping the line cut a name's trailing spaces, and a newline in one split it)."""
     held: list[bytearray] = []
     for line in sys.stdin:
-        cmd, _, arg = line.strip().partition(" ")
+        cmd, _, arg = line.rstrip("\n").partition(" ")
         reply = ""
         if cmd == "alloc":
             block = bytearray(int(arg) << 20)
@@ -238,7 +240,7 @@ def child_main() -> None:
                 sum(range(1000))
             reply = repr(time.process_time() - start)
         elif cmd == "read":
-            with open(arg, "rb") as f:
+            with open(json.loads(arg), "rb") as f:
                 reply = str(len(f.read()))
         elif cmd == "write":
             with open("workload.out", "wb") as f:

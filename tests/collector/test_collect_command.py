@@ -207,3 +207,17 @@ def test_model_metadata_a_record_cannot_hold_is_refused_before_anything_runs(mak
         f"benchledger collect: error: {plan}: $.models.blob.tokenizer_sha256: 'not-a-sha' is not valid under any of the given schemas (the record's models[] entry)",
     ], err
     assert not (tmp_path / "runs").exists()  # refused before measuring anything
+
+
+def test_a_model_file_name_with_trailing_spaces_or_a_newline_is_read(make_plan, tmp_path, capsys):
+    """The workload child read its commands a line at a time, stripped: a model named "model.bin "
+    (or holding a newline) failed with "workload child stopped during 'read'"."""
+    plan = make_plan(cases={"only": {"alloc_mib": 8}}, contexts=[50], measured_rounds=2)
+    for name in ("model.bin ", "model\nbin"):
+        (tmp_path / name).write_bytes(os.urandom(1000))
+        plan.write_text(plan.read_text().replace('files = ["model.bin"]', f"files = [{json.dumps(name)}]"))
+        records = tmp_path / f"records-{len(name)}-{name.isprintable()}"
+        records.mkdir()
+        assert main(["collect", str(plan), "--records", str(records), "--runs", str(tmp_path / "runs"), "--fresh"]) == 0, capsys.readouterr()
+        assert "completed" in capsys.readouterr().out
+        plan.write_text(plan.read_text().replace(f"files = [{json.dumps(name)}]", 'files = ["model.bin"]'))
