@@ -58,6 +58,19 @@ def unreachable(address: str, timeout_s: float = REACH_TIMEOUT_S) -> str | None:
         return err.strerror or str(err)
 
 
+def _auto_address() -> str | None:
+    """The host:port "auto" stands for, as Ray resolves it ($RAY_ADDRESS, the cluster `ray start`
+    last made, any local GCS), so that it is checked as a named address is: Ray tried one it
+    detected but could not reach for minutes. None where Ray finds none (its own error then says
+    so) or this Ray has no such helper (a private one: the check is then left to Ray)."""
+    try:
+        from ray._private.services import canonicalize_bootstrap_address
+
+        return canonicalize_bootstrap_address("auto")
+    except Exception:  # noqa: BLE001 - any failure here leaves "auto" to ray.init, as before
+        return None
+
+
 def connect(address: str):
     """Connect to a running Ray cluster (never start one); returns the `ray` module."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage reporting from the driver
@@ -65,10 +78,12 @@ def connect(address: str):
         import ray
     except ImportError:
         raise CollectError("--ray needs Ray on this machine: pip install 'benchledger[ray]' (and on every node of the cluster)") from None
-    why = unreachable(address)
+    found = _auto_address() if address == "auto" else address
+    why = unreachable(found) if found is not None else None
     if why is not None:
-        raise CollectError(f"--ray {address}: cannot connect to a Ray cluster ({why}); start one with `ray start --head` "
-                           "(see README) or pass its address")
+        raise CollectError(f"--ray {address}: cannot connect to a Ray cluster"
+                           + (f" at {found}, as found by Ray" if found != address else "")
+                           + f" ({why}); start one with `ray start --head` (see README) or pass its address")
     try:
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)
     except (ConnectionError, RuntimeError, ValueError) as err:

@@ -3,6 +3,7 @@ Ray trying the address for about a minute. Real sockets on 127.0.0.1; no cluster
 
 from __future__ import annotations
 
+import re
 import socket
 
 import pytest
@@ -36,3 +37,15 @@ def test_an_address_that_answers_and_auto_are_left_to_ray():
         assert unreachable(f"ray://127.0.0.1:{port}") is None
     assert unreachable("auto") is None
     assert unreachable(f"ray://127.0.0.1:{closed_port()}") == "Connection refused"
+
+
+def test_auto_is_checked_at_the_address_ray_finds_for_it(monkeypatch):
+    """`--ray auto` skipped the check, and Ray tried an address it detected but could not reach
+    for minutes (here $RAY_ADDRESS, the first place Ray looks)."""
+    port = closed_port()
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    with pytest.raises(CollectError) as err:
+        connect("auto")
+    # (Ray writes 127.0.0.1 as this host's address)
+    assert re.fullmatch(rf"--ray auto: cannot connect to a Ray cluster at [0-9.]+:{port}, as found by Ray \(Connection refused\); "
+                        r"start one with `ray start --head` \(see README\) or pass its address", str(err.value)), str(err.value)
