@@ -14,7 +14,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any, Callable
 
-from benchledger.records.display import utc_date
+from benchledger.records.display import names_unix_time, utc_date
 from benchledger.records.numbers import is_integer, is_number
 from benchledger.records.pointer import parse_pointer, resolve
 
@@ -151,7 +151,7 @@ class FieldValue:
         """The value as a label shows it to a reader: a Unix time (a field named `*_epoch`) as
         its UTC date and time, where "1793167319.0615695" named nothing a reader knows; any
         other value as `text`."""
-        when = utc_date(self.value, time=True) if self.field.name.endswith("_epoch") else ""
+        when = utc_date(self.value, time=True) if names_unix_time(self.field.name) else ""
         return f"{when} UTC" if when else self.text
 
 

@@ -37,6 +37,12 @@ def readable(value: object) -> str:
     return visible(one_line(value))
 
 
+def names_unix_time(key: str) -> bool:
+    """Whether a field (its key, or a pointer ending in it) holds a Unix time by the project's
+    naming rule (`finished_epoch`): shown with its UTC date wherever it is shown."""
+    return key.endswith("epoch")
+
+
 def utc_date(epoch_s: object, *, time: bool = False) -> str:
     """A Unix time as its UTC date (YYYY-MM-DD), with `time` its time of day too (YYYY-MM-DD
     HH:MM:SS); "" when it is not a number or names no date a calendar can show (the schema

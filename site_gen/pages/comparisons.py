@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from benchledger.cases import evidence
 from benchledger.cases.base import Case, CaseKind, Measure, Metric, Role, Scope
-from benchledger.records.display import utc_date
+from benchledger.records.display import names_unix_time, utc_date
 from benchledger.records.numbers import is_number
 from site_gen import escape, raw_html
 from site_gen.comparisons import comparisons_of, kind_slug
@@ -250,7 +250,7 @@ class ComparisonPages(PageKind):
                     row[f.label] = traced(value.value, unit_for(f.name), case.record_sha256, value.pointer)
                     continue
                 # a Unix time with its date, as an article's field table shows it
-                date = utc_date(value.value) if (value.pointer or "").endswith("epoch") else ""
+                date = utc_date(value.value) if names_unix_time(value.pointer or "") else ""
                 row[f.label] = (f'<span class="bl-text" data-sha256="{case.record_sha256}" data-pointer="{escape.attr(value.pointer or "")}" '
                                 f'title="{escape.shown_attr(value.pointer or "absent")}">{escape.html(value.text)}</span>'
                                 + (f" ({date} UTC)" if date else ""))

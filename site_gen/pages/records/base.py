@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Sequence
 
 from benchledger.cases.base import value_text
 from benchledger.cases.registry import kind_for
-from benchledger.records.display import utc_date
+from benchledger.records.display import names_unix_time, utc_date
 from benchledger.records.pointer import parse_pointer, resolve, resolve_held, to_pointer
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
@@ -216,7 +216,7 @@ def kv_rows(page: ArticleWriter, pointer: str, units: dict[str, str] | None = No
         elif isinstance(value, (int, float)) and _IDENTIFIER.search(key):
             # a seed or a Unix time names something; it is no quantity to round and group
             # ("20,260,927"): its digits as the record holds them, a time with its date
-            date = utc_date(value) if key.endswith("epoch") else ""
+            date = utc_date(value) if names_unix_time(key) else ""
             shown = page.text(child) + (f" ({date} UTC)" if date else "")
         elif isinstance(value, (int, float)):
             shown = page.num(child, (units or {}).get(key, unit_for(key)))
