@@ -15,6 +15,13 @@ from benchledger.errors import InputError
 MAX_INPUT_BYTES = 256 * 2**20  # a plan, key, article or configuration file is far smaller
 
 
+def stat_identity(st: os.stat_result) -> list[int]:
+    """A file's identity as the file system gives it, without reading it: size, modification and
+    change times, inode and device. Rewriting, replacing or touching the file changes it; setting
+    its mtime back (`touch -r`) does not hide an edit, as no tool sets a ctime."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+
+
 def read_input(path: Path, shown: str | None = None, max_bytes: int = MAX_INPUT_BYTES, what: str = "a file",
                follow_symlinks: bool = True) -> bytes:
     """The bytes of the regular file at `path`; InputError naming `shown` (default: the path)

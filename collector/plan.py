@@ -63,7 +63,7 @@ from typing import Any, Callable
 from benchledger.errors import Problem
 from benchledger.files import read_input
 from benchledger.records.digest import sha256_hex
-from benchledger.records.numbers import is_integer, is_number
+from benchledger.records.numbers import MAX_SAFE_INTEGER, is_integer, is_number
 from benchledger.records.pointer import to_jsonpath
 from benchledger.tomlread import read_toml
 
@@ -91,7 +91,7 @@ CORE_SETTINGS = {
     "output_tokens": PlanKey(None, lambda v: _pos_int(v, MAX_TOKENS), f"a positive integer <= {MAX_TOKENS}"),
     "warmup_rounds": PlanKey(1, lambda v: _nonneg_int(v) and v <= MAX_ROUNDS, f"an integer in [0, {MAX_ROUNDS}]"),
     "measured_rounds": PlanKey(5, lambda v: _pos_int(v, MAX_ROUNDS), f"a positive integer <= {MAX_ROUNDS}"),
-    "seed": PlanKey(0, lambda v: is_integer(v) and abs(v) <= 2**53, "an integer within ±2^53"),
+    "seed": PlanKey(0, lambda v: is_integer(v) and abs(v) <= MAX_SAFE_INTEGER, "an integer within ±2^53"),
     "p95_minimum_requests": PlanKey(200, lambda v: _pos_int(v, MAX_ROUNDS * 100), f"a positive integer <= {MAX_ROUNDS * 100}"),
     "host_sample_hz": PlanKey(10.0, lambda v: is_number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
     "gpu_sample_hz": PlanKey(10.0, lambda v: is_number(v) and 0 < v <= 1000, "a number > 0 and <= 1000"),
@@ -112,7 +112,7 @@ DISPATCH_KEYS = {
     "system_retries": PlanKey(2, lambda v: _nonneg_int(v) and v <= 10, "an integer in [0, 10]"),
 }
 
-def _pos_int(v: Any, most: int = 2**53) -> bool:
+def _pos_int(v: Any, most: int = MAX_SAFE_INTEGER) -> bool:
     return is_integer(v) and 0 < v <= most
 
 

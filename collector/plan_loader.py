@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from benchledger.errors import PlanError, Problem
+from benchledger.records.numbers import MAX_SAFE_INTEGER
 from benchledger.records.pointer import to_jsonpath
 from collector.modules.registry import ModuleUnavailable, get_module
 from collector.plan import Plan, merge_module_problems, read_plan
@@ -99,5 +100,5 @@ def _not_json(value: Any, parts: list | None = None) -> Iterator[tuple[list, str
         yield parts, f"a TOML {type(value).__name__}, which a record (JSON) cannot hold; write it as a string (\"{value}\")"
     elif isinstance(value, float) and not math.isfinite(value):
         yield parts, f"{value} is not a finite number; records hold finite numbers"
-    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:
         yield parts, f"an integer past ±2^53 ({len(str(abs(value)))} digits), inexact as a double; write it as a string"

@@ -22,6 +22,7 @@ from typing import Any
 
 from benchledger.atomic import write_atomic
 from benchledger.errors import CollectError, ConsistencyError, SchemaError, SealError
+from benchledger.files import stat_identity
 from benchledger.records.digest import sha256_hex
 from collector import record as record_io
 from collector.estimate import Estimate, describe, total
@@ -251,14 +252,12 @@ SEAL_ATTEMPTS = 5  # paths taken by other collects sealing into the same store a
 
 
 def model_files(case: CaseSpec) -> dict[str, list[int] | None]:
-    """The identity of each of the case's model files as the file system gives it (device, inode,
-    size, modification and change times; None for a file that is gone): what a resume compares,
-    without reading gigabytes again. Replacing, rewriting or touching a file changes it."""
+    """The `stat_identity` of each of the case's model files (None for a file that is gone): what
+    a resume compares, without reading gigabytes again."""
     out: dict[str, list[int] | None] = {}
     for path in case.model.files if case.model is not None else ():
         try:
-            st = os.stat(path)
-            out[str(path)] = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+            out[str(path)] = stat_identity(os.stat(path))
         except OSError:
             out[str(path)] = None
     return out

@@ -32,6 +32,7 @@ from importlib import metadata
 from pathlib import Path
 
 from benchledger.atomic import write_atomic
+from benchledger.files import stat_identity
 from benchledger.records import cache_mac
 from benchledger.records.digest import sha256_hex
 from site_gen.checksums import SUMS_NAME, parse_sums
@@ -61,15 +62,15 @@ def output_path(docs_rel: str) -> str:
 
 
 def site_manifest(out_dir: Path) -> dict[str, list[int]]:
-    """Every file of the site folder: relative path -> [size, mtime_ns, ctime_ns, inode]. The
-    change time and inode too: an edit that kept a page's size and set its mtime back (`touch -r`)
-    passed for the file the last build wrote, and a warm build kept it; no tool sets a ctime."""
+    """Every file of the site folder: relative path -> its `stat_identity`. The change time and
+    inode too: an edit that kept a page's size and set its mtime back (`touch -r`) passed for the
+    file the last build wrote, and a warm build kept it."""
     out = {}
     for folder, _, names in os.walk(out_dir):
         for name in names:
             path = Path(folder) / name
             st = path.lstat()
-            out[path.relative_to(out_dir).as_posix()] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+            out[path.relative_to(out_dir).as_posix()] = stat_identity(st)
     return out
 
 

@@ -305,13 +305,14 @@ class CaseKind:
         measured."""
         out = set()
         for case in self.cases(data, ""):
+            entry_ptr = self._entry(data, case.pointer)[0] if self.entry is not None else ""
             for f in self.fields:
                 if f.scope is Scope.POINT:
                     out.update(point.pointer + p for point in case.points for p in f.pointers)
                 elif f.scope is Scope.CASE:
                     out.update(case.pointer + p for p in f.pointers)
                 elif f.scope is Scope.ENTRY:
-                    out.update(self._entry(data, case.pointer)[0] + p for p in f.pointers)
+                    out.update(entry_ptr + p for p in f.pointers)
                 else:
                     out.update(f.pointers)
         return out

@@ -33,21 +33,22 @@ def _must_verify(store: Store, what: str, outcome: str = "nothing was merged", f
     report = store.verify()
     problems = report.problems
     if finishing is not None:
-        left = [r for r in report.records if _left_by_a_merge(store, r, finishing)]
-        problems = [p for p in problems if not any(p in r.problems for r in left)]
+        sealed_there = {e.path: e.sha256 for e in finishing.entries()}
+        left = {id(p) for r in report.records if _left_by_a_merge(store, r, sealed_there) for p in r.problems}
+        problems = [p for p in problems if id(p) not in left]
     if problems:
         problems = problems + [Problem(store.root.as_posix(), "", f"the {what} store does not verify ({len(problems)} problem(s)); run `benchledger verify --records {store.root.as_posix()}`")]
         raise LedgerError(problems, f"{store.root.as_posix()}: {outcome}")
 
 
-def _left_by_a_merge(store: Store, row: RecordStatus, other: Store) -> bool:
+def _left_by_a_merge(store: Store, row: RecordStatus, sealed_there: dict[str, str]) -> bool:
+    """Whether `row` is a seal's temp file, or an unsealed file holding the bytes the other store
+    sealed at its path (`sealed_there`: path -> sha256)."""
     if row.status == STALE_TEMP:
         return True
-    if row.status != UNSEALED:
-        return False
-    entry = next((e for e in other.entries() if e.path == row.path), None)
     path = store.root / row.path
-    return entry is not None and path.is_file() and not path.is_symlink() and sha256_hex(path.read_bytes()) == entry.sha256
+    return (row.status == UNSEALED and row.path in sealed_there and path.is_file() and not path.is_symlink()
+            and sha256_hex(path.read_bytes()) == sealed_there[row.path])
 
 
 def merge(store: Store, other: Store) -> MergeReport:

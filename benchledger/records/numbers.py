@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+MAX_SAFE_INTEGER = 2**53  # the largest integer a double (and JavaScript) holds exactly, and every one below
 _PLAIN_NUMBERS = frozenset((int, float))  # what a parser gives: one set lookup decides nearly every value
 
 
