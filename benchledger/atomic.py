@@ -34,14 +34,15 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
-def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+def write_atomic(path: Path, data: bytes, *, durable: bool = True, mode: int = 0o666) -> None:
     """Replace `path` with `data` atomically, creating missing parent folders. With `durable`
-    the bytes and the new name are on disk when this returns."""
+    the bytes and the new name are on disk when this returns. `mode` (less the umask) is the new
+    file's."""
     path = Path(path)
     tmp = temp_path(path)
     # O_EXCL: never write through a name someone else made. Plain os calls: a seal rewrites its
     # head file through here every time.
-    fd = open_making_folders(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    fd = open_making_folders(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         try:
             write_all(fd, data, path)
@@ -68,28 +69,31 @@ def write_all(fd: int, data: bytes, path: Path | str | None = None) -> None:
         view = view[written:]
 
 
-def open_making_folders(path: Path, flags: int) -> int:
-    """`os.open(path, flags)` (close-on-exec; a new file gets mode 0o666 less the umask, as a
-    plain open() gives: it may be published), creating the missing parent folders when the
-    first try finds none: a folder is looked at only when it is missing."""
+def open_making_folders(path: Path, flags: int, mode: int = 0o666) -> int:
+    """`os.open(path, flags, mode)` (close-on-exec; by default a new file gets mode 0o666 less
+    the umask, as a plain open() gives: it may be published), creating the missing parent
+    folders when the first try finds none: a folder is looked at only when it is missing."""
     try:
-        return os.open(path, flags | os.O_CLOEXEC, 0o666)
+        return os.open(path, flags | os.O_CLOEXEC, mode)
     except FileNotFoundError:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, flags | os.O_CLOEXEC, 0o666)
+        return os.open(path, flags | os.O_CLOEXEC, mode)
 
 
-def write_new(path: Path, data: bytes) -> None:
+def write_new(path: Path, data: bytes, *, mode: int = 0o666) -> None:
     """Create `path` holding `data`, durably and atomically, never over an existing file: a
-    temporary file, fsync, then a hard link to the name (FileExistsError when it exists; the
-    temporary file never stays). The caller fsyncs the folder once for all it created."""
+    temporary file (`mode` less the umask), fsync, then a hard link to the name
+    (FileExistsError when it exists; the temporary file never stays). The caller fsyncs the
+    folder once for all it created."""
     path = Path(path)
     tmp = temp_path(path)
     try:
-        with open(tmp, "xb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+        try:
+            write_all(fd, data, path)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.link(tmp, path)
     finally:
         if os.path.lexists(tmp):

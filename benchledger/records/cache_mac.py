@@ -14,7 +14,7 @@ import secrets
 from functools import cache
 from pathlib import Path
 
-from benchledger.atomic import temp_path
+from benchledger.atomic import write_atomic, write_new
 
 _TAG = b"blmac1 "
 _SECRET_BYTES = 32
@@ -32,20 +32,10 @@ def _secret() -> bytes:
         path.parent.mkdir(parents=True, exist_ok=True)
         # whole or not at all: a file cut short (a process killed between creating and writing
         # it) made every later process draw a secret of its own, and no cache entry ever hit
-        tmp = temp_path(path)
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as out:
-                out.write(fresh)
-                out.flush()
-                os.fsync(out.fileno())
-            if found is None:
-                os.link(tmp, path)  # FileExistsError: another process made it meanwhile
-            else:
-                os.replace(tmp, path)  # shorter than any secret this writes: a torn one
-        finally:
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
+        if found is None:
+            write_new(path, fresh, mode=0o600)  # FileExistsError: another process made it meanwhile
+        else:
+            write_atomic(path, fresh, mode=0o600)  # shorter than any secret this writes: a torn one
     except FileExistsError:
         pass
     except OSError:
