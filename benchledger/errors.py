@@ -4,8 +4,21 @@ goes on serving the last good site). Messages say what is wrong, where, and what
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+
+
+def os_reason(err: BaseException) -> str:
+    """Why a system call failed, as a person reads it ("Permission denied", "No space left on
+    device"), without the errno and path of `str(err)`: the message around it names the file.
+    An error without a system reason reads as its own text."""
+    if isinstance(err, OSError):
+        if err.strerror:
+            return err.strerror
+        if err.errno:
+            return os.strerror(err.errno)
+    return str(err)
 
 
 @dataclass(frozen=True)

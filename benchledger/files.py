@@ -10,7 +10,7 @@ import os
 import stat
 from pathlib import Path
 
-from benchledger.errors import InputError
+from benchledger.errors import InputError, os_reason
 
 MAX_INPUT_BYTES = 256 * 2**20  # a plan, key, article or configuration file is far smaller
 
@@ -41,7 +41,7 @@ def read_input(path: Path, shown: str | None = None, max_bytes: int = MAX_INPUT_
     except OSError as err:
         if err.errno == errno.ELOOP and not follow_symlinks and os.path.islink(path):
             raise InputError(shown, "", f"is a symbolic link, not {what}; the store keeps plain files only") from None
-        raise InputError(shown, "", f"cannot read: {err.strerror or err}") from None
+        raise InputError(shown, "", f"cannot read: {os_reason(err)}") from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -54,7 +54,7 @@ def read_input(path: Path, shown: str | None = None, max_bytes: int = MAX_INPUT_
         with os.fdopen(fd, "rb", closefd=False) as f:
             raw = f.read(max_bytes + 1)  # a file growing meanwhile is cut at the limit
     except OSError as err:
-        raise InputError(shown, "", f"cannot read: {err.strerror or err}") from None
+        raise InputError(shown, "", f"cannot read: {os_reason(err)}") from None
     finally:
         os.close(fd)
     if len(raw) > max_bytes:

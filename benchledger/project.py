@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import SplitResult, urlsplit
 
-from benchledger.errors import InputError, Problem, ProjectError
+from benchledger.errors import InputError, Problem, ProjectError, os_reason
 from benchledger.files import read_input
 from benchledger.tomlread import read_toml
 
@@ -193,7 +193,7 @@ class _Reader:
                 elif kind == "file" and not path.is_file():
                     self.bad(where, f"no such file {value!r} in the project")
         except OSError as err:  # a name too long for the file system, a loop of links
-            self.bad(where, f"cannot use {value[:80]!r}: {err.strerror or err}")
+            self.bad(where, f"cannot use {value[:80]!r}: {os_reason(err)}")
             return None
         return path
 

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from benchledger.errors import Problem
+from benchledger.errors import Problem, os_reason
 from benchledger.files import read_input
 from benchledger.records.digest import sha256_hex
 from benchledger.records.numbers import MAX_SAFE_INTEGER, is_integer, is_number
@@ -343,7 +343,7 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
             except (OSError, ValueError) as err:  # a NUL in the name, a name longer than the system allows
                 p = path.parent / "\ufffd"  # never opened: the plan does not load
                 bad(f"{where}.files[{i}]", f"expected a file path; {f[:80]!r}{'...' if len(f) > 80 else ''} cannot be one "
-                                           f"({getattr(err, 'strerror', None) or err})")
+                                           f"({os_reason(err)})")
             resolved.append(p)
         models[mid] = ModelSpec(mid, tuple(resolved), {k: v for k, v in table.items() if k != "files"})
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.atomic import write_atomic
-from benchledger.errors import CollectError, ConsistencyError, SchemaError, SealError
+from benchledger.errors import CollectError, ConsistencyError, SchemaError, SealError, os_reason
 from benchledger.files import stat_identity
 from benchledger.records.digest import sha256_hex
 from collector import record as record_io
@@ -117,7 +117,7 @@ class Runner:
             self.run_dir.mkdir(parents=True, exist_ok=True)
             lock = (self.run_dir / "lock").open("w")
         except OSError as err:
-            raise CollectError(f"{self.run_dir}: cannot create the run directory ({err.strerror or err}); pass --runs a writable folder") from None
+            raise CollectError(f"{self.run_dir}: cannot create the run directory ({os_reason(err)}); pass --runs a writable folder") from None
         with lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 import psutil
 
-from benchledger.errors import CollectError
+from benchledger.errors import CollectError, os_reason
 from collector import provenance
 from collector.intervals import Interval, outer_span_seconds, union_seconds
 from collector.phases import Timeline, Window
@@ -248,7 +248,7 @@ class RunSession:
         try:
             return provenance.sha256_file(path)
         except OSError as err:
-            raise CollectError(f"{path}: cannot read it for its sha256 ({err.strerror or err}); restore it and run the plan again (completed cases are kept)") from None
+            raise CollectError(f"{path}: cannot read it for its sha256 ({os_reason(err)}); restore it and run the plan again (completed cases are kept)") from None
 
     def sources(self) -> dict[str, Any]:
         """The core's part of a `sources` entry: plan hash and id, collector hash, times."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from benchledger.atomic import write_if_changed
-from benchledger.errors import BuildError, ProblemsError
+from benchledger.errors import BuildError, ProblemsError, os_reason
 from benchledger.records.display import visible
 from benchledger.records.ledger import GENESIS_SHA256, encode_ledger
 from benchledger.records.store import Store
@@ -161,7 +161,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         where = Path(err.filename) if isinstance(err.filename, str) else None
         hint = (f"; the cache {cache_dir} holds something the build did not write there: remove that folder, "
                 "or build with --no-cache") if where is not None and where.is_relative_to(cache_dir) else ""
-        raise BuildError(f"{err.filename or out_dir}: {err.strerror or err} (while rendering or writing the site){hint}") from None
+        raise BuildError(f"{err.filename or out_dir}: {os_reason(err)} (while rendering or writing the site){hint}") from None
     return BuildResult(out_dir, work_dir / "docs", work_dir / "mkdocs.yml", len(pages), written, charts.rendered,
                        site.render_cache.hits, tuple(site.notes), plan.dirty, plan.reason, bool(search.indexed))
 

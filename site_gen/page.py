@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Union
 
-from benchledger.errors import BuildError
+from benchledger.errors import BuildError, os_reason
 from benchledger.records.digest import sha256_hex
 
 
@@ -27,7 +27,7 @@ class StoredAsset:
         try:
             data = self.path.read_bytes()
         except OSError as err:
-            raise BuildError(f"{self.path}: cannot read the cached asset ({err.strerror}); remove the cache folder "
+            raise BuildError(f"{self.path}: cannot read the cached asset ({os_reason(err)}); remove the cache folder "
                              "or build with --no-cache") from None
         if sha256_hex(data) != self.sha256:
             raise BuildError(f"{self.path}: the cached asset was altered (its bytes no longer hash to its name); "

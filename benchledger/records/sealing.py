@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchledger.atomic import fsync_dir, write_all
-from benchledger.errors import ConsistencyError, InputError, LedgerError, Problem, ProblemsError, SchemaError, SealError
+from benchledger.errors import ConsistencyError, InputError, LedgerError, Problem, ProblemsError, SchemaError, SealError, os_reason
 from benchledger.records import lock, schema
 from benchledger.records.digest import sha256_hex
 from benchledger.records.jsonread import count_colons_with_numpy
@@ -257,7 +257,7 @@ def _unlink_temp(store: "Store", rel: str) -> None:
     try:
         os.unlink(os.path.join(store.root, rel))
     except OSError as err:
-        raise SealError(f"cannot remove {store.shown(rel)}, a temp file an interrupted seal or checkpoint left: {_reason(err)}; "
+        raise SealError(f"cannot remove {store.shown(rel)}, a temp file an interrupted seal or checkpoint left: {os_reason(err)}; "
                         "run `benchledger repair` as a user who may write the store") from None
 
 
@@ -321,7 +321,7 @@ def _place(store: "Store", raw: bytes, rel: str, shown: str) -> "_Placed | None"
     except BaseException as err:
         placed.undo()
         if isinstance(err, OSError):
-            raise SealError(f"{shown}: cannot write {store.shown(rel)}: {_reason(err)}; nothing was sealed") from None
+            raise SealError(f"{shown}: cannot write {store.shown(rel)}: {os_reason(err)}; nothing was sealed") from None
         raise
     return placed
 
@@ -350,11 +350,6 @@ def _resolves_inside(root_real: str, path: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip("/") + "/")
 
 
-def _reason(err: OSError) -> str:
-    """An OSError as a person reads it: ENOSPC says "No space left on device"."""
-    return (err.strerror or os.strerror(err.errno)) if err.errno else str(err)
-
-
 def _append(ledger_path: Path, line: bytes) -> None:
     """Append one line to the ledger; on failure cut the ledger back to its previous size."""
     existed = ledger_path.exists()
@@ -362,7 +357,7 @@ def _append(ledger_path: Path, line: bytes) -> None:
         # never through a symbolic link (records are refused as links too): it appended to a file outside the store
         fd = os.open(ledger_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError as err:  # a ledger the user may not write: the caller undoes the record's placing
-        reason = "it is a symbolic link; the ledger is a plain file in the store" if err.errno == errno.ELOOP else _reason(err)
+        reason = "it is a symbolic link; the ledger is a plain file in the store" if err.errno == errno.ELOOP else os_reason(err)
         raise SealError(f"cannot append to {ledger_path.as_posix()}: {reason}; nothing was sealed") from None
     size = os.fstat(fd).st_size
     try:
@@ -374,7 +369,7 @@ def _append(ledger_path: Path, line: bytes) -> None:
         if not existed:
             ledger_path.unlink()
         if isinstance(err, OSError):
-            raise SealError(f"cannot append to {ledger_path.as_posix()}: {_reason(err)}; nothing was sealed") from None
+            raise SealError(f"cannot append to {ledger_path.as_posix()}: {os_reason(err)}; nothing was sealed") from None
         raise
     os.close(fd)
     if not existed:

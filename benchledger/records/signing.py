@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchledger.atomic import fsync_dir, write_new
-from benchledger.errors import LedgerError, SealError
+from benchledger.errors import LedgerError, SealError, os_reason
 from benchledger.records.checkpoint import Checkpoint, sign_checkpoint
 from benchledger.records.keys import SignerKey
 from benchledger.records.merkle import verify_consistency
@@ -55,7 +55,7 @@ def append_checkpoint(store: "Store", signer: SignerKey, origin: str | None = No
         try:
             folder.mkdir(exist_ok=True)
         except OSError as err:
-            raise SealError(f"cannot create {store.shown(CHECKPOINTS_DIR)}/: {err.strerror or err}; nothing was signed") from None
+            raise SealError(f"cannot create {store.shown(CHECKPOINTS_DIR)}/: {os_reason(err)}; nothing was signed") from None
         if not keys:
             _write_new(store.root / VKEYS_NAME, f"{signer.verifier.text}\n".encode(), vkeys_shown)
         rel = f"{CHECKPOINTS_DIR}/{tree.size}"
@@ -71,4 +71,4 @@ def _write_new(path: Path, data: bytes, shown: str) -> None:
     except FileExistsError:
         raise SealError(f"{shown} already exists; checkpoints are never rewritten") from None
     except OSError as err:
-        raise SealError(f"cannot write {shown}: {err.strerror or err}") from None
+        raise SealError(f"cannot write {shown}: {os_reason(err)}") from None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchledger.cpus import usable_cpus
-from benchledger.errors import InputError, LedgerError, Problem
+from benchledger.errors import InputError, LedgerError, Problem, os_reason
 from benchledger.records import checks, lock, schema, tlog
 from benchledger.records.digest import distinct_prefixes, sha256_hex
 from benchledger.records.jsonread import count_colons_with_numpy, parse_json_bytes
@@ -175,7 +175,7 @@ def _check_bytes(store: "Store", entry: LedgerEntry, line: int) -> tuple[str, li
     try:
         raw = path.read_bytes()
     except OSError as err:
-        return MISSING, [Problem(shown, "", f"cannot read: {err.strerror}")], None
+        return MISSING, [Problem(shown, "", f"cannot read: {os_reason(err)}")], None
     sha256 = sha256_hex(raw)
     if sha256 != entry.sha256 or len(raw) != entry.size_bytes:
         now, sealed = distinct_prefixes(sha256, entry.sha256)

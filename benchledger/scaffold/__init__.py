@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 
 from benchledger import __version__
-from benchledger.errors import InputError
+from benchledger.errors import InputError, os_reason
 from benchledger.project import PROJECT_FILE
 
 # target in the project -> packaged file
@@ -47,7 +47,7 @@ def create_project(folder: Path | str, today: dt.date | None = None) -> list[str
             raise InputError(folder.as_posix(), "", "is not empty; init makes a project in a new or empty folder and never touches existing files")
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:  # a name too long for the file system, a read-only parent
-        raise InputError(folder.as_posix()[:200], "", f"cannot make the project folder: {err.strerror or err}") from None
+        raise InputError(folder.as_posix()[:200], "", f"cannot make the project folder: {os_reason(err)}") from None
     values = {"__DATE__": (today or dt.date.today()).isoformat(), "__VERSION__": __version__}
     written = []
     for target, packaged in FILES.items():

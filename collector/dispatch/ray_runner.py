@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchledger.errors import CollectError
+from benchledger.errors import CollectError, os_reason
 from collector import provenance
 from collector.dispatch.host import host_name
 from collector.dispatch.journal import Journal, utc_iso
@@ -55,7 +55,7 @@ def unreachable(address: str, timeout_s: float = REACH_TIMEOUT_S) -> str | None:
     except socket.timeout:
         return f"no answer within {timeout_s:g} s"
     except OSError as err:
-        return err.strerror or str(err)
+        return os_reason(err)
 
 
 def _auto_address() -> str | None:

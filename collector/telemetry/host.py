@@ -49,6 +49,7 @@ from pathlib import Path
 
 import psutil
 
+from benchledger.errors import os_reason
 from collector.phases import CpuSnapshot
 from collector.telemetry.sampler import PeriodicSampler
 
@@ -146,7 +147,7 @@ def find_cgroup_memory(pid: int | None = None, proc: Path = Path("/proc")) -> Cg
         groups = (proc / str(pid) / "cgroup").read_text().splitlines()
         mounts = (proc / str(pid) / "mountinfo").read_text().splitlines()
     except OSError as err:
-        return CgroupMemory(None, "unavailable", f"cannot read cgroup of pid {pid}: {err.strerror}")
+        return CgroupMemory(None, "unavailable", f"cannot read cgroup of pid {pid}: {os_reason(err)}")
     v2_mount = v1_mount = None
     for line in mounts:
         left, _, right = line.partition(" - ")

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from benchledger.cli.locations import project_of, records_dir
-from benchledger.errors import InputError, SealError
+from benchledger.errors import InputError, SealError, os_reason
 from benchledger.folders import within
 from benchledger.records.keys import SignerKey, key_name_problem
 
@@ -41,7 +41,7 @@ def run(args) -> int:
     except FileExistsError:
         raise SealError(f"{out.as_posix()} already exists; a key file is never overwritten") from None
     except OSError as err:
-        raise SealError(f"cannot write {out.as_posix()}: {err.strerror or err}") from None
+        raise SealError(f"cannot write {out.as_posix()}: {os_reason(err)}") from None
     with os.fdopen(fd, "w", encoding="ascii") as handle:
         handle.write(key.text + "\n")
     print(key.verifier.text)

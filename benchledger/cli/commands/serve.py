@@ -12,7 +12,7 @@ from pathlib import Path
 
 from benchledger.cli.commands.build import add_site_arguments, build
 from benchledger.cli.locations import project_of, records_dir
-from benchledger.errors import BenchledgerError
+from benchledger.errors import BenchledgerError, os_reason
 
 HELP = "build the site and preview it on http://127.0.0.1:PORT (loopback only), rebuilding it when its inputs change"
 
@@ -108,7 +108,7 @@ def run(args) -> int:
     try:
         server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), http.server.BaseHTTPRequestHandler)
     except OSError as err:
-        raise BenchledgerError(f"cannot listen on 127.0.0.1:{args.port}: {err.strerror}; pick another --port") from None
+        raise BenchledgerError(f"cannot listen on 127.0.0.1:{args.port}: {os_reason(err)}; pick another --port") from None
     with server:
         # the inputs before the build reads them: an article saved while it runs, or before the
         # watcher first looks, is a change (a snapshot taken by the watcher itself took it in
