@@ -35,6 +35,14 @@ class Attempt:
     reason: str | None = None
     host: dict[str, Any] = field(default_factory=dict)  # hostname, label, ray_node_id
 
+    def lost_with_driver(self) -> str:
+        """Why this attempt, in flight when its driver died, has no result (its `driver_lost`
+        reason): it had reported its start from a host, or it had not (still waiting for one,
+        or starting)."""
+        when = ("while this attempt ran" if self.started_at is not None else
+                "before this attempt reported its start (it waited for a host, or was starting)")
+        return f"the driver stopped {when}; Ray ends a dead driver's tasks; run again as a new attempt"
+
     def as_record(self) -> dict[str, Any]:
         """The attempt as a record's `attempts[]` entry."""
         return {

@@ -180,8 +180,7 @@ class RayRunner(Runner):
         results: dict[str, dict[str, Any]] = {}
         for case in cases:  # a driver killed earlier: its attempts ended with it
             for lost in self.journal.in_flight(case.id):
-                self.journal.append(case.id, lost.number, "driver_lost",
-                                    reason="the driver stopped while this attempt ran (Ray ends a dead driver's tasks); run again as a new attempt")
+                self.journal.append(case.id, lost.number, "driver_lost", reason=lost.lost_with_driver())
                 self.progress.note(f"case {case.id}: attempt {lost.number} was in flight when the driver stopped; running it again")
         queue = list(cases)
         flying: dict[Any, InFlight] = {}

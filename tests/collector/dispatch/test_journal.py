@@ -49,3 +49,15 @@ def test_forgotten_attempts_leave_the_record_but_keep_their_numbers(tmp_path):
     j.append("x", 2, "failed")  # a second outcome line does not rewrite the first
     assert [(a.number, a.outcome) for a in j.attempts("x")] == [(2, "completed")]
 
+
+
+def test_an_attempt_lost_with_its_driver_says_whether_it_had_started(tmp_path):
+    j = Journal(tmp_path / "dispatch.jsonl", PLAN)
+    j.append("ran", 1, "submitted")
+    j.append("ran", 1, "started", started_at="2026-12-01T10:00:00+00:00", hostname="h1", label="node-a", ray_node_id="n1")
+    j.append("waited", 1, "submitted")  # queued for a GPU no node had free
+    ran, = j.in_flight("ran")
+    waited, = j.in_flight("waited")
+    assert "while this attempt ran" in ran.lost_with_driver()
+    assert "before this attempt reported its start" in waited.lost_with_driver()
+    assert "ran" not in waited.lost_with_driver().split(";")[0]
