@@ -34,8 +34,9 @@ class Detection:
     size: int  # records in the series
     change_points: tuple[ChangePoint, ...]  # E-Divisive's points, with its own t-test p-values
     comparisons: tuple[Comparison, ...]
-    # When E-Divisive found nothing: the comparison of the series' halves, for its minimum
-    # detectable effect (how large a step could have been found at this spread and length).
+    # When E-Divisive found nothing: the comparison of the series' halves (cut where the value
+    # changes nearest the middle), for its minimum detectable effect (how large a step could
+    # have been found at this spread and length).
     halves: Comparison | None = None
 
     @property
@@ -61,10 +62,11 @@ def detect(series: Sequence[Observation], rule: Rule, values: Sequence[str] | No
         pairs = tuple(compare(series, Segment(a, b), Segment(b, c)) for a, b, c in zip(runs, runs[1:], runs[2:]))
         return Detection(NEIGHBOUR_PAIRS, n, (), pairs)
     points = change_points([math.log(o.value) for o in series], window=rule.window_records, max_pvalue=rule.max_pvalue,
-                           first_pass_pvalue=rule.first_pass_pvalue, min_segment=rule.min_segment_records)
-    points = [cp for cp in points if cp.index in starts]
+                           first_pass_pvalue=rule.first_pass_pvalue, min_segment=rule.min_segment_records,
+                           allowed=None if values is None else starts)
     bounds = [0, *(cp.index for cp in points), n]
     comparisons = tuple(compare(series, Segment(bounds[i - 1], bounds[i]), Segment(bounds[i], bounds[i + 1]))
                         for i in range(1, len(bounds) - 1))
-    halves = None if points else compare(series, Segment(0, n // 2), Segment(n // 2, n))
+    middle = min(starts, key=lambda s: (abs(2 * s - n), s))  # the value change nearest the middle: repeats stay together
+    halves = None if points else compare(series, Segment(0, middle), Segment(middle, n))
     return Detection(E_DIVISIVE, n, tuple(points), comparisons, halves)

@@ -17,7 +17,10 @@ has a spread on both sides); the t-test uses the sample standard deviation (ddof
 step tests a candidate's left side against its right side up to the kappa that maximised Q, not
 to the end of its piece (a regression that recovered a few records later was hidden by the
 recovery's spread: found in 1 of 200 noisy series, 198 so); after a point is dropped every
-remaining point is re-tested; ties go to the earliest index. Everything
+remaining point is re-tested; ties go to the earliest index; where the caller says which indices
+may start a segment (`allowed`: where the series' field changes value), only those are
+candidates, so a jump between repeats of one value never takes a split or a neighbour's place
+in another point's test. Everything
 is deterministic: no permutations, no random numbers."""
 
 from __future__ import annotations
@@ -95,15 +98,22 @@ def q_direct(series: Sequence[float], start: int, tau: int, kappa: int) -> float
     return m * n / (m + n) * (2 * between - wx - wy)
 
 
-def best_split(series: Sequence[float], start: int, stop: int, min_segment: int) -> Candidate | None:
-    """The (tau, kappa) of series[start:stop] with the largest Q (earliest on ties), or None
-    when the interval cannot hold two segments."""
+def best_split(series: Sequence[float], start: int, stop: int, min_segment: int,
+               allowed: np.ndarray | None = None) -> Candidate | None:
+    """The (tau, kappa) of series[start:stop] with the largest Q (earliest on ties), tau among
+    the `allowed` indices (a boolean mask over the series; None: any), or None when the
+    interval cannot hold two segments."""
     if stop - start < 2 * min_segment:
         return None
     # a row's maximum at its first tau, then the rows by kappa: the pair a scan of every
     # (tau, kappa) in order would keep, without building (and sorting) all of them
     best: Candidate | None = None
     for kappa, taus, q in _q_rows(series, start, stop, min_segment):
+        if allowed is not None:
+            usable = allowed[taus]
+            if not usable.any():
+                continue
+            q = np.where(usable, q, -np.inf)
         i = int(np.argmax(q))
         tau, value = int(taus[i]), float(q[i])
         if best is None or value > best.qhat or (value == best.qhat and (tau, kappa) < (best.index, best.kappa)):
@@ -140,7 +150,8 @@ def _tested(series: Sequence[float], points: Sequence[int]) -> list[ChangePoint]
     return out
 
 
-def _divide(series: Sequence[float], start: int, stop: int, pvalue: float, min_segment: int) -> list[int]:
+def _divide(series: Sequence[float], start: int, stop: int, pvalue: float, min_segment: int,
+            allowed: np.ndarray | None) -> list[int]:
     """E-Divisive on series[start:stop]: split at the best candidate of all pieces while the
     t-test between the candidate's sides (from its piece's start to its kappa) passes `pvalue`."""
     points: list[int] = []
@@ -148,7 +159,7 @@ def _divide(series: Sequence[float], start: int, stop: int, pvalue: float, min_s
         bounds = [start, *sorted(points), stop]
         candidates = []
         for lo, hi in zip(bounds, bounds[1:]):
-            c = best_split(series, lo, hi, min_segment)
+            c = best_split(series, lo, hi, min_segment, allowed)
             if c is not None:
                 candidates.append((c, lo, hi))
         if not candidates:
@@ -160,13 +171,15 @@ def _divide(series: Sequence[float], start: int, stop: int, pvalue: float, min_s
         points.append(cand.index)
 
 
-def split(series: Sequence[float], window: int, pvalue: float, min_segment: int) -> list[int]:
-    """The weak change points: E-Divisive over overlapping windows, united."""
+def split(series: Sequence[float], window: int, pvalue: float, min_segment: int,
+          allowed: np.ndarray | None = None) -> list[int]:
+    """The weak change points: E-Divisive over overlapping windows, united (each at an
+    `allowed` index, a boolean mask over the series; None: any)."""
     found: set[int] = set()
     start, step = 0, max(window // 2, 1)
     while start < len(series):
         stop = min(start + window, len(series))
-        new = _divide(series, start, stop, pvalue, min_segment)
+        new = _divide(series, start, stop, pvalue, min_segment, allowed)
         found.update(new)
         start = max(new[-1] if new else 0, start + step)
     # windows may propose points closer together than a minimum segment: keep the earlier one
@@ -190,10 +203,15 @@ def merge(series: Sequence[float], points: Sequence[int], max_pvalue: float) -> 
 
 
 def change_points(series: Sequence[float], *, window: int, max_pvalue: float, first_pass_pvalue: float,
-                  min_segment: int) -> list[ChangePoint]:
+                  min_segment: int, allowed: Sequence[int] | None = None) -> list[ChangePoint]:
     """Otava's compute_change_points: split (weak points at `first_pass_pvalue`) then merge
-    (at `max_pvalue`). `series` is one value per record, in axis order."""
+    (at `max_pvalue`). `series` is one value per record, in axis order; `allowed`, when given,
+    the only indices a new segment may start at."""
     values = [float(v) for v in series]
     if not all(math.isfinite(v) for v in values):
         raise ValueError("E-Divisive needs finite values")
-    return merge(values, split(values, window, first_pass_pvalue, min_segment), max_pvalue)
+    mask = None
+    if allowed is not None:
+        mask = np.zeros(len(values) + 1, dtype=bool)
+        mask[[i for i in allowed if 0 <= i <= len(values)]] = True
+    return merge(values, split(values, window, first_pass_pvalue, min_segment, mask), max_pvalue)
