@@ -11,6 +11,7 @@ import html as htmllib
 import json
 import math
 import re
+import statistics
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -381,8 +382,35 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
                     if row.get(end) is not None or f"{end}_trace" in row:
                         problems += _chart_value(audit, audit.shown(rel), f"{where} $.datasets.points[{i}].{end}", row.get(end),
                                                  row.get(f"{end}_trace"), of=row.get("trace"))
+            problems += _chart_segments(audit.shown(rel), where, spec["datasets"], rows)
             if n < len(scanned.tables):
                 problems += _chart_table(audit.shown(rel), where, rows, scanned.tables[n])
+    return problems
+
+
+def _chart_segments(shown: str, where: str, datasets: dict, rows: list[dict]) -> list[Problem]:
+    """A series chart's segment medians and claim rules against its own points, which are traced:
+    each segment's median is the median of the points from its first record to its last, and
+    each claim stands at one of the chart's records."""
+    labels = [row.get("label") for row in rows]
+    problems = []
+    segments = datasets.get("segments", [])
+    for i, seg in enumerate(segments if isinstance(segments, list) else [segments]):
+        at = f"{where} $.datasets.segments[{i}]"
+        try:
+            first, last = labels.index(seg["first"]), labels.index(seg["last"])
+            median = statistics.median(row["value"] for row in rows[first:last + 1])
+        except (TypeError, KeyError, ValueError, statistics.StatisticsError):
+            problems.append(Problem(shown, at, "is not a run of this chart's records (first and last as its points' labels): "
+                                               "the page was edited"))
+            continue
+        if not (is_number(seg.get("median")) and is_number(median) and math.isclose(seg["median"], median, rel_tol=1e-12)):
+            problems.append(Problem(shown, at, f"draws the median of {seg['first']!r} to {seg['last']!r} as {seg.get('median')!r}, "
+                                               f"but the chart's points there give {median!r}: the page was edited"))
+    claims = datasets.get("claims", [])
+    for i, claim in enumerate(claims if isinstance(claims, list) else [claims]):
+        if not isinstance(claim, dict) or claim.get("at") not in labels:
+            problems.append(Problem(shown, f"{where} $.datasets.claims[{i}]", "marks a claim at no record of this chart: the page was edited"))
     return problems
 
 

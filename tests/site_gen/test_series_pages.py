@@ -250,3 +250,43 @@ def test_a_series_point_draws_a_range_only_with_where_its_ends_come_from():
     with pytest.raises(ValueError, match="give low, high and range_trace together"):
         SeriesPoint("b1", 2.0, 1.0, 3.0, trace)
     assert SeriesPoint("b1", 2.0, None, None, trace).range_trace is None
+
+
+def test_each_segment_median_and_claim_rule_is_audited_against_the_chart_s_points(drop_site, tmp_path):
+    """A series chart draws each segment's median as a rule and each change as a rule at a
+    record; neither carried a trace, so an edited median (the regression drawn smaller) or a
+    claim moved to a record that is not on the chart passed `verify --site`."""
+    import shutil
+    import statistics
+
+    from site_gen.audit import verify_site
+    from site_gen.checksums import site_sums
+
+    site = tmp_path / "site"
+    shutil.copytree(drop_site, site)
+    page = site / SERIES
+    text = page.read_text(encoding="utf-8")
+    specs = [json.loads(s) for s in re.findall(r'<script type="application/json" id="spec-track-\d+">(.*?)</script>', text, re.S)]
+    n, spec = next((n, s) for n, s in enumerate(specs) if s["datasets"].get("segments") and s["datasets"].get("claims"))
+    labels = [row["label"] for row in spec["datasets"]["points"]]
+    for seg in spec["datasets"]["segments"]:  # what the audit recomputes holds for what the build drew
+        run = spec["datasets"]["points"][labels.index(seg["first"]):labels.index(seg["last"]) + 1]
+        assert seg["median"] == statistics.median(row["value"] for row in run)
+    assert verify_site(site) == []
+
+    def audited(old: str, new: str) -> list[str]:
+        assert text.count(old) >= 1, old  # the first is in the first chart that has it
+        page.write_text(text.replace(old, new, 1), encoding="utf-8")
+        (site / "SHA256SUMS").write_bytes(site_sums(site))
+        return [str(p).removeprefix(f"{site}/{SERIES}: ") for p in verify_site(site)]
+
+    last = spec["datasets"]["segments"][-1]
+    old = f'"median":{json.dumps(last["median"])}'
+    messages = audited(old, f'"median":{json.dumps(last["median"] * 1.05)}')
+    assert messages == [f"script spec-track-{n} $.datasets.segments[{len(spec['datasets']['segments']) - 1}]: draws the median of "
+                        f"{last['first']!r} to {last['last']!r} as {last['median'] * 1.05!r}, but the chart's points there give "
+                        f"{last['median']!r}: the page was edited"]
+    claim = spec["datasets"]["claims"][0]
+    messages = audited(f'"at":{json.dumps(claim["at"])}', '"at":"b99999"')
+    assert len(messages) == 1 and re.fullmatch(r"script spec-track-\d+ \$\.datasets\.claims\[\d+\]: marks a claim at no record of "
+                                               r"this chart: the page was edited", messages[0]), messages
