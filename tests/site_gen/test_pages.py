@@ -367,3 +367,34 @@ def test_headline_numbers_carry_the_markers_a_write_up_would_put_on_them(site):
     assert re.search(rf'<a class="bl-card-lims" href="{re.escape(article_path)}#limitations" aria-describedby="{title_id}"><span aria-hidden="true">&#9888;</span> \d+ limitations</a>', card)
     assert f'#audit-this-page" aria-describedby="{title_id}">audit</a>' in card and home.count(f'id="{title_id}"') == 1
     assert 'id="limitations"' in article
+
+
+def test_the_article_list_is_paged_newest_first_with_every_card_once(site, tmp_path, monkeypatch):
+    """One list of every card made the home page of a 1,000-record site 3.5 MB and 160 screens
+    long. The list is paged (two cards a page here, to keep the build small), and the home page
+    links the explorer, where results are found by GPU, model, release or setting."""
+    from site_gen.pages import home
+
+    monkeypatch.setattr(home, "CARDS_PER_PAGE", 2)
+    out = build(tmp_path, site[0] / "records").out_dir
+    pages = [out / "index.html", out / "older" / "2.html", out / "older" / "3.html"]
+    assert not (out / "older" / "4.html").exists() and not (out / "older" / "1.html").exists()
+    texts = [p.read_text(encoding="utf-8") for p in pages]
+    cards = [re.findall(r'data-copy="([0-9a-f]{64})"', text) for text in texts]
+    assert [len(c) for c in cards] == [2, 2, 1]
+    assert sorted(sum(cards, [])) == sorted(e.sha256 for e in Store(site[0] / "records").entries())
+    dates = [re.findall(r'<p class="bl-card-meta">(\d{4}-\d\d-\d\d)', text) for text in texts]
+    assert sum(dates, []) == sorted(sum(dates, []), reverse=True)  # newest first, across pages
+    assert 'Articles 1–2 of 5, newest first' in texts[0] and '<a href="older/2.html" rel="next">older</a>' in texts[0]
+    assert '<strong aria-current="page">2</strong>' in texts[1]
+    assert '<a href="../index.html" rel="prev">newer</a>' in texts[1] and '<a href="3.html" rel="next">older</a>' in texts[1]
+    assert 'rel="next"' not in texts[2] and "<title>Articles, page 3 of 3" in texts[2]
+    assert '<a href="explore/gsh-llm-core-article-1.html">' in texts[0]
+
+
+def test_a_pager_links_the_ends_and_the_pages_around_the_current_one():
+    from site_gen.pages.home import _pager_numbers
+
+    assert [n for n, _ in _pager_numbers(10, 34)] == [1, None, 8, 9, 10, 11, 12, None, 34]
+    assert [n for n, _ in _pager_numbers(1, 3)] == [1, 2, 3]
+    assert _pager_numbers(2, 3)[0] == (1, "index.md") and _pager_numbers(2, 3)[1] == (2, "older/2.md")
