@@ -25,11 +25,14 @@ def article_page(site: "SiteContext", view: "RecordView") -> Page:
     """The article of one record."""
     renderer = renderer_for(view.schema, view.entry.path)
     summary = renderer.summary(view)
+    # the tab and search results name the date too: repeated runs of one setup (a nightly job)
+    # share their title, and 502 search results read alike at 1,000 records
+    title = f"{summary.title} ({summary.date})" if summary.date else summary.title
     page = ArticleWriter(view, site)
-    page.add(site.render("article_head.md.j2", view=view, summary=summary, page_path=view.page_path))
+    page.add(site.render("article_head.md.j2", view=view, summary=summary, page_title=title, page_path=view.page_path))
     page.add(COMPARED_MARK)
     renderer.body(page)
-    return Page(view.page_path, summary.title, page.markdown(), page.assets)
+    return Page(view.page_path, title, page.markdown(), page.assets)
 
 
 class RecordArticles(PageKind):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import os
 from pathlib import Path
 
@@ -194,6 +195,8 @@ def test_search_finds_a_record_by_model_name_gpu_and_hash_prefix(site: Path, bro
             page.wait_for_url(base + target)
         page.goto(base + "search.html?q=" + graph_prefix)
         expect(page.locator(".pagefind-ui__result-link").first).to_have_attribute("href", "/" + GRAPH_PAGE)
+        # a result names the record's test date: repeated runs of one setup share their title
+        expect(page.locator(".pagefind-ui__result-link").first).to_have_text(re.compile(r"torch 2\.9\.1\+cu128 \(2026-10-28\)$"))
         # a model's name finds its record and the write-up about it, not the listings that name
         # the write-up (tag pages, the write-ups' index)
         page.goto(base + "search.html?q=qwen")
