@@ -40,6 +40,9 @@ INDEX = "comparisons/index.md"
 # up to which a table has a column group per case (beyond it, a row per case).
 MAX_CASES_PER_VALUE = 3
 WIDE_CASES = 4
+# Lines one chart draws: past this, colours repeat, Vega cuts the legend (39 GPU-layer values made
+# 39 lines on each chart) and no line can be told from another.
+MAX_CHART_LINES = 10
 
 
 def case_href(site: "SiteContext", from_page: str, case: Case) -> str:
@@ -187,6 +190,7 @@ class ComparisonPages(PageKind):
                       + html_table(frame(identity_rows, ["field", "value"])) + "\n</details>"))
         varying = self._varying_fixed(cp)
         assets: dict[str, bytes] = {}
+        shown: list[Case] = []  # the cases the page shows: only their records' limitations are listed
         for s, section in enumerate(cp.sections):
             if len(cp.sections) > 1:
                 label = ", ".join(f"{kind.field(n).label} {v}" for n, v in section.fixed if n in varying)
@@ -195,9 +199,10 @@ class ComparisonPages(PageKind):
             if left_out:
                 explorer = url(path, f"explore/{kind_slug(kind.schema)}.md")
                 parts.append((True, f'<p class="bl-left-out">Each {escape.html(axis.label)} value shows at most {MAX_CASES_PER_VALUE} cases here '
-                             f"(the first in ledger order); left out of this section's tables and charts: "
+                             f"(the last sealed); left out of this section's tables and charts: "
                              + "; ".join(f"{n} more with {escape.html(v)}" for v, n in left_out)
                              + f'. <a href="{explorer}">The explorer</a> lists every case.</p>'))
+            shown += section.cases
             parts.append((True, self._members(site, kind, path, section, placed)))
             for name in kind.headline:
                 # a metric's heading sits under its section's (##), or under the page's own (#)
@@ -205,8 +210,7 @@ class ComparisonPages(PageKind):
                 metric_parts, chart_assets = self._metric(site, kind, path, section, kind.metric(name), s, placed, level)
                 parts += metric_parts
                 assets.update(chart_assets)
-        record_wide = [(c, lim) for sec in cp.sections for c in sec.cases
-                       for lim in site.view(c.record_sha256).limitations if lim.scope == ""]
+        record_wide = [(c, lim) for c in shown for lim in site.view(c.record_sha256).limitations if lim.scope == ""]
         parts.append((True, placed.block(record_wide, "Limitations of the compared records (each applies to all of its numbers)")))
         return Page(path, cp.title, raw_html.join(parts), assets)
 
@@ -295,6 +299,7 @@ class ComparisonPages(PageKind):
         long_rows: list[dict[str, str]] = []
         columns = ["point"] if wide else ["point", axis.label, "record", metric.label, "ratio to baseline", "difference"]
         series, lims = [], []
+        along_axis: dict[tuple, list[tuple[float, float, Trace]]] = {k: [] for k in keys}  # the chart turned: x the axis value
         # each verdict's cell, filled once the table's tests are all known (false-discovery control)
         pending: list[tuple[dict[str, str], str, Measure, Measure]] = []
         for value, cases in by_value:
@@ -337,6 +342,8 @@ class ComparisonPages(PageKind):
                     x = _x_value(point, point_field.name if point_field else None)
                     if m.value is not None and x is not None:
                         points.append((x, m.value, _trace(case, m)))
+                    if m.value is not None and _chart_number(value) is not None:
+                        along_axis[point.key].append((_chart_number(value), m.value, _trace(case, m)))
                     view = site.view(case.record_sha256)
                     for ptr in _measure_pointers(m):
                         for lim in limitations_for(view.data, ptr, view.limitations):
@@ -359,13 +366,25 @@ class ComparisonPages(PageKind):
         long_rows.sort(key=lambda r: tuple(_sort_value(v) for _, v in r["_key"]))  # stable: axis order within a point
         parts = [f"{level} {escape.text(metric.label)} {{#s{s}-{metric.name.replace('_', '-')}}}"]
         assets: dict[str, bytes] = {}
-        if any(sr.points for sr in series) and point_field is not None:
+        # many axis values, each a number (GPU layers, threads): the axis on x, a line per point
+        turned = len(series) > MAX_CHART_LINES and 0 < len(keys) <= MAX_CHART_LINES and all(
+            _chart_number(value) is not None for value, _ in by_value)
+        if turned:
+            series = [Series(_point_label(kind, k), sorted(along_axis[k], key=lambda p: p[0])) for k in keys if along_axis[k]]
+            line_field, x_field = point_field, axis
+        else:
+            line_field, x_field = axis, point_field
+        if len(series) > MAX_CHART_LINES:
+            parts.append(f'<p class="bl-lede">{len(series)} values of {escape.html(axis.label)} are too many lines for one '
+                         "chart; the table below gives every number.</p>\n")
+        elif any(sr.points for sr in series) and x_field is not None:
             xs = [x for sr in series for x, _, _ in sr.points]
+            line_title = line_field.label if line_field is not None else "point"
             chart = line_chart(
-                f"s{s}-{metric.name}".replace("_", "-"), f"{metric.label} by {point_field.label}, one line per {axis.label}",
-                series, x_title=point_field.label, y_title=f"{metric.label} ({metric.unit})", series_title=axis.label,
+                f"s{s}-{metric.name}".replace("_", "-"), f"{metric.label} by {x_field.label}, one line per {line_title}",
+                series, x_title=x_field.label, y_title=f"{metric.label} ({metric.unit})", series_title=line_title,
                 log_x=wide_range(xs),
-                alt_text=f"{metric.label} against {point_field.label} for each {axis.label}. {points_text(series, metric.unit)}.")
+                alt_text=f"{metric.label} against {x_field.label} for each {line_title}. {points_text(series, metric.unit)}.")
             html, assets = chart_html(chart, path, site.charts)
             parts.append(html)
         parts.append('<div class="bl-scroll">' + html_table(frame(rows.values() if wide else long_rows, columns)) + "</div>\n")
@@ -409,11 +428,12 @@ def _baseline(section: "Comparison", metric: Metric) -> Case:
 
 
 def _trimmed(section: "Comparison") -> tuple["Comparison", list[tuple[str, int]]]:
-    """The section with at most MAX_CASES_PER_VALUE cases per axis value, and (value, count
-    left out) for the values that had more."""
+    """The section with at most MAX_CASES_PER_VALUE cases per axis value, the last sealed (a
+    setup run nightly showed its three oldest runs of 500), and (value, count left out) for the
+    values that had more."""
     kept, left_out = [], []
     for value, cases in section.by_value():
-        kept += cases[:MAX_CASES_PER_VALUE]
+        kept += cases[-MAX_CASES_PER_VALUE:]
         if len(cases) > MAX_CASES_PER_VALUE:
             left_out.append((value, len(cases) - MAX_CASES_PER_VALUE))
     return dataclasses.replace(section, cases=tuple(kept)), left_out
@@ -427,11 +447,15 @@ def _sort_value(text: str) -> tuple:
 
 
 def _x_value(point, name: str | None) -> float | None:
-    """A point's position on the chart's x axis: its key's number, an integer as one (a context
-    of 2048 tokens read "2048.0" in the table behind the chart)."""
-    value = dict(point.key).get(name) if name else None
+    """A point's position on the chart's x axis: its key's number."""
+    return _chart_number(dict(point.key).get(name) if name else None)
+
+
+def _chart_number(text: str | None) -> float | int | None:
+    """A field's text as a chart's x: its number, an integer as one (a context of 2048 tokens
+    read "2048.0" in the table behind the chart); None when it is no number."""
     try:
-        return None if value is None else int(value) if value.isascii() and value.isdigit() else float(value)
+        return None if text is None else int(text) if text.isascii() and text.isdigit() else float(text)
     except ValueError:
         return None
 

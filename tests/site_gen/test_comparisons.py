@@ -195,7 +195,8 @@ def test_a_setup_measured_many_times_is_bounded_and_says_what_it_left_out(tmp_pa
     # five RTX PRO 6000 cases per placement, three shown: the rest named, the explorer linked
     assert gpu.count("left out of this section") == 3
     assert "2 more with NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition" in gpu
-    assert "repeat/2026-11-03.json" not in gpu and "repeat/2026-11-02.json" in gpu
+    # the last three sealed: the seed and the first repeat are left out
+    assert "repeat/2026-11-01.json" not in gpu and "repeat/2026-11-02.json" in gpu and "repeat/2026-11-04.json" in gpu
     assert "Repeats of one setup disagree" not in gpu  # repeats of equal numbers: nothing to say
     # four cases shown per section: a column group per case (each named by value and record),
     # one chart line per GPU through the points of all its cases
@@ -296,3 +297,37 @@ def test_a_record_that_is_one_case_is_named_once_in_a_long_table(tmp_path):
     page = (out / "comparisons" / links(index, "torch-graph-replay-1")["device"]).read_text(encoding="utf-8")
     named = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r'<td><a href="[^"]*">([^<]*)</a></td>', page)]
     assert "gpus/1.json" in named and not [n for n in named if n.count(".json") > 1], named
+
+
+def test_many_numeric_axis_values_are_charted_along_x_with_a_line_per_point(tmp_path):
+    """A sweep of many GPU-layer values drew one line per value (39 at 1,000 records: colours
+    repeated, Vega cut the legend); past MAX_CHART_LINES values that are numbers the chart turns:
+    the axis on x, one line per context."""
+    import copy
+
+    from site_gen.pages.comparisons import MAX_CHART_LINES
+    from tests.variants import seed
+
+    data = seed(GSH)
+    source = data["cases"][1]
+    for layers in range(1, MAX_CHART_LINES + 1):  # the seed's three placements and ten more
+        extra = copy.deepcopy(source)
+        extra["id"] = f"offload-72b-{layers}"
+        extra["placement"]["gpu_layers"] = layers
+        extra["settings"]["placement"]["gpu_layers"] = layers
+        data["cases"].append(extra)
+    data["comparisons"] = [{"axis": "gpu_layers", "cases": [c["id"] for c in data["cases"]]}]
+    data["tested_at"] = "2026-12-02"
+    records = shipped_copy(tmp_path)
+    Store(records).seal_bytes(encoded(data), GSH, "sweep/2026-12-02.json")
+    out = build(tmp_path, records).out_dir
+    index = (out / "comparisons" / "index.html").read_text(encoding="utf-8")
+    layers_page = (out / "comparisons" / links(index, "gsh-llm-core-article-1")["gpu-layers"]).read_text(encoding="utf-8")
+    specs = [json.loads(s) for s in re.findall(r'<script type="application/json" id="spec-s\d+-[a-z-]+">(.*?)</script>', layers_page, re.S)]
+    turned = [s for s in specs if len({row["x"] for row in s["datasets"]["points"]}) > MAX_CHART_LINES]
+    assert turned, "no chart has the GPU-layer values on x"
+    for spec in turned:
+        lines = {row["series"] for row in spec["datasets"]["points"]}
+        assert lines == {"context 2,048", "context 8,192"}
+        assert {1, 10} <= {row["x"] for row in spec["datasets"]["points"]}
+    assert "one line per context" in layers_page and "by GPU layers, one line per" in layers_page
