@@ -189,9 +189,11 @@ def _front_matter(source: str, text: str, problems: list[Problem]) -> dict[str, 
         line = key_node.start_mark.line + 2
         try:
             if isinstance(value_node, yaml.MappingNode):
-                # Keep each entry's own line (the `records:` map): {name: (value, line)}.
+                # Keep each entry's own line (the `records:` map): {name as written: (value, line,
+                # name as YAML reads it)}. Keyed by the text, not the value: `off` and `no` both
+                # read as False and would fall into one entry.
                 value: Any = {
-                    str(_construct(k)): (_construct(v), k.start_mark.line + 2) for k, v in value_node.value
+                    k.value: (_construct(v), k.start_mark.line + 2, _construct(k)) for k, v in value_node.value
                 }
             else:
                 value = _construct(value_node)
@@ -252,6 +254,15 @@ def _str_list(source: str, key: str, value: Any, line: int, problems: list[Probl
     return tuple(v.strip() for v in value)
 
 
+def _yaml_kind(value: Any) -> str:
+    """What YAML made of a plain word that is not text, as a message names it."""
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if value is None:
+        return "null (no value)"
+    return f"a {type(value).__name__}"  # a number or a date starts with a digit: refused as no word first
+
+
 def _record_refs(source: str, field: tuple[Any, int] | None, problems: list[Problem]) -> tuple[RecordRef, ...]:
     if field is None:
         return ()
@@ -262,9 +273,12 @@ def _record_refs(source: str, field: tuple[Any, int] | None, problems: list[Prob
         problems.append(Problem(source, "", "records must map short names to sealed sha256 hashes, e.g. `offload: 0afb936cac54cc1f` (or `{}` while it cites none)", line))
         return ()
     refs = []
-    for name, (ref, ref_line) in value.items():
+    for name, (ref, ref_line, read_as) in value.items():
         if not _NAME.match(name):
             problems.append(Problem(source, "", f"records: name {name!r} must be a word (letters, digits, _ or -)", ref_line))
+        elif not isinstance(read_as, str):  # `off:`, `yes:`, `null:` (YAML 1.1), which no citation could name
+            problems.append(Problem(source, "", f"records: YAML reads the name {name} as {_yaml_kind(read_as)}, not as text; "
+                                                f"write it in quotes (\"{name}\": ...) as you do the hashes", ref_line))
         if not isinstance(ref, str):
             problems.append(Problem(source, "", f"records.{name}: write the hash in quotes (YAML read {ref!r}, not text)", ref_line))
             continue

@@ -67,6 +67,24 @@ records:
         assert any(line.startswith(want) for line in lines), (want, lines)
 
 
+def test_a_record_name_yaml_reads_as_a_boolean_or_null_is_refused_at_its_line():
+    """`off:` was read as False and named 'False': citing "off" then failed with "'off' is not a
+    record named in this article's front matter (named: False, new)". `off` and `no` both read as
+    False, and were one entry."""
+    text = VALID.replace('  offload: "ebcfc483a547"\n', '  off: "ebcfc483a547"\n  no: "ebcfc483a547"\n  Yes: "ebcfc483a547"\n  null: "ebcfc483a547"\n')
+    with pytest.raises(ProblemsError) as err:
+        Article.parse("docs/articles/a-title.md", text)
+    assert err.value.lines() == [
+        'docs/articles/a-title.md:8: records: YAML reads the name off as the boolean false, not as text; write it in quotes ("off": ...) as you do the hashes',
+        'docs/articles/a-title.md:9: records: YAML reads the name no as the boolean false, not as text; write it in quotes ("no": ...) as you do the hashes',
+        'docs/articles/a-title.md:10: records: YAML reads the name Yes as the boolean true, not as text; write it in quotes ("Yes": ...) as you do the hashes',
+        'docs/articles/a-title.md:11: records: YAML reads the name null as null (no value), not as text; write it in quotes ("null": ...) as you do the hashes',
+        "4 problem(s) found",
+    ]
+    quoted = VALID.replace('  offload: "ebcfc483a547"\n', '  "off": "ebcfc483a547"\n  \'no\': "ebcfc483a547"\n')
+    assert [r.name for r in Article.parse("docs/articles/a-title.md", quoted).records] == ["off", "no", "graph"]
+
+
 @pytest.mark.parametrize("text,message", [
     ("no front matter\n", "docs/articles/x.md:1: an article starts with a '---' front matter line"),
     ("---\ntitle: x\n", "docs/articles/x.md:1: front matter is not closed by a '---' line"),
