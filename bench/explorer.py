@@ -7,7 +7,7 @@ then opened from file:// in Debian's chromium to time filtering and sorting.
 
 Prints, per size: the explorer's own bytes (page HTML + its data script + explorer.js; the
 theme's CSS/JS are shared by every page and cached), and the time of each filter and sort as
-the page measures it (data-filter-ms: select the rows, draw the first 200) and as seen from a
+the page measures it (data-filter-ms: select the rows, draw the first 100) and as seen from a
 script around the event (wall). The last line is
 `records=1000 page_bytes=B rows=10000 filter_ms_median=M filter_ms_max=M sort_ms_max=M`."""
 
