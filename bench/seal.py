@@ -106,6 +106,8 @@ def main() -> int:
     rng = random.Random(args.seed)
     jobs = generate(args.records, rng)
     extra = generate(args.fresh, rng, start=args.records)
+    if args.workdir is not None:  # a --workdir that does not exist yet: made, not a FileNotFoundError from mkdtemp
+        args.workdir.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="benchledger-seal-", dir=args.workdir))
     try:
         control = plain_writes(workdir / "control", [raw for raw, _, _ in jobs])

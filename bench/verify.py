@@ -178,6 +178,8 @@ def main() -> int:
                              "on the development machine's ext4 disk a seal took 2.8-4.0 ms against 1.5-1.8 in tmpfs)")
     parser.add_argument("--seed", type=int, default=20261129)
     args = parser.parse_args()
+    if args.workdir is not None:  # a --workdir that does not exist yet: made, not a FileNotFoundError from mkdtemp
+        args.workdir.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="benchledger-bench-", dir=args.workdir))
     rng = random.Random(args.seed)
     print(f"{'records':>8} {'MiB':>7} {'seal_s':>8} {'cold_s':>8} {'cold/s':>8} {'warm_s':>8} {'warm/s':>8} "
