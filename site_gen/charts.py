@@ -36,6 +36,9 @@ CHARTS_DIR = "assets/charts"
 CHART_WIDTH = 560
 CHART_HEIGHT = 260
 MAX_AXIS_LABELS = 24  # labels a series chart's record axis shows at most
+# Records past which a series chart draws small dots and no range rules: 502 records' ranges on a
+# 560-pixel axis were a solid grey wall (each range stays in the tooltip and the table below).
+DENSE_SERIES_POINTS = 120
 
 
 @dataclass(frozen=True)
@@ -493,7 +496,10 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
                                "line_px": 8 + CLAIM_LINE_PX * (k % 3)}
                               for k, m in enumerate(sorted(marks, key=lambda m: position.get(text(m.at), 0)))]
     has_ranges = any(row["low"] is not None for row in rows)
-    spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), step > 1, has_ranges), datasets,
+    dense = len(rows) > DENSE_SERIES_POINTS
+    if dense and has_ranges:
+        alt_text += " Ranges are in the table, not drawn, at this many records."
+    spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), step > 1, has_ranges, dense), datasets,
                    {"order": order, "ticks": order[::step]})
     table = pd.DataFrame([[r["label"], r["value"], r["low"], r["high"], r["origin"]] for r in rows],
                          columns=[x_title, y_title, "minimum", "maximum", "source"], dtype=object)
@@ -501,7 +507,8 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
 
 
 @lru_cache(maxsize=1024)
-def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, thinned: bool, has_ranges: bool) -> str:
+def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, thinned: bool, has_ranges: bool,
+                     dense: bool) -> str:
     import altair as alt  # see _line_template
 
     # every layer's x is placed by one explicit domain, the records in series order: sorting each
@@ -519,9 +526,9 @@ def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, th
     if has_ranges:
         tooltip += [alt.Tooltip("low:Q", title="minimum", format=TOOLTIP_FORMAT), alt.Tooltip("high:Q", title="maximum", format=TOOLTIP_FORMAT)]
     tooltip.append(alt.Tooltip("origin:N", title="record"))
-    dots = base.mark_point(filled=True, size=60, color="#2c7fb8").encode(
+    dots = base.mark_point(filled=True, size=14 if dense else 60, color="#2c7fb8").encode(
         x=x, y=alt.Y("value:Q", scale=y_scale, title=y_title), tooltip=tooltip)
-    layers = [ranges, dots] if has_ranges else [dots]
+    layers = [ranges, dots] if has_ranges and not dense else [dots]
     if segments:
         layers.append(alt.Chart(alt.NamedData("segments")).mark_rule(strokeWidth=2, color="#555555").encode(
             x=alt.X("first:N", scale=x_scale), x2="last:N", y=alt.Y("median:Q", scale=y_scale),

@@ -324,3 +324,19 @@ def test_a_spec_names_the_dark_schemes_colour_for_each_colour_it_uses():
     plain = line_chart("c", "T", [Series("a", [(1, 2.0, at("/x/0")), (4, 8.0, at("/x/1"))])], x_title="x", y_title="y",
                        series_title="s", alt_text="a")
     assert "usermeta" not in plain.spec
+
+
+def test_a_long_series_draws_small_dots_without_range_rules_and_says_so():
+    """502 records' ranges on a 560-pixel axis drew a solid grey wall: past DENSE_SERIES_POINTS
+    the chart draws small dots only; the ranges stay in its data (tooltip, table behind it)."""
+    from site_gen.charts import DENSE_SERIES_POINTS
+
+    def rules(spec: dict) -> list:
+        return [layer for layer in spec["layer"] if (layer.get("mark") or {}).get("type") == "rule"
+                and "y2" in layer.get("encoding", {})]
+
+    short, long = series(DENSE_SERIES_POINTS), series(DENSE_SERIES_POINTS + 1)
+    assert len(rules(short.spec)) == 1 and "Ranges are in the table" not in short.alt
+    assert rules(long.spec) == [] and long.alt.endswith("Ranges are in the table, not drawn, at this many records.")
+    assert all(row["low"] is not None for row in long.spec["datasets"]["points"])  # still in the data
+    assert list(long.table["minimum"]) == [9.5 + i % 5 for i in range(DENSE_SERIES_POINTS + 1)]
