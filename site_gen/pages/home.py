@@ -59,8 +59,8 @@ class HomePage(PageKind):
             path = list_page_path(number)
             title = "Articles" if number == 1 else f"Articles, page {number} of {count}"
             first = (number - 1) * CARDS_PER_PAGE
-            pager = {"number": number, "count": count, "first": first + 1, "last": min(first + CARDS_PER_PAGE, len(cards)),
-                     "total": len(cards),
+            pager = {"number": number, "count": count, "first": f"{first + 1:,}",
+                     "last": f"{min(first + CARDS_PER_PAGE, len(cards)):,}", "total": f"{len(cards):,}",
                      "newer": list_page_path(number - 1) if number > 1 else None,
                      "older": list_page_path(number + 1) if number < count else None,
                      "pages": _pager_numbers(number, count)}
