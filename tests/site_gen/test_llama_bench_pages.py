@@ -97,3 +97,21 @@ def test_the_built_site_with_llama_bench_comparisons_passes_its_own_audit(built)
     assert verify_site(result.out_dir) == []
     page = next((result.out_dir / "comparisons" / "llama-bench-1").glob("n-threads-*.html")).read_text(encoding="utf-8")
     assert 'data-formula="count of values"' in page
+
+
+def test_an_import_with_a_repeated_row_builds(tmp_path):
+    """A llama-bench output holding one row twice imports and verifies; its chart's points were
+    sorted as (x, speed, Trace) tuples, and two equal points compared their Traces: a TypeError
+    that failed every later build of the store."""
+    from collector.importers.base import build_record
+    from collector.importers.llama_bench import LlamaBenchImporter
+    from tests.llama_bench_support import captured, source
+
+    rows = json.loads(captured("tiny-threads-1-2.json").read_bytes())
+    repeated = tmp_path / "repeated-row.json"
+    repeated.write_text(json.dumps([rows[0], rows[2], rows[0]]), encoding="utf-8")
+    records = shipped_copy(tmp_path)
+    seal_at_fixed_time(records, "llama-bench/repeated-row.json", build_record(LlamaBenchImporter(), source(repeated)))
+    result = build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
+    page = (result.out_dir / "articles" / "llama-bench" / "repeated-row.html").read_text(encoding="utf-8")
+    assert 'id="spec-speed-by-n-threads"' in page

@@ -159,7 +159,7 @@ class LlamaBenchRenderer(RecordRenderer):
                 label = ", ".join([test_name(row)] + [f"{_LABEL[f]} {_show(row.get(f))}" for f in others])
                 if is_number(row.get("avg_ts")):
                     lines.setdefault(label, []).append((row[axis], row["avg_ts"], Trace(page.view.sha256, f"/tests/{i}/avg_ts")))
-            series = [Series(label, sorted(points)) for label, points in lines.items()]
+            series = [Series(label, sorted(points, key=lambda p: p[0])) for label, points in lines.items()]  # by x alone: Traces do not order
             page.chart(line_chart(
                 f"speed-by-{axis}".replace("_", "-"), f"Mean speed along {_LABEL[axis]} ({axis})", series,
                 x_title=_LABEL[axis], y_title="speed (tokens/s)", series_title="test", log_y=True,
