@@ -398,3 +398,14 @@ def test_a_pager_links_the_ends_and_the_pages_around_the_current_one():
     assert [n for n, _ in _pager_numbers(10, 34)] == [1, None, 8, 9, 10, 11, 12, None, 34]
     assert [n for n, _ in _pager_numbers(1, 3)] == [1, 2, 3]
     assert _pager_numbers(2, 3)[0] == (1, "index.md") and _pager_numbers(2, 3)[1] == (2, "older/2.md")
+
+
+def test_a_record_with_a_key_the_schema_leaves_open_seals_and_builds(tmp_path):
+    """One more key in a case's thermal_slowdown_states passes the schema; the checks and the
+    article's telemetry table read every key as a kind of counts and raised on it."""
+    data = json.loads(OFFLOAD.read_bytes())
+    data["cases"][0]["telemetry"]["thermal_slowdown_states"]["zz"] = 1
+    records = shipped_copy(tmp_path)
+    Store(records).seal_bytes(json.dumps(data).encode(), SCHEMA, "open/2026-12-03.json")
+    page = build(tmp_path, records).out_dir / "articles" / "open" / "2026-12-03.html"
+    assert "Thermal slowdown (hardware)" in page.read_text(encoding="utf-8")

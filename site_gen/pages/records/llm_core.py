@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from benchledger.cases.llm_core import FIELDS, PHASES
+from benchledger.records.checks import THERMAL_KINDS, THERMAL_STATES
 from benchledger.records.numbers import is_integer, is_number
 from benchledger.records.pointer import resolve, to_pointer
 from site_gen import escape
@@ -470,12 +471,14 @@ class LlmCoreRenderer(RecordRenderer):
             return
         page.heading(3, "Telemetry")
         states = resolve(page.view.data, f"{base}/telemetry/thermal_slowdown_states", default={})
-        for kind, counts in (states.items() if isinstance(states, dict) else []):
-            sp = f"{base}/telemetry/thermal_slowdown_states" + to_pointer([kind])  # record keys, escaped as pointer tokens
+        # the kinds and states the schema names (an object it leaves open may hold other keys)
+        for kind in (k for k in THERMAL_KINDS if isinstance(states, dict) and isinstance(states.get(k), dict)):
+            sp = f"{base}/telemetry/thermal_slowdown_states" + to_pointer([kind])
             rows.append({
                 # labelled as kv_rows labels the rows above it ("Thermal slowdown fully available")
                 "field": f"Thermal slowdown ({escape.html(kind)})",
-                "value": " · ".join(f"{escape.html(k.replace('_', ' '))} {page.num(sp + to_pointer([k]))}" for k in counts),
+                "value": " · ".join(f"{escape.html(k.replace('_', ' '))} {page.num(sp + to_pointer([k]))}"
+                                   for k in THERMAL_STATES if k in states[kind]),
             })
         page.table(rows, ["field", "value"])
         page.notes(under(f"{base}/telemetry"))

@@ -233,3 +233,37 @@ def test_a_graph_replay_latency_of_zero_is_refused():
     timing["median_ms"] = 0.0
     assert any(str(p).endswith("median_ms: expected > 0 (a duration), found 0.0 [check tgr-timing-order]")
                for p in check_record(record, TGR, "b.json"))
+
+
+def _valid(data, schema_id):
+    from benchledger.records import schema
+
+    return schema.validate(data, schema_id, "x.json") == []
+
+
+def test_keys_the_schema_leaves_open_are_not_read_as_counts_or_timings():
+    """A schema-valid record with one more key in thermal_slowdown_states or a measurement's
+    timing made a check raise (`sum(states.values())` over an int; `timing["median_ms"]` of
+    another key): seal ended in a traceback, and verify and build of a store holding such bytes
+    too. The rules read the kinds, states and paths the schema names."""
+    gsh = seed(GSH)
+    gsh["cases"][0]["telemetry"]["thermal_slowdown_states"]["zz"] = 1
+    tgr = seed(TGR)
+    tgr["measurements"][0]["timing"]["zz"] = 5
+    for data, schema_id in ((gsh, GSH), (tgr, TGR)):
+        assert _valid(data, schema_id)
+        assert check_record(data, schema_id, "x.json") == []
+
+
+def test_a_rule_that_cannot_read_what_it_is_given_names_itself_instead_of_raising():
+    """Whatever else an open object may hold that a rule does not expect, the record is refused
+    in one line naming the rule, not with a traceback that stops verify and build."""
+    from benchledger.records.checks import Check
+
+    def reads_a_missing_key(data):
+        yield from ()
+        data["absent"]
+
+    [problem] = Check("gsh-example", GSH, "an example rule", reads_a_missing_key).problems({}, "x.json")
+    assert str(problem) == ("x.json: cannot be checked: KeyError 'absent' where the rule expects one of the fields the "
+                            "schema describes; remove what the schema does not name [check gsh-example]")
