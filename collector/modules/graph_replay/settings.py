@@ -72,14 +72,15 @@ _CHECKS = {
     "workload": (lambda v: isinstance(v, str) and bool(_IMPORT_PATH.match(v)),
                  "an import path 'package.module:factory'"),
     "device": (lambda v: v in DEVICES, "one of " + ", ".join(DEVICES)),
-    "profile": (lambda v: v in PROFILES, "one of " + ", ".join(PROFILES)),
+    # a name first: `v in` a dict hashes v, and a list or table from the plan raised TypeError
+    "profile": (lambda v: isinstance(v, str) and v in PROFILES, "one of " + ", ".join(PROFILES)),
     # bounded like the core's rounds and token counts: 2^63-1 repetitions would run for ever
     "short_repetitions": (lambda v: _positive_int(v) and v <= MAX_ROUNDS, f"a positive integer <= {MAX_ROUNDS}"),
     "synthetic_tokens": (lambda v: isinstance(v, list) and len(v) <= MAX_LIST and all(_positive_int(x) and x <= MAX_TOKENS for x in v),
                          f"a list of at most {MAX_LIST} positive token counts <= {MAX_TOKENS}"),
     "allow_tf32": (lambda v: isinstance(v, bool), "true or false"),
     "deterministic_algorithms": (lambda v: isinstance(v, bool), "true or false"),
-    "sdpa_backend": (lambda v: v in SDPA_BACKENDS, "one of " + ", ".join(SDPA_BACKENDS)),
+    "sdpa_backend": (lambda v: isinstance(v, str) and v in SDPA_BACKENDS, "one of " + ", ".join(SDPA_BACKENDS)),
     "threads": (lambda v: _positive_int(v) and v <= 4096, "a positive number of threads <= 4096"),
     "token_limit": (lambda v: _positive_int(v) and v <= MAX_TOKENS, f"a positive integer <= {MAX_TOKENS}"),
     "vocab_size": (lambda v: _positive_int(v) and v <= 2**31 - 1, "a positive integer <= 2147483647"),

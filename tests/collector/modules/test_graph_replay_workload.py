@@ -142,6 +142,24 @@ def test_a_bad_plan_lists_every_problem(tmp_path):
     assert not any("$.cases[1].settings" in line for line in lines)  # the plan-wide values, once
 
 
+def test_a_list_or_table_where_a_name_is_expected_is_a_plan_problem(tmp_path):
+    """`profile = ["fp32"]` or a table for sdpa_backend: looked up in a dict, they raised
+    TypeError (unhashable) from plan loading, even under --dry-run."""
+    plan = tmp_path / "plan.toml"
+    plan.write_text(textwrap.dedent("""
+        article_key = "bad-graph-replay"
+        module = "graph_replay"
+        [settings]
+        profile = ["fp32"]
+        sdpa_backend = {name = "flash"}
+    """))
+    with pytest.raises(PlanError) as caught:
+        load_plan(plan)
+    lines = caught.value.lines()
+    assert any("$.settings.profile: expected one of fp32, fp16, bf16" in line for line in lines), lines
+    assert any("$.settings.sdpa_backend: expected one of math, flash, efficient, cudnn" in line for line in lines), lines
+
+
 def test_a_workload_module_that_is_not_there_is_a_plan_problem_not_a_failed_record(tmp_path):
     """`collect --dry-run` approved `workload = "nonexistent.mod:f"`; the real run then sealed a
     failed record for good."""
