@@ -152,6 +152,8 @@ def test_a_list_or_table_where_a_name_is_expected_is_a_plan_problem(tmp_path):
         [settings]
         profile = ["fp32"]
         sdpa_backend = {name = "flash"}
+        [[cases]]
+        id = "one"
     """))
     with pytest.raises(PlanError) as caught:
         load_plan(plan)
