@@ -80,8 +80,13 @@ class RecordView:
 
     @property
     def page_path(self) -> str:
-        """The article's Markdown path in the docs dir: articles/<store path without .json>.md."""
+        """The article's Markdown path in the docs dir: articles/<store path without .json>.md,
+        except that a record named README gets README~.md: MkDocs publishes README.md as its
+        folder's index, and beside a record named index the build failed for good (a store path
+        never holds "~", so no other record's page is named so)."""
         stem = self.entry.path[: -len(".json")] if self.entry.path.endswith(".json") else self.entry.path
+        if stem.rsplit("/", 1)[-1] == "README":
+            stem += "~"
         return f"{self.options.articles_prefix}/{stem}.md"
 
     @property

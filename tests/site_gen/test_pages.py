@@ -409,3 +409,18 @@ def test_a_record_with_a_key_the_schema_leaves_open_seals_and_builds(tmp_path):
     Store(records).seal_bytes(json.dumps(data).encode(), SCHEMA, "open/2026-12-03.json")
     page = build(tmp_path, records).out_dir / "articles" / "open" / "2026-12-03.html"
     assert "Thermal slowdown (hardware)" in page.read_text(encoding="utf-8")
+
+
+def test_records_named_readme_and_index_side_by_side_both_get_pages(tmp_path):
+    """MkDocs publishes README.md as its folder's index: x/README.json beside x/index.json sealed
+    and verified, then failed every build ("README.md ... conflicts with index.md")."""
+    raw = OFFLOAD.read_bytes()
+    other = json.loads(raw)
+    other["tested_at"] = "2026-10-05"
+    records = shipped_copy(tmp_path)
+    store = Store(records)
+    store.seal_bytes(raw.replace(b'"2026-09-27"', b'"2026-10-04"', 1), SCHEMA, "x/README.json")
+    store.seal_bytes(json.dumps(other).encode(), SCHEMA, "x/index.json")
+    out = build(tmp_path, records).out_dir
+    assert "x/README.json" in (out / "articles" / "x" / "README~.html").read_text(encoding="utf-8")
+    assert "x/index.json" in (out / "articles" / "x" / "index.html").read_text(encoding="utf-8")
