@@ -36,9 +36,22 @@ CHARTS_DIR = "assets/charts"
 CHART_WIDTH = 560
 CHART_HEIGHT = 260
 MAX_AXIS_LABELS = 24  # labels a series chart's record axis shows at most
+# Characters of record text a chart draws in one label (a legend entry, a record on the axis):
+# vl-convert measures each label in time growing with the square of its length, and one setting
+# of 300,000 characters kept a build drawing for over 15 minutes.
+MAX_LABEL_CHARS = 80
 # Records past which a series chart draws small dots and no range rules: 502 records' ranges on a
 # 560-pixel axis were a solid grey wall (each range stays in the tooltip and the table below).
 DENSE_SERIES_POINTS = 120
+
+
+def chart_label(label: str) -> str:
+    """Text as a chart draws it, escaped for the chart (`escape.chart_text`): past MAX_LABEL_CHARS
+    cut, with "…" and six hex digits of the whole text's SHA-256 so that two cut labels stay
+    apart (a series chart places its records by label)."""
+    if len(label) > MAX_LABEL_CHARS:
+        label = f"{label[:MAX_LABEL_CHARS - 7]}…{sha256_hex(label.encode('utf-8', 'surrogatepass'))[:6]}"
+    return escape.chart_text(label)
 
 
 @dataclass(frozen=True)
@@ -230,7 +243,7 @@ def line_chart(
     """Points joined by lines, one colour per series; log scales on request, and on y where
     `log_y` is None and the values span a wide range (`wide_range`); `reference` (y, label) draws
     a labelled horizontal rule (a ratio's 1x: "no speedup")."""
-    text = escape.chart_text
+    text = chart_label
     rows = [
         {"x": x, "y": y, "series": text(s.label), "origin": trace.text(), "trace": trace.fields()}
         for s in series
@@ -471,7 +484,7 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
                  marks: Sequence[SeriesMark], *, x_title: str, y_title: str, alt_text: str) -> Chart:
     """A metric along a series: each record's value with its range, each segment's median as a
     horizontal rule, and each claim as a vertical rule at its first record after the change."""
-    text = escape.chart_text
+    text = chart_label
     x_title, y_title = text(x_title), text(y_title)
     rows = [{"label": text(p.label), "value": p.value, "low": p.low, "high": p.high, "origin": p.trace.text(),
              "trace": p.trace.fields(),

@@ -340,3 +340,17 @@ def test_a_long_series_draws_small_dots_without_range_rules_and_says_so():
     assert rules(long.spec) == [] and long.alt.endswith("Ranges are in the table, not drawn, at this many records.")
     assert all(row["low"] is not None for row in long.spec["datasets"]["points"])  # still in the data
     assert list(long.table["minimum"]) == [9.5 + i % 5 for i in range(DENSE_SERIES_POINTS + 1)]
+
+
+def test_long_record_text_is_cut_in_chart_labels_and_cut_labels_stay_apart():
+    """A 300,000-character setting became a legend entry that vl-convert measured for over 15
+    minutes; labels past MAX_LABEL_CHARS are cut, each with a digest of its whole text."""
+    from site_gen.charts import MAX_LABEL_CHARS, chart_label
+
+    long_a, long_b = "a" * 300_000, "a" * 299_999 + "b"
+    assert len(chart_label(long_a)) == MAX_LABEL_CHARS and chart_label(long_a) != chart_label(long_b)
+    assert chart_label("b11146") == "b11146"
+    two = line_chart("c", "T", [Series(long_a, [(1, 2.0, at("/x/0"))]), Series(long_b, [(1, 3.0, at("/y/0"))])],
+                     x_title="tokens", y_title="ms", series_title="setting", alt_text="alt")
+    labels = {row["series"] for row in two.spec["datasets"]["points"]}
+    assert len(labels) == 2 and all(len(label) == MAX_LABEL_CHARS for label in labels)
