@@ -75,8 +75,8 @@ class Store:
         key = hash_or_path.strip()
         if not key:  # the message would otherwise name nothing
             raise InputError("HASH-OR-PATH", "", "empty: give a record's sha256 (or a unique prefix of >= 12 hex digits) or its path")
-        if is_sha256_prefix(key):
-            hits = [e for e in entries if e.sha256.startswith(key)]
+        if is_sha256_prefix(key.lower()):  # a hash copied from a tool that prints upper case
+            hits = [e for e in entries if e.sha256.startswith(key.lower())]
             if len(hits) > 1:
                 raise InputError(key, "", f"sha256 prefix matches {len(hits)} records: {', '.join(e.path for e in hits)}")
             if hits:

@@ -243,6 +243,7 @@ def test_default_cache_folder_is_beside_the_resolved_records_or_the_environments
 def test_find_by_prefix_path_and_typed_path(store, monkeypatch):
     tgr = store.entries()[1]
     assert store.find(tgr.sha256[:12]) == tgr
+    assert store.find(tgr.sha256[:12].upper()) == tgr  # as a tool printing upper case shows it
     assert store.find(TGR_PATH) == tgr
     monkeypatch.chdir(store.root.parent)
     assert store.find(f"records/{TGR_PATH}") == tgr
