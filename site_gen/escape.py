@@ -9,6 +9,7 @@ One function per context, and nothing else escapes:
 - `shown_attr()`: a double-quoted attribute a reader sees (title=, alt=);
 - `anchor()`: an HTML id / attr_list `{#...}` anchor / file-name part: `[a-z0-9-]` only;
 - `url_path()`: a relative URL built from store and page paths (percent-encoded, never a scheme);
+- `yaml_string()`: a YAML double-quoted scalar (mkdocs.yml values, front matter);
 - `page_title()`: the front-matter `title:` MkDocs writes into `<title>` and the header unescaped;
 - `xml_chars()`: text vl-convert writes into a static SVG (XML 1.0 cannot hold every character);
 - `xml_text()`, `xml_attr()`: text and attribute values of the Atom feed;
@@ -103,11 +104,30 @@ def url_path(path: str) -> str:
     return quote(path, safe="/-_.~")
 
 
+# An escape in JSON's ASCII output: a surrogate pair (a character past U+FFFF), or any other,
+# matched whole so that an escaped backslash's next characters are never read as an escape.
+_JSON_ESCAPE = re.compile(r"\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|\\.")
+
+
+def _yaml_escape(match: re.Match[str]) -> str:
+    if match[1] is None:
+        return match[0]
+    return f"\\U{0x10000 + ((int(match[1], 16) - 0xD800) << 10) + int(match[2], 16) - 0xDC00:08x}"
+
+
+def yaml_string(value: str) -> str:
+    """`value` as a YAML double-quoted scalar, ASCII only. JSON's escaping, which YAML reads as
+    the same text, except a character past U+FFFF: JSON writes it as a surrogate pair, whose
+    halves PyYAML reads as two lone surrogates (MkDocs then failed writing an emoji site name
+    as UTF-8), so it is YAML's \\UXXXXXXXX escape."""
+    return _JSON_ESCAPE.sub(_yaml_escape, json.dumps(value, ensure_ascii=True))
+
+
 def page_title(value: object) -> str:
     """The value of a page's front-matter `title:` (a YAML double-quoted scalar). MkDocs and
     Material write `page.meta.title` into `<title>` and the header as is, so it carries the
     HTML-escaped text."""
-    return json.dumps(shown_attr(value), ensure_ascii=True)
+    return yaml_string(shown_attr(value))
 
 
 # What XML 1.0 cannot hold: C0 controls but tab, newline and return, lone surrogates, U+FFFE/FFFF.

@@ -279,6 +279,22 @@ def test_the_site_name_and_page_titles_show_a_bidi_override_as_its_code_point(tm
     assert {"About[U+202E] us": "pages/about.md"} in config["nav"]
 
 
+def test_a_site_name_page_title_address_and_site_folder_past_u_ffff_build(tmp_path):
+    """mkdocs.yml wrote an emoji as JSON's surrogate pair, which PyYAML read as two lone
+    surrogates: `build` stopped with a UnicodeEncodeError traceback from MkDocs."""
+    from benchledger.project import ExtraPage
+
+    (tmp_path / "records").mkdir()
+    (tmp_path / "a.md").write_text("# About\n\nText.\n", encoding="utf-8")
+    options = BuildOptions(site_name="Bench \U0001f680", site_url="https://example.org/\U0001f680/",
+                           extra_pages=(ExtraPage("About \U00020000", tmp_path / "a.md", "about"),))
+    result = build_site(tmp_path / "records", tmp_path / "site-\U0001f680", cache_dir=tmp_path / "cache", options=options)
+    assert result.out_dir == tmp_path / "site-\U0001f680"
+    home = (result.out_dir / "index.html").read_text(encoding="utf-8")
+    assert "Bench \U0001f680" in home and "About \U00020000" in home
+    assert "<title>About \U00020000" in (result.out_dir / "pages" / "about.html").read_text(encoding="utf-8")
+
+
 def test_a_site_folder_whose_path_holds_quotes_backslashes_and_a_no_break_space_is_the_one_built(tmp_path):
     """mkdocs.yml named the site folder by Python's repr, which YAML reads otherwise: a project
     under `z\\y` had MkDocs write (and first empty) `z\\\\y/site`, and one with both quotes was

@@ -104,6 +104,17 @@ def test_each_context_has_one_escaper_and_none_lets_syntax_through():
     assert escape.page_title("</title><script>") == '"&lt;/title&gt;&lt;script&gt;"'
 
 
+@given(st.text(max_size=50))
+def test_a_yaml_string_reads_back_as_its_text(value):
+    """A character past U+FFFF was written as JSON's surrogate pair, read by YAML as two lone
+    surrogates; an escaped backslash before `ud83d` must stay text."""
+    import yaml
+
+    for text in (value, f"{value}\U0001f680\\ud83d\\ude80\\\\ud83d"):
+        written = escape.yaml_string(text)
+        assert written.isascii() and yaml.safe_load(written) == text
+
+
 
 @given(st.text(max_size=200))
 def test_an_anchor_is_its_own_anchor(value):
