@@ -26,11 +26,12 @@ _HEX_ID = re.compile(r"[0-9a-f]{8}")
 
 
 def key_name_problem(name: str) -> str | None:
-    """Why `name` cannot name a note key (C2SP: non-empty, no spaces, no '+'), or None."""
+    """Why `name` cannot name a note key, or None. C2SP: non-empty, no spaces, no '+'; and
+    ASCII, which the key file holds (a non-ASCII name crashed `key generate` halfway)."""
     if not name:
         return "is empty"
-    if any(c.isspace() or c == "+" for c in name) or not name.isprintable():
-        return "must not contain spaces, '+' or control characters"
+    if not all("!" <= c <= "~" and c != "+" for c in name):
+        return "must be printable ASCII without spaces or '+' (letters, digits and punctuation, like example.com/benchmarks)"
     return None
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from benchledger.atomic import fsync_dir, write_new
 from benchledger.cli.locations import project_of, records_dir
 from benchledger.errors import InputError, SealError, os_reason
 from benchledger.folders import within
@@ -17,7 +17,7 @@ def add_arguments(parser):
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     gen = sub.add_parser("generate", help="write a new private key (mode 0600) and print its verifier key",
                          description="write a new private key (mode 0600) and print its verifier key")
-    gen.add_argument("name", metavar="NAME", help="the key's name, e.g. the log's origin like example.com/benchmarks (no spaces or '+')")
+    gen.add_argument("name", metavar="NAME", help="the key's name, e.g. the log's origin like example.com/benchmarks (printable ASCII, no spaces or '+')")
     gen.add_argument("--out", required=True, type=Path, metavar="FILE",
                      help="where to write the private key; never inside the records store or a site")
     gen.add_argument("--records", default=None, help="the records store the key must stay out of (default: the project's, ./records)")
@@ -36,13 +36,12 @@ def run(args) -> int:
     if within(out, site):
         raise SealError(f"{out.as_posix()}: a private key never goes into the site folder ({site.as_posix()}); write it somewhere else")
     key = SignerKey.generate(args.name)
-    try:  # O_EXCL: never over an existing file; 0600 from the start, not chmod afterwards
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:  # whole or not at all, never over an existing file, 0600 from the start
+        write_new(out, (key.text + "\n").encode("ascii"), mode=0o600)
+        fsync_dir(out.parent)
     except FileExistsError:
         raise SealError(f"{out.as_posix()} already exists; a key file is never overwritten") from None
     except OSError as err:
         raise SealError(f"cannot write {out.as_posix()}: {os_reason(err)}") from None
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(key.text + "\n")
     print(key.verifier.text)
     return 0

@@ -31,7 +31,39 @@ def test_key_generate_writes_a_private_file_and_prints_the_verifier_key(records,
     in_site = cli("key", "generate", "x", "--out", "site/x.key")
     assert in_site.code == 1 and "never goes into the site folder" in in_site.err[0]
     bad = cli("key", "generate", "a b", "--out", "other.key")
-    assert bad.code == 1 and bad.err == ["benchledger key: error: NAME: key name 'a b' must not contain spaces, '+' or control characters"]
+    assert bad.code == 1 and bad.err == ["benchledger key: error: NAME: key name 'a b' must be printable ASCII without spaces "
+                                         "or '+' (letters, digits and punctuation, like example.com/benchmarks)"]
+
+
+def test_key_generate_refuses_a_name_the_key_file_cannot_hold_and_writes_nothing(records, cli, tmp_path):
+    """A non-ASCII name passed the name check, then writing the ASCII key file stopped with a
+    UnicodeEncodeError traceback and left a 0-byte file that a rerun said "already exists"."""
+    before = sorted(os.listdir(tmp_path))
+    for name in ("b\u00e4nch", "log\u202e", "x\U0001f680", "a\udcffb", "tab\tname"):
+        result = cli("key", "generate", name, "--out", "k.key")
+        assert result.code == 1 and result.err == [f"benchledger key: error: NAME: key name {name!r} must be printable ASCII "
+                                                   "without spaces or '+' (letters, digits and punctuation, like example.com/benchmarks)"]
+        assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_a_key_file_that_cannot_be_written_whole_is_not_left_behind(records, cli, tmp_path, monkeypatch):
+    """The key file was opened in place, then written: a failed write left a partial file that
+    a rerun refused to replace."""
+    import errno
+
+    from benchledger import atomic
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    before = sorted(os.listdir(tmp_path))
+    with monkeypatch.context() as patched:
+        patched.setattr(atomic, "write_all", full)
+        result = cli("key", "generate", "example.com/log", "--out", "k.key")
+    assert result.code == 1 and result.err == ["benchledger key: error: cannot write k.key: No space left on device"]
+    assert sorted(os.listdir(tmp_path)) == before
+    assert cli("key", "generate", "example.com/log", "--out", "k.key").code == 0
+    assert SignerKey.parse((tmp_path / "k.key").read_text(), "k.key").name == "example.com/log"
 
 
 def test_checkpoint_after_a_seal_extends_the_log_and_prove_verifies(records, cli, valid, monkeypatch):
