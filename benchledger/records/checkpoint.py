@@ -24,6 +24,15 @@ _SIZE = re.compile(r"0|[1-9][0-9]{0,19}")
 MAX_NOTE_BYTES = 1 << 20  # far above any checkpoint; a bigger file is not one
 
 
+def origin_problem(origin: str) -> str | None:
+    """Why `origin` cannot be a checkpoint's origin line, or None."""
+    if not origin:
+        return "is empty"
+    if not origin.isprintable():  # a line break, a control or bidi character, an undecodable byte
+        return "must be one line of printable characters (no line breaks, control or bidi characters)"
+    return None
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """A tree head: the log's origin, its size and its root hash."""
@@ -34,8 +43,9 @@ class Checkpoint:
     extensions: tuple[str, ...] = ()  # further body lines, kept as read
 
     def __post_init__(self):
-        if not self.origin or any(c in "\n\r" for c in self.origin) or not self.origin.isprintable():
-            raise ValueError("a checkpoint origin is one non-empty printable line")
+        problem = origin_problem(self.origin)
+        if problem:
+            raise ValueError(f"a checkpoint origin {problem}")
         if self.size < 0 or len(self.root) != HASH_SIZE:
             raise ValueError("a checkpoint needs a size >= 0 and a 32-byte root")
 
@@ -52,7 +62,7 @@ class Checkpoint:
         if len(lines) < 4 or lines[-1] != "":
             raise InputError(shown, "", "not a checkpoint: expected an origin line, a tree size line and a base64 root line, each ending in a newline")
         origin, size, root, *extensions = lines[:-1]
-        if not origin or not origin.isprintable():
+        if origin_problem(origin):
             raise InputError(shown, "", "checkpoint line 1 (origin) must be a non-empty printable line", 1)
         if not _SIZE.fullmatch(size):
             raise InputError(shown, "", f"checkpoint line 2 (tree size) must be a decimal number, found {size[:40]!r}", 2)

@@ -9,6 +9,7 @@ from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError, SealError
 from benchledger.folders import within
 from benchledger.files import read_input
+from benchledger.records.checkpoint import origin_problem
 from benchledger.records.keys import SignerKey
 from benchledger.records.store import Store
 from benchledger.records.signing import append_checkpoint
@@ -38,6 +39,9 @@ def read_signer(path: Path | None) -> SignerKey:
 
 
 def run(args) -> int:
+    problem = None if args.origin is None else origin_problem(args.origin)
+    if problem:
+        raise InputError("--origin", "", f"origin {args.origin!r} {problem}; pass the log's name, like example.com/benchmarks")
     store = Store(records_dir(args))
     key_file = args.key or (Path(os.environ[KEY_VARIABLE]) if os.environ.get(KEY_VARIABLE) else None)
     if key_file is not None and within(key_file, store.root):

@@ -87,6 +87,24 @@ def test_checkpoint_after_a_seal_extends_the_log_and_prove_verifies(records, cli
     assert note.signed_by(demo_key().verifier)
 
 
+def test_checkpoint_refuses_an_origin_that_is_not_one_printable_line_and_signs_nothing(records, cli):
+    """An --origin holding a line break, U+202E or an undecodable byte reached the checkpoint's
+    own check, which stopped the first `checkpoint` of a log with a ValueError traceback."""
+    import shutil
+
+    shutil.rmtree(records / "checkpoints")  # a log's first checkpoint takes --origin as given
+    before = tree_digest(records)
+    for origin in ("a\nb", "log\u202e", "log\udcff", "a\rb"):
+        result = cli("checkpoint", "--key", str(DEMO_KEY_FILE), "--origin", origin)
+        assert result.code == 1 and result.err == [
+            f"benchledger checkpoint: error: --origin: origin {origin!r} must be one line of printable characters "
+            "(no line breaks, control or bidi characters); pass the log's name, like example.com/benchmarks"]
+        assert tree_digest(records) == before
+    empty = cli("checkpoint", "--key", str(DEMO_KEY_FILE), "--origin", "")
+    assert empty.code == 1 and empty.err[0].startswith("benchledger checkpoint: error: --origin: origin '' is empty;")
+    assert tree_digest(records) == before
+
+
 def test_prove_a_record_sealed_after_the_latest_checkpoint_says_so(records, cli, valid):
     cli("seal", "new.json", "--schema", TGR, "--as", "torch-graph-replay/2026-11-30.json")
     result = cli("prove", "torch-graph-replay/2026-11-30.json")
