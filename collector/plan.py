@@ -63,6 +63,7 @@ from typing import Any, Callable
 from benchledger.errors import Problem, os_reason
 from benchledger.files import read_input
 from benchledger.records.digest import sha256_hex
+from benchledger.records.ledger import store_own_name
 from benchledger.records.numbers import MAX_SAFE_INTEGER, is_integer, is_number
 from benchledger.records.pointer import to_jsonpath
 from benchledger.tomlread import read_toml
@@ -280,6 +281,8 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
     article_key = doc.get("article_key")
     if not (isinstance(article_key, str) and ID_RE.match(article_key)):
         bad("$.article_key", "expected a lowercase key like 'llm-cpu-offload' ([a-z0-9._-], at most 64 characters)")
+    elif own := store_own_name(article_key):  # refused here, not at the seal after every case has run
+        bad("$.article_key", f"{article_key!r} names {own} in the records store; choose another key like 'llm-cpu-offload'")
     module = doc.get("module")
     if not (isinstance(module, str) and module):
         bad("$.module", "expected the name of a measuring module, e.g. 'llama_server'")

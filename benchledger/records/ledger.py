@@ -98,6 +98,12 @@ def entry_after(last: LedgerEntry | None, count: int, path: str, sha256: str, si
     return LedgerEntry(count, path, sha256, size_bytes, schema, sealed_at, prev, sha256_hex(line)), line
 
 
+def store_own_name(name: str) -> str | None:
+    """What the store keeps at `name` in its root (its ledger, its checkpoints folder), or None:
+    no record folder can be named so (a plan's article_key, a record path's first folder)."""
+    return {LEDGER_NAME: "the ledger", CHECKPOINTS_DIR: "the folder of the ledger's signed checkpoints"}.get(name)
+
+
 def store_path_problem(path: str) -> str | None:
     """Why `path` cannot name a record in the store, or None when it can."""
     if not path:
@@ -111,8 +117,9 @@ def store_path_problem(path: str) -> str | None:
         return "must not name a hidden file or folder"
     if path == LEDGER_NAME:
         return "is the ledger itself"
-    if parts[0] == CHECKPOINTS_DIR:
-        return f"is inside {CHECKPOINTS_DIR}/, the folder of the ledger's signed checkpoints"
+    own = store_own_name(parts[0])
+    if own:
+        return f"is inside {parts[0]}/, {own}"
     if not path.endswith(".json"):
         return "must end in .json"
     if not _SAFE_PATH.fullmatch(path):

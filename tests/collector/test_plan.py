@@ -285,6 +285,15 @@ def test_ids_with_a_trailing_newline_are_refused(tmp_path):
     assert "$.article_key: expected a lowercase key" in lines and "$.cases[0].id:" in lines
 
 
+@pytest.mark.parametrize("key, named", [("checkpoints", "the folder of the ledger's signed checkpoints"), ("ledger.jsonl", "the ledger")])
+def test_an_article_key_naming_the_stores_own_files_is_refused(tmp_path, key, named):
+    """`collect --dry-run` passed such a key, and a real run measured every case before the seal
+    refused the record's path (`target path 'checkpoints/...' is inside checkpoints/`)."""
+    text = GOOD.replace('article_key = "llm-cpu-offload"', f'article_key = "{key}"')
+    assert refused(tmp_path, text).splitlines() == [
+        f"{tmp_path / 'plan.toml'}: $.article_key: {key!r} names {named} in the records store; choose another key like 'llm-cpu-offload'"]
+
+
 @pytest.mark.parametrize("zone", ["Nope/Zone", "America", "Europe/", "../etc", "x" * 300])
 def test_a_time_zone_that_is_not_one_is_named(tmp_path, zone):
     """Each way zoneinfo refuses a name (not found, a folder, not a key, too long) is the plan's

@@ -73,6 +73,8 @@ def test_schema_violations_are_all_listed(records, valid, cli):
     ("../outside.json", "new.json: target path '../outside.json' must stay inside the store (no '..', '.' or empty segments)"),
     ("/tmp/abs.json", "new.json: target path '/tmp/abs.json' must be a relative path with '/' separators, inside the store"),
     ("ledger.jsonl", "new.json: target path 'ledger.jsonl' is the ledger itself"),
+    ("ledger.jsonl/x.json", "new.json: target path 'ledger.jsonl/x.json' is inside ledger.jsonl/, the ledger"),
+    ("checkpoints/x.json", "new.json: target path 'checkpoints/x.json' is inside checkpoints/, the folder of the ledger's signed checkpoints"),
     ("x/first.json", "new.json: these exact bytes are already sealed as x/first.json (ledger line 3); a record is sealed once"),
 ])
 def test_refused_targets(records, valid, cli, as_path, line):
