@@ -63,10 +63,12 @@ from typing import Any, Callable
 from benchledger.errors import Problem, os_reason
 from benchledger.files import read_input
 from benchledger.records.digest import sha256_hex
+from benchledger.records.jsonread import first_lone_surrogate
 from benchledger.records.ledger import store_own_name
 from benchledger.records.numbers import MAX_SAFE_INTEGER, is_integer, is_number
 from benchledger.records.pointer import to_jsonpath
 from benchledger.tomlread import read_toml
+from collector.record import UNDECODABLE
 
 
 @dataclass(frozen=True)
@@ -276,6 +278,8 @@ def _build(path: Path, raw: bytes, doc: dict[str, Any]) -> tuple[Plan, list[Prob
     def bad(where: str, message: str) -> None:
         problems.append(Problem(str(path), where, message))
 
+    if first_lone_surrogate(path.name) is not None:  # a record names its plan file: refused here, not after every case
+        bad("", f"the plan's file name is not valid Unicode: {UNDECODABLE}")
     for key in sorted(set(doc) - TOP_KEYS):
         bad(f"$.{key}", f"unknown key; expected one of {', '.join(sorted(TOP_KEYS))}")
     article_key = doc.get("article_key")

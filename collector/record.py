@@ -10,15 +10,25 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.errors import CollectError, SchemaError
+from benchledger.records.jsonread import first_lone_surrogate
+
+# Where text that is not Unicode comes from: Python keeps each undecodable byte of a file name or
+# argument as a lone surrogate ('\\udcff'), which UTF-8 cannot write.
+UNDECODABLE = ("a file name or argument holds bytes that are not UTF-8; rename the file, or pass the text in UTF-8")
 
 
 def encode(record: dict[str, Any]) -> bytes:
     """The record's bytes: UTF-8 JSON, sorted keys, one line plus a newline. NaN or infinity is
-    refused (not JSON)."""
+    refused (not JSON), and so is text that is not Unicode (no UTF-8 can hold it)."""
     try:
-        return (json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+        text = json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
     except ValueError as err:
         raise CollectError(f"record contains a non-finite number ({err}); refusing to write it") from None
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as err:  # a ValueError too, but no number: a lone surrogate
+        raise CollectError(f"record {first_lone_surrogate(record)} holds {err.object[err.start:err.end]!r}, which is not valid "
+                           f"Unicode: {UNDECODABLE}; refusing to write it") from None
 
 
 def validate(record: dict[str, Any], schema_id: str, file: str) -> None:

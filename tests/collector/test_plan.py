@@ -294,6 +294,20 @@ def test_an_article_key_naming_the_stores_own_files_is_refused(tmp_path, key, na
         f"{tmp_path / 'plan.toml'}: $.article_key: {key!r} names {named} in the records store; choose another key like 'llm-cpu-offload'"]
 
 
+def test_a_plan_file_name_holding_an_undecodable_byte_is_refused_before_anything_runs(tmp_path):
+    """`plans/g\\xffr.toml` loaded, every case ran, and the record (which names its plan file)
+    then failed with "record contains a non-finite number (... can't encode character '\\udcff')"."""
+    import os
+
+    from collector.record import UNDECODABLE
+
+    name = os.fsdecode(b"g\xffr.toml")
+    write(tmp_path, GOOD, name)
+    with pytest.raises(PlanError) as err:
+        load_plan(tmp_path / name)
+    assert err.value.lines() == [f"{tmp_path / name}: the plan's file name is not valid Unicode: {UNDECODABLE}"]
+
+
 @pytest.mark.parametrize("zone", ["Nope/Zone", "America", "Europe/", "../etc", "x" * 300])
 def test_a_time_zone_that_is_not_one_is_named(tmp_path, zone):
     """Each way zoneinfo refuses a name (not found, a folder, not a key, too long) is the plan's

@@ -166,3 +166,19 @@ def test_jsonl_lines_end_at_newlines_only(records, cli, tmp_path):
     (tmp_path / "u.jsonl").write_text("\r\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
     result = cli("import", "llama-bench", "u.jsonl")
     assert result.code == 0, result.err
+
+
+@pytest.mark.parametrize("args, where", [
+    (["--imported-by", "ci\udcff"], "$.import.imported_by"),
+    (["--limitation", "shared\udcff host"], "$.limitations[3]"),
+])
+def test_text_that_is_not_unicode_is_named_not_called_a_non_finite_number(records, outputs, cli, args, where):
+    """An undecodable byte of an argument (kept by Python as a lone surrogate) made the record
+    unwritable, and `import` said "record contains a non-finite number"."""
+    from collector.record import UNDECODABLE
+
+    before = tree_digest(records)
+    result = cli("import", "llama-bench", "tiny-threads-1.json", *args)
+    assert result.code == 1 and result.err == [f"benchledger import: error: record {where} holds '\\udcff', which is not "
+                                               f"valid Unicode: {UNDECODABLE}; refusing to write it"]
+    assert tree_digest(records) == before
