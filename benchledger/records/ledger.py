@@ -98,10 +98,13 @@ def entry_after(last: LedgerEntry | None, count: int, path: str, sha256: str, si
     return LedgerEntry(count, path, sha256, size_bytes, schema, sealed_at, prev, sha256_hex(line)), line
 
 
+_STORE_OWN = {LEDGER_NAME: "the ledger", CHECKPOINTS_DIR: "the folder of the ledger's signed checkpoints"}
+
+
 def store_own_name(name: str) -> str | None:
     """What the store keeps at `name` in its root (its ledger, its checkpoints folder), or None:
     no record folder can be named so (a plan's article_key, a record path's first folder)."""
-    return {LEDGER_NAME: "the ledger", CHECKPOINTS_DIR: "the folder of the ledger's signed checkpoints"}.get(name)
+    return _STORE_OWN.get(name)
 
 
 def store_path_problem(path: str) -> str | None:
@@ -117,7 +120,7 @@ def store_path_problem(path: str) -> str | None:
         return "must not name a hidden file or folder"
     if path == LEDGER_NAME:
         return "is the ledger itself"
-    own = store_own_name(parts[0])
+    own = _STORE_OWN.get(parts[0])  # inline: every ledger line read passes here
     if own:
         return f"is inside {parts[0]}/, {own}"
     if not path.endswith(".json"):
