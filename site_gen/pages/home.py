@@ -65,7 +65,7 @@ class HomePage(PageKind):
                      "older": list_page_path(number + 1) if number < count else None,
                      "pages": _pager_numbers(number, count)}
             yield Page(path, title, site.render("home.md.j2", intro=intro if number == 1 else "", title=title,
-                                                cards=cards[first:first + CARDS_PER_PAGE], offset=first, pager=pager,
+                                                cards=cards[first:first + CARDS_PER_PAGE], pager=pager,
                                                 explorers=explorers, page_path=path))
 
 
