@@ -304,6 +304,7 @@ class ComparisonPages(PageKind):
         pending: list[tuple[dict[str, str], str, Measure, Measure]] = []
         for value, cases in by_value:
             points = []
+            axis_x = _chart_number(value)  # the value's place on x when the chart turns
             for case in cases:
                 label = value if not repeated else f"{value} · {case.record_path}"
                 head = str(label)  # a column name: plain text, escaped by html_table
@@ -342,8 +343,8 @@ class ComparisonPages(PageKind):
                     x = _x_value(point, point_field.name if point_field else None)
                     if m.value is not None and x is not None:
                         points.append((x, m.value, _trace(case, m)))
-                    if m.value is not None and _chart_number(value) is not None:
-                        along_axis[point.key].append((_chart_number(value), m.value, _trace(case, m)))
+                    if m.value is not None and axis_x is not None:
+                        along_axis[point.key].append((axis_x, m.value, _trace(case, m)))
                     view = site.view(case.record_sha256)
                     for ptr in _measure_pointers(m):
                         for lim in limitations_for(view.data, ptr, view.limitations):
