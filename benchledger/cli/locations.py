@@ -9,13 +9,13 @@ import argparse
 import os
 from pathlib import Path
 
-from benchledger.errors import InputError
+from benchledger.cli.arguments import text
 from benchledger.project import Project, find_project
 
 
 def add_project_argument(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
     """`--project DIR`, accepted before the verb and after it."""
-    parser.add_argument("--project", metavar="DIR", default=None if top else argparse.SUPPRESS,
+    parser.add_argument("--project", type=text, metavar="DIR", default=None if top else argparse.SUPPRESS,
                         help="the project folder (default: the nearest folder from here up holding a benchledger.toml, else this one)")
 
 
@@ -40,8 +40,6 @@ def shown_path(path: Path) -> Path:
 def records_dir(args: argparse.Namespace) -> Path:
     """`--records` as typed, else the project's records folder."""
     records = getattr(args, "records", None)
-    if records == "":
-        raise InputError("--records", "", "an empty path: name the records folder, or leave the option out for the project's")
     if records:
         return Path(records)
     return shown_path(project_of(args).records_dir)

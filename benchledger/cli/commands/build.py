@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from benchledger.cli.arguments import text
 from benchledger.cli.locations import project_of, records_dir, shown_path, uses_cache
 from benchledger.errors import InputError
 from benchledger.project import site_url_problem
@@ -15,16 +16,16 @@ HELP = ("verify every record, then build the site (refuses to build on any failu
 
 def add_arguments(parser):
     add_site_arguments(parser)
-    parser.add_argument("--articles", default=None, help="authored articles to publish (default: the project's, docs/articles)")
-    parser.add_argument("--site-url", default=None, help="the site's public URL, for absolute links in the feed and citations (default: the project's)")
-    parser.add_argument("--cache", default=None, help="cache of validation passes, charts, renderings and generated docs (default: $BENCHLEDGER_CACHE_DIR, else .cache/benchledger beside the records; when the CI environment variable is set, none unless this flag names one)")
+    parser.add_argument("--articles", type=text, default=None, help="authored articles to publish (default: the project's, docs/articles)")
+    parser.add_argument("--site-url", type=text, default=None, help="the site's public URL, for absolute links in the feed and citations (default: the project's)")
+    parser.add_argument("--cache", type=text, default=None, help="cache of validation passes, charts, renderings and generated docs (default: $BENCHLEDGER_CACHE_DIR, else .cache/benchledger beside the records; when the CI environment variable is set, none unless this flag names one)")
     parser.add_argument("--no-cache", action="store_true", help="validate and render everything afresh in a temporary cache, removed afterwards (the default when the CI environment variable is set)")
 
 
 def add_site_arguments(parser):
     """The arguments `build` and `serve` share."""
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
-    parser.add_argument("--out", default=None, help="where the site goes (default: site/ in the project)")
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--out", type=text, default=None, help="where the site goes (default: site/ in the project)")
 
 
 def build(args):

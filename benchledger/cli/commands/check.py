@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from benchledger.cli.arguments import text
 from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError
 from benchledger.records.digest import is_sha256_prefix
@@ -19,8 +20,8 @@ SHA256_SHOWN = 12
 
 
 def add_arguments(parser):
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
-    parser.add_argument("--since", metavar="HEAD",
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--since", type=text, metavar="HEAD",
                         help="only changes involving records sealed after this ledger head hash "
                              "(a full entry sha256 or a unique prefix of >= 12 hex digits, as `verify` prints)")
     parser.add_argument("--fail-on", choices=["regression"], default=None,

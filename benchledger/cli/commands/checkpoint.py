@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from benchledger.cli.arguments import path, text
 from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError, SealError
 from benchledger.folders import within
@@ -19,10 +20,10 @@ KEY_VARIABLE = "BENCHLEDGER_SIGNING_KEY"
 
 
 def add_arguments(parser):
-    parser.add_argument("--key", type=Path, metavar="FILE",
+    parser.add_argument("--key", type=path, metavar="FILE",
                         help=f"the private key file from `benchledger key generate` (default: ${KEY_VARIABLE})")
-    parser.add_argument("--origin", help="the log's origin line (default: the last checkpoint's, or the key's name)")
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--origin", type=text, help="the log's origin line (default: the last checkpoint's, or the key's name)")
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
 
 
 def read_signer(path: Path | None) -> SignerKey:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from benchledger.cli.arguments import path, text
 from benchledger.cli.locations import project_of, records_dir, shown_path
 from benchledger.errors import CollectError, InputError
 
@@ -11,12 +10,12 @@ HELP = "run a collection plan (TOML) and seal the record it produces"
 
 
 def add_arguments(parser):
-    parser.add_argument("plan", type=Path, help="the plan file (TOML)")
-    parser.add_argument("--case", action="append", dest="cases", metavar="ID", help="run only this case (repeatable); the record then holds only the selected cases")
+    parser.add_argument("plan", type=path, help="the plan file (TOML)")
+    parser.add_argument("--case", type=text, action="append", dest="cases", metavar="ID", help="run only this case (repeatable); the record then holds only the selected cases")
     parser.add_argument("--dry-run", action="store_true", help="validate the plan and print what would run, with each case's estimated duration and the total (at least / typical / at most, from the plan's waits, rounds and timeouts); run nothing")
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
-    parser.add_argument("--runs", type=Path, default=None, help="where runs keep their case results and logs (default: $BENCHLEDGER_RUNS, else runs/ in the project)")
-    parser.add_argument("--ray", metavar="ADDRESS", default=None, help="dispatch the cases to the Ray cluster at ADDRESS (host:port, or 'auto'); needs benchledger[ray]; see the plan's [dispatch]")
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--runs", type=path, default=None, help="where runs keep their case results and logs (default: $BENCHLEDGER_RUNS, else runs/ in the project)")
+    parser.add_argument("--ray", type=text, metavar="ADDRESS", default=None, help="dispatch the cases to the Ray cluster at ADDRESS (host:port, or 'auto'); needs benchledger[ray]; see the plan's [dispatch]")
     parser.add_argument("--fresh", action="store_true", help="run every case again; without it, an earlier run of the same plan is resumed: its completed cases are kept, failed and unfinished ones run")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from benchledger.cli.arguments import text
 from benchledger.cases import evidence
 from benchledger.cases.base import Case, Measure, Role
 from benchledger.cases.pairing import PairReport, pair_records
@@ -29,11 +30,11 @@ RULE = (f"called at p <= {evidence.ALPHA}: by a Mann-Whitney test where both rec
 
 
 def add_arguments(parser):
-    parser.add_argument("a", metavar="A", help="the baseline record: a sha256 (or a unique prefix of >= 12 digits) or its path")
-    parser.add_argument("b", metavar="B", help="the record compared with it")
-    parser.add_argument("--axis", metavar="FIELD",
+    parser.add_argument("a", type=text, metavar="A", help="the baseline record: a sha256 (or a unique prefix of >= 12 digits) or its path")
+    parser.add_argument("b", type=text, metavar="B", help="the record compared with it")
+    parser.add_argument("--axis", type=text, metavar="FIELD",
                         help="pair cases only where they differ in this axis field (or in none); see the methodology page")
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON on stdout")
 
 

@@ -3,8 +3,7 @@ results (llama-bench -o json / -o jsonl) as a record, with the exact file's sha2
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from benchledger.cli.arguments import path, text
 from benchledger.cli.locations import records_dir
 
 HELP = "import another tool's results (llama-bench -o json or -o jsonl) as a sealed record"
@@ -14,13 +13,13 @@ def add_arguments(parser):
     from collector.importers.registry import IMPORTERS
 
     parser.add_argument("tool", choices=sorted(IMPORTERS), help="the tool that wrote FILE")
-    parser.add_argument("file", type=Path, help="the tool's output file, imported exactly (its sha256 is recorded)")
-    parser.add_argument("--as", dest="as_path", metavar="PATH",
+    parser.add_argument("file", type=path, help="the tool's output file, imported exactly (its sha256 is recorded)")
+    parser.add_argument("--as", type=text, dest="as_path", metavar="PATH",
                         help="path inside the store (default: <tool>/<date of the first test>-<sha256 prefix>.json)")
-    parser.add_argument("--limitation", action="append", default=[], metavar="TEXT",
+    parser.add_argument("--limitation", type=text, action="append", default=[], metavar="TEXT",
                         help="a limitation to record beside the importer's own (repeatable)")
-    parser.add_argument("--imported-by", metavar="NAME", help="who imports it (default: the login name)")
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--imported-by", type=text, metavar="NAME", help="who imports it (default: the login name)")
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
 
 
 def run(args) -> int:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from benchledger.cli.arguments import path
+
 HELP = ("make a new project in a new or empty folder: benchledger.toml, an empty store, an example article, example "
         "plans, a publishing workflow")
 
 
 def add_arguments(parser):
-    parser.add_argument("folder", type=Path, help="the project folder to create (must be new or empty)")
+    parser.add_argument("folder", type=path, help="the project folder to create (must be new or empty)")
 
 
 def run(args) -> int:

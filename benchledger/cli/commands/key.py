@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchledger.cli.arguments import path, text
 from benchledger.atomic import fsync_dir, write_new
 from benchledger.cli.locations import project_of, records_dir
 from benchledger.errors import InputError, SealError, os_reason
@@ -17,10 +18,10 @@ def add_arguments(parser):
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     gen = sub.add_parser("generate", help="write a new private key (mode 0600) and print its verifier key",
                          description="write a new private key (mode 0600) and print its verifier key")
-    gen.add_argument("name", metavar="NAME", help="the key's name, e.g. the log's origin like example.com/benchmarks (printable ASCII, no spaces or '+')")
-    gen.add_argument("--out", required=True, type=Path, metavar="FILE",
+    gen.add_argument("name", type=text, metavar="NAME", help="the key's name, e.g. the log's origin like example.com/benchmarks (printable ASCII, no spaces or '+')")
+    gen.add_argument("--out", required=True, type=path, metavar="FILE",
                      help="where to write the private key; never inside the records store or a site")
-    gen.add_argument("--records", default=None, help="the records store the key must stay out of (default: the project's, ./records)")
+    gen.add_argument("--records", type=text, default=None, help="the records store the key must stay out of (default: the project's, ./records)")
 
 
 def run(args) -> int:

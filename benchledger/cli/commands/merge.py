@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchledger.cli.arguments import path, text
 from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError, MergeError
 from benchledger.project import DEFAULT_RECORDS, PROJECT_FILE, load_project
@@ -15,8 +16,8 @@ HELP = "append to this store every record of another store it does not hold yet 
 
 
 def add_arguments(parser):
-    parser.add_argument("other", type=Path, help="the other records store (a folder with ledger.jsonl), or the project folder holding it")
-    parser.add_argument("--records", default=None, help="the store merged into (default: the project's, ./records)")
+    parser.add_argument("other", type=path, help="the other records store (a folder with ledger.jsonl), or the project folder holding it")
+    parser.add_argument("--records", type=text, default=None, help="the store merged into (default: the project's, ./records)")
 
 
 def _other_store(path: Path) -> Store:

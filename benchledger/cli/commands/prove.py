@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from benchledger.cli.arguments import text
 from benchledger.cli.locations import records_dir
 from benchledger.errors import InputError, LedgerError
 from benchledger.records.store import Store
@@ -13,8 +14,8 @@ HELP = "print a record's inclusion proof (JSON) into the latest signed checkpoin
 
 
 def add_arguments(parser):
-    parser.add_argument("record", metavar="HASH-OR-PATH", help="a record's sha256 (or a unique prefix of >= 12 digits) or its path")
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("record", type=text, metavar="HASH-OR-PATH", help="a record's sha256 (or a unique prefix of >= 12 digits) or its path")
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
 
 
 def run(args) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from benchledger.cli.arguments import text
 from benchledger.cli.locations import records_dir
 from benchledger.errors import LedgerError, Problem
 from benchledger.records.ledger import CHECKPOINTS_DIR, is_seal_temp, read_ledger, read_ledger_file
@@ -21,7 +22,7 @@ HELP = "remove temp files an interrupted seal or checkpoint left in the store an
 
 
 def add_arguments(parser):
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
 
 
 def run(args) -> int:

@@ -5,8 +5,7 @@ can be run again as it was)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from benchledger.cli.arguments import path, text
 from benchledger.cli.locations import records_dir
 from benchledger.records.display import readable
 from benchledger.records.schema import schema_ids
@@ -16,12 +15,12 @@ HELP = "validate a record, copy its exact bytes into the store and append its le
 
 
 def add_arguments(parser):
-    parser.add_argument("files", type=Path, nargs="+", metavar="FILE",
+    parser.add_argument("files", type=path, nargs="+", metavar="FILE",
                         help="the record files to seal (their bytes are kept exactly), in ledger order")
-    parser.add_argument("--schema", required=True, metavar="ID", help=f"schema id: one of {', '.join(schema_ids())}")
-    parser.add_argument("--as", dest="as_path", metavar="PATH",
+    parser.add_argument("--schema", type=text, required=True, metavar="ID", help=f"schema id: one of {', '.join(schema_ids())}")
+    parser.add_argument("--as", type=text, dest="as_path", metavar="PATH",
                         help="path inside the store, e.g. llm-cpu-offload/2026-09-27.json, for one FILE (default: each file's name)")
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
     parser.add_argument("--skip-sealed", action="store_true",
                         help="leave out each FILE whose exact bytes are sealed already at its store path, instead of "
                              "refusing the run (to run a stopped `seal FILE...` again)")

@@ -6,6 +6,7 @@ import dataclasses
 import json
 from typing import Any, Iterator
 
+from benchledger.cli.arguments import text
 from benchledger.cli.locations import records_dir
 from benchledger.records.digest import is_sha256, sha256_hex
 from benchledger.records.display import readable
@@ -17,8 +18,8 @@ HELP = "print a record's ledger entry and the upstream hashes it claims"
 
 
 def add_arguments(parser):
-    parser.add_argument("record", metavar="HASH-OR-PATH", help="a record's sha256 (or a unique prefix of >= 12 digits) or its path")
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("record", type=text, metavar="HASH-OR-PATH", help="a record's sha256 (or a unique prefix of >= 12 digits) or its path")
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
     parser.add_argument("--json", action="store_true", help="print as JSON on stdout")
 
 

@@ -8,6 +8,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from benchledger.cli.arguments import path, text
 from benchledger.cli.locations import records_dir, uses_cache
 from benchledger.errors import InputError, LedgerError, Problem
 from benchledger.files import read_input
@@ -24,26 +25,26 @@ SHA256_SHOWN = 12  # hex digits of a sha256 shown in the table
 
 
 def add_arguments(parser):
-    parser.add_argument("--records", default=None, help="the records store (default: the project's, ./records)")
+    parser.add_argument("--records", type=text, default=None, help="the records store (default: the project's, ./records)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
-    parser.add_argument("--expect-head", metavar="SHA256",
+    parser.add_argument("--expect-head", type=text, metavar="SHA256",
                         help="also fail unless the ledger's head hash is this one (pins the history, so an "
                              "appended or truncated entry is caught even when its chain is consistent)")
     parser.add_argument("--no-cache", action="store_true", help="re-validate every record instead of trusting cached passes "
                                                                  "(the default when the CI environment variable is set)")
-    parser.add_argument("--cache", default=None, metavar="DIR", help="the cache of validation passes (default: $BENCHLEDGER_CACHE_DIR, "
+    parser.add_argument("--cache", type=text, default=None, metavar="DIR", help="the cache of validation passes (default: $BENCHLEDGER_CACHE_DIR, "
                                                                      "else .cache/benchledger beside the records; under CI, none unless this names one)")
-    parser.add_argument("--site", metavar="DIR-OR-URL",
+    parser.add_argument("--site", type=text, metavar="DIR-OR-URL",
                         help="instead, check a built or downloaded site (a folder) or a deployed one (an http(s) URL): "
                              "every file against the site's SHA256SUMS (missing, altered or not listed), "
                              "every page's stated hashes against the ledger it serves, every served record against its "
                              "stated bytes, every traced number and piece of record text against its record, every derived number against its formula, "
                              "every chart's points and the table behind it against their records, "
                              "and the signed transparency log (checkpoint, inclusion and consistency proofs)")
-    parser.add_argument("--vkey", action="append", default=[], metavar="KEY",
+    parser.add_argument("--vkey", type=text, action="append", default=[], metavar="KEY",
                         help="with --site: a verifier key (NAME+KEYID+BASE64) you trust; the site's checkpoint must be "
                              "signed by it (repeat for several)")
-    parser.add_argument("--checkpoint", type=Path, metavar="FILE",
+    parser.add_argument("--checkpoint", type=path, metavar="FILE",
                         help="with --site: a checkpoint you kept from an earlier visit; the site's must extend it")
 
 

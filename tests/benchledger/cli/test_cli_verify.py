@@ -198,7 +198,6 @@ def test_missing_store_is_one_line(cli, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--expect-head", "zz"], "--expect-head: expected the ledger head's 64 lowercase hex digits (as verify prints it), found 'zz'"),
-    (["--records", ""], "--records: an empty path: name the records folder, or leave the option out for the project's"),
     # accepted and ignored before: a key that was never checked read as a passed check
     (["--vkey", "abc"], "--vkey: --vkey goes only with --site (they check a site's signed log)"),
     (["--site", "site", "--no-cache"], "--no-cache: --no-cache goes only with a records store, not --site (a site is checked whole)"),
