@@ -37,6 +37,8 @@ FIELDS = ("position", "path", "sha256", "size_bytes", "schema", "sealed_at", "pr
 # The one temp file of a seal in progress, in the store root (same file system as every record,
 # so it can be hard-linked into any folder of the store).
 TEMP_NAME = ".seal.tmp"
+# a folder at TEMP_NAME stops every seal: what seal, repair and verify say of it
+TEMP_NAME_TAKEN = "is a folder; sealing needs that name for its temp file: move the folder away"
 # Temp files the seal of earlier versions left beside their target: `.<name>.json.<pid>.tmp`.
 _OLD_TEMP = re.compile(r"\.[^/]+\.json\.[0-9]+\.tmp")
 # What a store path may contain: it lands in URLs, Markdown link targets and shell commands, so

@@ -27,7 +27,7 @@ from benchledger.errors import ConsistencyError, InputError, LedgerError, Proble
 from benchledger.records import lock, schema
 from benchledger.records.digest import sha256_hex
 from benchledger.records.jsonread import count_colons_with_numpy
-from benchledger.records.ledger import (CHECKPOINTS_DIR, LEDGER_NAME, TEMP_NAME, LedgerEntry, entry_after,
+from benchledger.records.ledger import (CHECKPOINTS_DIR, LEDGER_NAME, TEMP_NAME, TEMP_NAME_TAKEN, LedgerEntry, entry_after,
                                        is_checkpoint_temp, is_seal_temp, store_path_problem)
 from benchledger.records.tlog import largest_checkpoint_size
 from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, stored_files, validate_record
@@ -246,7 +246,7 @@ def remove_stale_temp(store: "Store") -> list[str]:
     except FileNotFoundError:
         return []
     if stat.S_ISDIR(mode):
-        raise SealError(f"{store.shown(TEMP_NAME)} is a folder; sealing needs that name for its temp file: move the folder away")
+        raise SealError(f"{store.shown(TEMP_NAME)} {TEMP_NAME_TAKEN}")
     _unlink_temp(store, TEMP_NAME)
     return [TEMP_NAME]
 

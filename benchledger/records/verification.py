@@ -18,7 +18,7 @@ from benchledger.errors import InputError, LedgerError, Problem, os_reason
 from benchledger.records import checks, lock, schema, tlog
 from benchledger.records.digest import distinct_prefixes, sha256_hex
 from benchledger.records.jsonread import count_colons_with_numpy, parse_json_bytes
-from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, LedgerEntry, LedgerRead, is_seal_temp
+from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, TEMP_NAME, TEMP_NAME_TAKEN, LedgerEntry, LedgerRead, is_seal_temp
 from benchledger.records.validation_cache import ValidationCache
 
 if TYPE_CHECKING:
@@ -130,7 +130,9 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
                     "built site's records/ledger.jsonl, lists it), restore the ledger from that copy; otherwise seal it "
                     "with `benchledger seal` or move it out of the store")
     for rel in unlisted:
-        if is_seal_temp(rel):
+        if rel == TEMP_NAME and (store.root / rel).is_dir() and not (store.root / rel).is_symlink():
+            rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(store.shown(rel), "", TEMP_NAME_TAKEN),)))
+        elif is_seal_temp(rel):
             rows.append(RecordStatus(rel, "", "", STALE_TEMP, (Problem(store.shown(rel), "", "a temp file left by an interrupted seal (it holds nothing sealed): the next `benchledger seal` or `benchledger repair` removes it"),)))
         else:
             rows.append(RecordStatus(rel, "", "", UNSEALED, (Problem(store.shown(rel), "", unsealed),)))
@@ -198,6 +200,9 @@ def stored_files(store: "Store") -> list[str]:
         base = Path(folder)
         out += [(base / f).relative_to(store.root).as_posix() for f in files]
         out += [(base / d).relative_to(store.root).as_posix() for d in dirs if (base / d).is_symlink()]
+        if folder == str(store.root) and TEMP_NAME in dirs and not (base / TEMP_NAME).is_symlink():
+            # a folder where seal writes its temp file: it stops every seal, so verify names it
+            out.append(TEMP_NAME)
     return sorted(p for p in out if p != LEDGER_NAME)
 
 

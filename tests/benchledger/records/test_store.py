@@ -181,6 +181,17 @@ def test_a_folder_in_the_temp_files_place_stops_the_seal_and_a_link_there_is_rem
     assert elsewhere.is_dir() and not os.path.lexists(store.root / TEMP_NAME) and store.verify().ok
 
 
+def test_verify_names_a_folder_in_the_temp_files_place(store):
+    """An empty folder at TEMP_NAME stopped every seal while verify said all held (exit 0)."""
+    (store.root / TEMP_NAME).mkdir()
+    report = store.verify()
+    assert not report.ok
+    assert [(r.path, r.status, [p.message for p in r.problems]) for r in report.records if r.path == TEMP_NAME] == [
+        (TEMP_NAME, "unsealed", ["is a folder; sealing needs that name for its temp file: move the folder away"])]
+    (store.root / TEMP_NAME).rmdir()
+    assert store.verify().ok
+
+
 def test_adopting_a_file_that_already_holds_the_bytes(store):
     raw = variant(store, 3.5)
     (store.root / "adopt").mkdir()
