@@ -178,11 +178,20 @@ def _check_bytes(store: "Store", entry: LedgerEntry, line: int) -> tuple[str, li
         raw = path.read_bytes()
     except OSError as err:
         return MISSING, [Problem(shown, "", f"cannot read: {os_reason(err)}")], None
-    sha256 = sha256_hex(raw)
-    if sha256 != entry.sha256 or len(raw) != entry.size_bytes:
-        now, sealed = distinct_prefixes(sha256, entry.sha256)
-        return ALTERED, [Problem(shown, "", f"altered: sha256 is {now} ({len(raw)} bytes) but {where} sealed {sealed} ({entry.size_bytes} bytes){RESTORE}")], None
+    altered = altered_problem(store, entry, raw, sha256_hex(raw), line)
+    if altered is not None:
+        return ALTERED, [altered], None
     return PENDING, [], raw
+
+
+def altered_problem(store: "Store", entry: LedgerEntry, raw: bytes, sha256: str, line: int) -> Problem | None:
+    """The Problem of `raw` (whose SHA-256 is `sha256`) not being the bytes ledger line `line`
+    sealed for `entry`; None when they are."""
+    if sha256 == entry.sha256 and len(raw) == entry.size_bytes:
+        return None
+    now, sealed = distinct_prefixes(sha256, entry.sha256)
+    return Problem(store.shown(entry.path), "", f"altered: sha256 is {now} ({len(raw)} bytes) but ledger line {line} sealed "
+                                                f"{sealed} ({entry.size_bytes} bytes){RESTORE}")
 
 
 def unlisted_files(store: "Store", read: LedgerRead) -> list[str]:

@@ -8,11 +8,13 @@ from typing import Any, Iterator
 
 from benchledger.cli.arguments import text
 from benchledger.cli.locations import records_dir
+from benchledger.errors import LedgerError
 from benchledger.records.digest import is_sha256, sha256_hex
 from benchledger.records.display import readable
 from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.pointer import to_pointer, walk
 from benchledger.records.store import Store
+from benchledger.records.verification import altered_problem
 
 HELP = "print a record's ledger entry and the upstream hashes it claims"
 
@@ -43,12 +45,14 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({"entry": fields, "bytes_match": intact,
                           "claimed_hashes": [{"pointer": p, "sha256": h} for p, h in claims]}, indent=2))
-        return 0 if intact else 1
-    width = max(map(len, fields))
-    for key, value in fields.items():
-        print(f"{key.ljust(width)}  {value}")
-    print(f"{'file'.ljust(width)}  {shown}: bytes {bytes_state}")
-    print(f"\nclaimed upstream hashes ({len(claims)}; as the record states them, not verified here):")
-    for pointer, sha in claims:
-        print(f"  {sha}  {readable(pointer)}")  # a pointer spells the record's own keys
-    return 0 if intact else 1
+    else:
+        width = max(map(len, fields))
+        for key, value in fields.items():
+            print(f"{key.ljust(width)}  {value}")
+        print(f"{'file'.ljust(width)}  {shown}: bytes {bytes_state}")
+        print(f"\nclaimed upstream hashes ({len(claims)}; as the record states them, not verified here):")
+        for pointer, sha in claims:
+            print(f"  {sha}  {readable(pointer)}")  # a pointer spells the record's own keys
+    if not intact:  # on stderr too, as every failing command says why there
+        raise LedgerError([altered_problem(store, entry, raw, actual, entry.position + 1)])
+    return 0

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchledger.records.verification import RESTORE
+
 
 def test_show_by_prefix_lists_entry_and_claims(records, cli):
     result = cli("show", "24492206c24d")
@@ -33,8 +35,12 @@ def test_show_unknown_and_altered(records, cli):
                                            "of >= 12 hex digits) or its path"])
     path = records / "torch-graph-replay/2026-10-28.json"
     path.write_bytes(path.read_bytes() + b" ")
-    result = cli("show", "torch-graph-replay/2026-10-28.json")
-    assert result.code == 1 and "bytes ALTERED (sha256 now " in result.out
+    for json_flag in ([], ["--json"]):  # the entry on stdout, and (it said so only there) why it failed on stderr
+        result = cli("show", "torch-graph-replay/2026-10-28.json", *json_flag)
+        assert result.code == 1 and ("bytes ALTERED (sha256 now " in result.out or '"bytes_match": false' in result.out)
+        assert len(result.err) == 1 and result.err[0].startswith(
+            "benchledger show: error: records/torch-graph-replay/2026-10-28.json: altered: sha256 is ")
+        assert result.err[0].endswith(" (10461 bytes) but ledger line 2 sealed 24492206c24d (10460 bytes)" + RESTORE)
 
 
 def test_a_closed_pipe_is_not_a_traceback(records):
