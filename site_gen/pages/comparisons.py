@@ -299,12 +299,16 @@ class ComparisonPages(PageKind):
         long_rows: list[dict[str, str]] = []
         columns = ["point"] if wide else ["point", axis.label, "record", metric.label, "ratio to baseline", "difference"]
         series, lims = [], []
-        along_axis: dict[tuple, list[tuple[float, float, Trace]]] = {k: [] for k in keys}  # the chart turned: x the axis value
+        # many axis values, each a number (GPU layers, threads): the chart turns, the axis on x
+        # and a line per point (one line per case, or per value when values repeat, is too many)
+        turned = (len(by_value) if repeated else len(section.cases)) > MAX_CHART_LINES and 0 < len(keys) <= MAX_CHART_LINES \
+            and all(_chart_number(value) is not None for value, _ in by_value)
+        along_axis: dict[tuple, list[tuple[float, float, Trace]]] = {k: [] for k in keys}  # when turned: x the axis value
         # each verdict's cell, filled once the table's tests are all known (false-discovery control)
         pending: list[tuple[dict[str, str], str, Measure, Measure]] = []
         for value, cases in by_value:
             points = []
-            axis_x = _chart_number(value)  # the value's place on x when the chart turns
+            axis_x = _chart_number(value) if turned else None  # the value's place on x
             for case in cases:
                 label = value if not repeated else f"{value} · {case.record_path}"
                 head = str(label)  # a column name: plain text, escaped by html_table
@@ -367,9 +371,6 @@ class ComparisonPages(PageKind):
         long_rows.sort(key=lambda r: tuple(_sort_value(v) for _, v in r["_key"]))  # stable: axis order within a point
         parts = [f"{level} {escape.text(metric.label)} {{#s{s}-{metric.name.replace('_', '-')}}}"]
         assets: dict[str, bytes] = {}
-        # many axis values, each a number (GPU layers, threads): the axis on x, a line per point
-        turned = len(series) > MAX_CHART_LINES and 0 < len(keys) <= MAX_CHART_LINES and all(
-            _chart_number(value) is not None for value, _ in by_value)
         if turned:
             series = [Series(_point_label(kind, k), sorted(along_axis[k], key=lambda p: p[0])) for k in keys if along_axis[k]]
             line_field, x_field = point_field, axis
