@@ -32,7 +32,8 @@ TGR = "torch-graph-replay/1"
 
 Parts = tuple[str | int, ...]
 
-# Keys of objects the schemas leave open to others: a rule reads these, never whatever else is there.
+# Keys of objects the schemas leave open to others: a rule reads these, never whatever else is
+# there (tests/benchledger/records/test_checks.py holds them to the schemas).
 THERMAL_KINDS = ("hardware", "software")
 THERMAL_STATES = ("active", "not_active", "unavailable")
 TIMING_PATHS = ("eager", "graph")

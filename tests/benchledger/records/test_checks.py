@@ -267,3 +267,17 @@ def test_a_rule_that_cannot_read_what_it_is_given_names_itself_instead_of_raisin
     [problem] = Check("gsh-example", GSH, "an example rule", reads_a_missing_key).problems({}, "x.json")
     assert str(problem) == ("x.json: cannot be checked: KeyError 'absent' where the rule expects one of the fields the "
                             "schema describes; remove what the schema does not name [check gsh-example]")
+
+
+def test_the_keys_rules_read_in_open_objects_are_the_ones_the_schemas_describe():
+    """The rules read only the keys the schemas name where objects stay open to others
+    (checks.THERMAL_KINDS, THERMAL_STATES, TIMING_PATHS): a key added to a schema and not there
+    would go unchecked, one there and not in the schema would never be read."""
+    from benchledger.records import checks
+    from benchledger.records.schema import load_schema
+
+    telemetry = load_schema(GSH)["$defs"]["case"]["properties"]["telemetry"]["properties"]
+    states = telemetry["thermal_slowdown_states"]["properties"]
+    assert tuple(states) == checks.THERMAL_KINDS
+    assert {kind: tuple(states[kind]["properties"]) for kind in states} == dict.fromkeys(checks.THERMAL_KINDS, checks.THERMAL_STATES)
+    assert tuple(load_schema(TGR)["$defs"]["measurement"]["properties"]["timing"]["properties"]) == checks.TIMING_PATHS
