@@ -48,6 +48,11 @@ def article_url(site_url: str, page_path: str) -> str:
     return f"{site_url.rstrip('/')}/{path}" if site_url else path
 
 
+def feed_title(site_name: str) -> str:
+    """The feed's title (plain text): in the feed and in the link to it in every page's head."""
+    return f"{site_name}: articles and detected changes"
+
+
 def atom_feed(
     articles: list["Article"],
     *,
@@ -105,7 +110,7 @@ def atom_feed(
     out = [
         '<?xml version="1.0" encoding="utf-8"?>',
         '<feed xmlns="http://www.w3.org/2005/Atom">',
-        f"  <title>{xml_text(site_name)}: articles and detected changes</title>",
+        f"  <title>{xml_text(feed_title(site_name))}</title>",
         f"  <id>{xml_text(feed_id)}</id>",
         f"  <updated>{blocks[0].stamp if blocks else '1970-01-01T00:00:00Z'}</updated>",
         f'  <link rel="self" href={xml_attr(href(feed_path))}/>',
