@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Iterable
 
+from site_gen.article_series import chronological
 from site_gen.comparisons import comparisons_of
 from site_gen.explorer import page_path as explorer_path
 from site_gen.page import Page
@@ -25,6 +26,14 @@ def card(view: "RecordView") -> dict:
     """What a record's card shows (JSON, so the render cache can keep it)."""
     summary = renderer_for(view.schema, view.entry.path).summary(view)
     return {"summary": dataclasses.asdict(summary), "limitations": len({lim.text for lim in view.limitations})}
+
+
+def cards_of(site: "SiteContext") -> dict[str, dict]:
+    """Every record's card, by sha256, read once per build (kept in `site.derived`): the home
+    page shows them, the articles' links to the runs before and after name their dates."""
+    if "cards" not in site.derived:
+        site.derived["cards"] = {view.sha256: site.render_cache.memo(view, "card", lambda: card(view)) for view in site.views}
+    return site.derived["cards"]
 
 
 def _linked(card: dict, view: "RecordView") -> dict:
@@ -49,9 +58,9 @@ class HomePage(PageKind):
     name = "home"
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
-        cards = [{"view": view, **_linked(site.render_cache.memo(view, "card", lambda: card(view)), view)} for view in site.views]
-        # Newest first; ledger position breaks ties so the order never depends on anything else.
-        cards.sort(key=lambda c: (c["summary"]["date"], c["view"].entry.position), reverse=True)
+        known = cards_of(site)
+        cards = [{"view": view, **_linked(known[view.sha256], view)} for view in site.views]
+        cards.sort(key=lambda c: chronological(c["summary"]["date"], c["view"]), reverse=True)  # newest first
         intro = guide_text("home.md")
         explorers = [(kind.title, explorer_path(kind)) for kind in comparisons_of(site).kinds]
         count = max(1, -(-len(cards) // CARDS_PER_PAGE))

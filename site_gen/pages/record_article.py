@@ -6,9 +6,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Iterable
 
 from site_gen import escape, raw_html
+from site_gen.article_series import Neighbours, neighbours
 from site_gen.comparisons import comparisons_of
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
+from site_gen.pages.home import cards_of
 from site_gen.pages.records.base import ArticleWriter
 from site_gen.pages.records.registry import renderer_for
 from site_gen.templating import url
@@ -16,8 +18,9 @@ from site_gen.templating import url
 if TYPE_CHECKING:
     from site_gen.context import RecordView, SiteContext
 
-# Where the links to the record's comparisons go: filled after the (cached) rendering, since
-# they depend on the other records, not on this one.
+# Where the links to the runs before and after the record and to its comparisons go: filled
+# after the (cached) rendering, since they depend on the other records, not on this one (sealing
+# one more run then rewrites the last run's page, and no cached rendering goes stale).
 COMPARED_MARK = "<!-- bl-compared -->\n\n"
 
 
@@ -42,8 +45,39 @@ class RecordArticles(PageKind):
         with ThreadPoolExecutor(RENDER_WORKERS) as pool:
             pages = list(pool.map(
                 lambda view: site.render_cache.page(view, "article", lambda: article_page(site, view)), site.views))
-        return [Page(p.path, p.title, p.markdown.replace(COMPARED_MARK, compared_block(site, view), 1), p.assets)
-                for p, view in zip(pages, site.views)]
+        return [Page(p.path, p.title, p.markdown.replace(COMPARED_MARK, runs_block(site, view) + compared_block(site, view), 1),
+                     p.assets) for p, view in zip(pages, site.views)]
+
+
+def _neighbours(site: "SiteContext") -> dict[str, Neighbours]:
+    """Every record's neighbours in its article series, found once per build."""
+    if "neighbours" not in site.derived:
+        cards = cards_of(site)
+        site.derived["neighbours"] = neighbours((view, cards[view.sha256]["summary"]["date"]) for view in site.views)
+    return site.derived["neighbours"]
+
+
+def runs_block(site: "SiteContext", view: "RecordView") -> str:
+    """Links to the runs before and after `view`'s record in its article series ('' when it
+    has neither), each named by its test date, its hardware where that differs from this run's,
+    and its hash (two runs of one day on one machine differ only there). Left out of the search
+    index: searching a hash finds its own article, not its neighbours'."""
+    found = _neighbours(site).get(view.sha256)
+    if found is None:
+        return ""
+    cards = cards_of(site)
+    hardware = cards[view.sha256]["summary"]["hardware"]
+
+    def link(other: "RecordView", rel: str, before: str, after: str) -> str:
+        summary = cards[other.sha256]["summary"]
+        label = (summary["date"] or "undated") + (f", {summary['hardware']}" if summary["hardware"] != hardware else "")
+        return (f'<a href="{url(view.page_path, other.page_path)}" rel="{rel}">{before}{escape.html(label)} '
+                f'<code class="bl-hash" title="{other.sha256}">{other.sha256[:12]}</code>{after}</a>')
+
+    links = ([link(found.before, "prev", "← earlier run: ", "")] if found.before else []) + \
+            ([link(found.after, "next", "later run: ", " →")] if found.after else [])
+    return raw_html.block(f'<nav class="bl-runs" aria-label="Earlier and later runs" data-pagefind-ignore>'
+                          f'<p>Runs of <code>{escape.html(found.key)}</code>, by test date: {" · ".join(links)}</p></nav>') + "\n\n"
 
 
 def compared_block(site: "SiteContext", view: "RecordView") -> str:

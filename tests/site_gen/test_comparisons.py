@@ -214,13 +214,18 @@ def test_a_setup_measured_many_times_is_bounded_and_says_what_it_left_out(tmp_pa
 def test_a_record_joining_a_comparison_rewrites_no_other_article(tmp_path):
     """The articles' "compared with" links carry no values or record counts: a fifth LLM record
     along runtime release joins that comparison page (whose title gains its value) and leaves
-    every other article's Markdown as it was (with counts, each article of the kind changed)."""
+    every other article's Markdown as it was (with counts, each article of the kind changed),
+    but for the link to the later run on the article of the run sealed before it."""
     records, first = variant_site(tmp_path)
     articles = {p: p.read_bytes() for p in (first.docs_dir / "articles").rglob("*.md")}
     Store(records).seal_bytes(encoded(llm_variant(release="b11300", decode_factor=1.1)), GSH, "llm-cpu-offload/b11300.json")
     again = build(tmp_path, records)
     changed = sorted(p.relative_to(again.docs_dir).as_posix() for p, before in articles.items() if p.read_bytes() != before)
-    assert changed == []
+    assert changed == ["articles/llm-cpu-offload/b11200.md"]  # the last run of the series before
+    runs = re.compile(rb'<nav class="bl-runs".*?</nav>')
+    last = again.docs_dir / changed[0]
+    assert b'href="b11300.html" rel="next"' in last.read_bytes()
+    assert runs.sub(b"", last.read_bytes()) == runs.sub(b"", articles[last])
     new = (again.docs_dir / "articles" / "llm-cpu-offload" / "b11300.md").read_text(encoding="utf-8")
     assert 'class="bl-compared"' in new and "runtime release" in new.lower()
 
