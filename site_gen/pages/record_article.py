@@ -71,7 +71,7 @@ def runs_block(site: "SiteContext", view: "RecordView") -> str:
     def link(other: "RecordView", rel: str, before: str, after: str) -> str:
         summary = cards[other.sha256]["summary"]
         label = (summary["date"] or "undated") + (f", {summary['hardware']}" if summary["hardware"] != hardware else "")
-        return (f'<a href="{url(view.page_path, other.page_path)}" rel="{rel}">{before}{escape.html(label)} '
+        return (f'<a href="{escape.attr(url(view.page_path, other.page_path))}" rel="{rel}">{before}{escape.html(label)} '
                 f'<code class="bl-hash" title="{other.sha256}">{other.sha256[:12]}</code>{after}</a>')
 
     links = ([link(found.before, "prev", "← earlier run: ", "")] if found.before else []) + \
@@ -88,6 +88,6 @@ def compared_block(site: "SiteContext", view: "RecordView") -> str:
     pages = comparisons_of(site).pages_of_record(view.sha256)
     if not pages:
         return ""
-    items = "".join(f'<li><a href="{url(view.page_path, cp.path)}">{escape.html(cp.link_title)}</a></li>' for cp in pages)
+    items = "".join(f'<li><a href="{escape.attr(url(view.page_path, cp.path))}">{escape.html(cp.link_title)}</a></li>' for cp in pages)
     return raw_html.block(f'<div class="bl-compared"><p class="bl-limits-title">Compared with other records, one difference at a time</p>'
                           f"<ul>{items}</ul></div>") + "\n\n"
