@@ -456,7 +456,8 @@ def _chart_value(audit: SiteAudit, shown: str, where: str, charted: Any, trace: 
         what = f"{trace.get('formula')!r} over {sha256[:12]} {trace.get('inputs')}"
     if value is _MISSING or value is None:
         return [Problem(shown, where, f"charts {charted!r} from {what}, which that record does not give")]
-    if not (is_number(charted) and math.isclose(charted, value, rel_tol=1e-12, abs_tol=0.0)):
+    # a pointer moved to text ("/model") gives no number: math.isclose would raise on it
+    if not (is_number(charted) and is_number(value) and math.isclose(charted, value, rel_tol=1e-12, abs_tol=0.0)):
         return [Problem(shown, where, f"charts {charted!r} for {what}, but the record gives {value!r}: the page was edited")]
     return []
 

@@ -454,6 +454,10 @@ CHART_EDITS = {
     "inline data": ('"data":{"name":"points"}', '"data":{"values":[{"x":1,"y":99}]}', [
         "script spec-timing: draws data of its own (data.values), which no record traces: the page was edited"]),
     "rescaled size": ('"unit":"MiB"},"x":322,"y":8.13232421875}', '"unit":"MiB"},"x":322,"y":9.13232421875}', None),
+    # a pointer moved to text: the audit compared a number with a string and stopped on a TypeError
+    "pointer to text": ('"pointer":"/measurements/2/timing/eager/mean_ms","sha256"', '"pointer":"/measurements/2/kind","sha256"', [
+        f"script spec-timing $.datasets.points[0]: charts {EAGER_322} for {GRAPH_SHA[:12]} /measurements/2/kind, but the record "
+        "gives 'frozen_short': the page was edited"]),
 }
 
 
