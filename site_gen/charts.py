@@ -245,7 +245,8 @@ def line_chart(
     a labelled horizontal rule (a ratio's 1x: "no speedup")."""
     text = chart_label
     rows = [
-        {"x": x, "y": y, "series": text(s.label), "origin": trace.text(), "trace": trace.fields()}
+        {"x": x, "y": y, "series": text(s.label), "origin": trace.text(), "trace": trace.fields(),
+         **({"x_trace": x_trace} if (x_trace := trace.x_fields()) else {})}
         for s in series
         for x, y, trace in s.points
         if x is not None and y is not None
@@ -386,7 +387,7 @@ def _static_spec(spec: dict) -> dict:
     return static
 
 
-_NOT_DRAWN = frozenset({"origin", "trace", "low_trace", "high_trace"})  # a data row's fields for the tooltip and the audit only
+_NOT_DRAWN = frozenset({"origin", "trace", "x_trace", "low_trace", "high_trace"})  # a data row's fields for the tooltip and the audit only
 
 
 def _xml_safe(value: Any) -> Any:

@@ -115,6 +115,16 @@ def rescaled(value: float, unit: str, to_unit: str) -> float:
     return value / step ** (units.index(to_unit) - units.index(unit))
 
 
+def axis_number(text: str | None) -> float | int | None:
+    """A field's canonical text (`cases.base.value_text`) as a chart's x: its number, an integer
+    as one (a context of 2048 tokens read "2048.0" in the table behind the chart); None when it
+    is no number."""
+    try:
+        return None if text is None else int(text) if text.isascii() and text.isdigit() else float(text)
+    except ValueError:
+        return None
+
+
 def named_list(pairs: Iterable[tuple[str, str]]) -> str:
     """(name, value) pairs as a traced number's markup writes them: "name = value; name = value"."""
     return "; ".join(f"{name} = {value}" for name, value in pairs)
@@ -126,13 +136,17 @@ class Trace:
     (`sha256`) and the RFC 6901 `pointer` of the value, charted in `unit` where it is rescaled
     from the unit its field's name declares (a `_bytes` field charted in MiB); or a `formula`
     over named input pointers in that record. A chart's data rows carry it (`fields`), so
-    `verify --site` recomputes every point."""
+    `verify --site` recomputes every point. Where the point's x comes from the same record too:
+    `x_pointer`, the value it is charted at (a context size, a GPU-layer count), or `x_position`,
+    x being `pointer`'s 1-based place in its array (a repetition's number); `x_fields` says which."""
 
     sha256: str
     pointer: str | None = None
     unit: str = ""
     formula: str = ""
     inputs: tuple[tuple[str, str], ...] = ()  # (name, pointer)
+    x_pointer: str | None = None
+    x_position: bool = False
 
     def text(self) -> str:
         """The origin as a reader sees it in the chart's tooltip and data table."""
@@ -146,6 +160,15 @@ class Trace:
         if self.pointer is not None:
             return {"sha256": self.sha256, "pointer": self.pointer, **({"unit": self.unit} if self.unit else {})}
         return {"sha256": self.sha256, "formula": self.formula, "inputs": named_list(self.inputs)}
+
+    def x_fields(self) -> dict[str, str] | None:
+        """Where the point's x comes from, for a machine (None where no record gives it): the
+        record is `sha256`'s, so it is not repeated (a chart row is kept small)."""
+        if self.x_pointer is not None:
+            return {"pointer": self.x_pointer}
+        if self.x_position and self.pointer is not None:
+            return {"position": self.pointer}
+        return None
 
 
 def declared_unit(pointer: str) -> str:

@@ -196,6 +196,7 @@ class Point:
     pointer: str  # absolute pointer of the point ("/cases/0/groups/1"; the case's for one point)
     key: tuple[tuple[str, str], ...]  # (field name, canonical text) of the point fields
     measures: dict[str, Measure]
+    key_pointers: dict[str, str | None] = field(default_factory=dict)  # field name -> absolute pointer (None: absent)
 
     @property
     def label(self) -> str:
@@ -360,9 +361,10 @@ class CaseKind:
             found = [(f"{case_ptr}{self.points_at}/{i}", p) for i, p in enumerate(items) if isinstance(p, dict)]
         points = []
         for ptr, node in found:
-            key = tuple((f.name, _first(f, node, ptr).text) for f in self.fields if f.scope is Scope.POINT)
+            found_key = [_first(f, node, ptr) for f in self.fields if f.scope is Scope.POINT]
             measures = {m.name: _measure(m, node, ptr) for m in self.metrics}
-            points.append(Point(ptr, key, measures))
+            points.append(Point(ptr, tuple((v.field.name, v.text) for v in found_key), measures,
+                                {v.field.name: v.pointer for v in found_key}))
         # Points in natural order of their key (context 2048 before 8192), record order on ties.
         return sorted(points, key=lambda p: tuple(natural_key(v) for _, v in p.key))
 

@@ -62,7 +62,7 @@ class ChartBlock(CitationKind):
                 label = _series_label(env, name, series, row_pointer, stars) if series else y_title
                 if len(names) > 1:
                     label = f"{name}: {label}"
-                lines.setdefault(label, []).append((vx, vy, quantity.Trace(rec.entry.sha256, py)))
+                lines.setdefault(label, []).append((vx, vy, quantity.Trace(rec.entry.sha256, py, x_pointer=px)))
         env.charts += 1
         chart_id = escape.anchor(f"{env.article.slug}-{env.charts}")  # a long file name makes a long slug
         chart = line_chart(

@@ -26,7 +26,7 @@ from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.registry import renderer_for
-from site_gen.quantity import Trace, counted, traced, traced_range, unit_for
+from site_gen.quantity import Trace, axis_number, counted, traced, traced_range, unit_for
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -52,11 +52,11 @@ def case_href(site: "SiteContext", from_page: str, case: Case) -> str:
     return url(from_page, view.page_path) + (f"#{anchor}" if anchor else "")
 
 
-def _trace(case: Case, m: Measure) -> Trace:
-    """Where a charted number comes from."""
+def _trace(case: Case, m: Measure, x_pointer: str | None = None) -> Trace:
+    """Where a charted number comes from (and its x, the value at `x_pointer` of its record)."""
     if m.pointer is not None:
-        return Trace(case.record_sha256, m.pointer)
-    return Trace(case.record_sha256, formula=m.metric.formula, inputs=tuple(m.inputs))
+        return Trace(case.record_sha256, m.pointer, x_pointer=x_pointer)
+    return Trace(case.record_sha256, formula=m.metric.formula, inputs=tuple(m.inputs), x_pointer=x_pointer)
 
 
 def _number(case: Case, m: Measure) -> str:
@@ -302,13 +302,13 @@ class ComparisonPages(PageKind):
         # many axis values, each a number (GPU layers, threads): the chart turns, the axis on x
         # and a line per point (one line per case, or per value when values repeat, is too many)
         turned = (len(by_value) if repeated else len(section.cases)) > MAX_CHART_LINES and 0 < len(keys) <= MAX_CHART_LINES \
-            and all(_chart_number(value) is not None for value, _ in by_value)
+            and all(axis_number(value) is not None for value, _ in by_value)
         along_axis: dict[tuple, list[tuple[float, float, Trace]]] = {k: [] for k in keys}  # when turned: x the axis value
         # each verdict's cell, filled once the table's tests are all known (false-discovery control)
         pending: list[tuple[dict[str, str], str, Measure, Measure]] = []
         for value, cases in by_value:
             points = []
-            axis_x = _chart_number(value) if turned else None  # the value's place on x
+            axis_x = axis_number(value) if turned else None  # the value's place on x
             for case in cases:
                 label = value if not repeated else f"{value} · {case.record_path}"
                 head = str(label)  # a column name: plain text, escaped by html_table
@@ -346,9 +346,9 @@ class ComparisonPages(PageKind):
                         pending.append((*cell, base, m))
                     x = _x_value(point, point_field.name if point_field else None)
                     if m.value is not None and x is not None:
-                        points.append((x, m.value, _trace(case, m)))
+                        points.append((x, m.value, _trace(case, m, point.key_pointers.get(point_field.name))))
                     if m.value is not None and axis_x is not None:
-                        along_axis[point.key].append((axis_x, m.value, _trace(case, m)))
+                        along_axis[point.key].append((axis_x, m.value, _trace(case, m, case.values[axis.name].pointer)))
                     view = site.view(case.record_sha256)
                     for ptr in _measure_pointers(m):
                         for lim in limitations_for(view.data, ptr, view.limitations):
@@ -450,14 +450,7 @@ def _sort_value(text: str) -> tuple:
 
 def _x_value(point, name: str | None) -> float | None:
     """A point's position on the chart's x axis: its key's number."""
-    return _chart_number(dict(point.key).get(name) if name else None)
+    return axis_number(dict(point.key).get(name) if name else None)
 
 
-def _chart_number(text: str | None) -> float | int | None:
-    """A field's text as a chart's x: its number, an integer as one (a context of 2048 tokens
-    read "2048.0" in the table behind the chart); None when it is no number."""
-    try:
-        return None if text is None else int(text) if text.isascii() and text.isdigit() else float(text)
-    except ValueError:
-        return None
 

@@ -436,9 +436,10 @@ def test_an_edited_explorer_number_is_reported(site):
 
 GRAPH = "articles/torch-graph-replay/2026-10-28.html"
 EAGER_322 = "18.984041238824528"  # the eager mean at 322 tokens, charted and in the table behind it
+AT_322 = '"x":322,"x_trace":{"pointer":"/measurements/2/tokens"}'  # its x, and where the record gives it
 # the eager mean at 322 tokens as charted (a spec row) and as the table behind the chart shows it
 CHART_EDITS = {
-    "charted value": (f'"x":322,"y":{EAGER_322}}}', '"x":322,"y":9.984041238824528}', [
+    "charted value": (f'{AT_322},"y":{EAGER_322}}}', f'{AT_322},"y":9.984041238824528}}', [
         f"script spec-timing $.datasets.points[0]: charts 9.984041238824528 for {GRAPH_SHA[:12]} "
         f"/measurements/2/timing/eager/mean_ms, but the record gives {EAGER_322}: the page was edited",
         f"script spec-timing: the table behind this chart shows row 1 as ('322', '{EAGER_322}', 'eager', "
@@ -453,7 +454,7 @@ CHART_EDITS = {
         "the page was edited"]),
     "inline data": ('"data":{"name":"points"}', '"data":{"values":[{"x":1,"y":99}]}', [
         "script spec-timing: draws data of its own (data.values), which no record traces: the page was edited"]),
-    "rescaled size": ('"unit":"MiB"},"x":322,"y":8.13232421875}', '"unit":"MiB"},"x":322,"y":9.13232421875}', None),
+    "rescaled size": (f'"unit":"MiB"}},{AT_322},"y":8.13232421875}}', f'"unit":"MiB"}},{AT_322},"y":9.13232421875}}', None),
     # a pointer moved to text: the audit compared a number with a string and stopped on a TypeError
     "pointer to text": ('"pointer":"/measurements/2/timing/eager/mean_ms","sha256"', '"pointer":"/measurements/2/kind","sha256"', [
         f"script spec-timing $.datasets.points[0]: charts {EAGER_322} for {GRAPH_SHA[:12]} /measurements/2/kind, but the record "
@@ -514,11 +515,25 @@ def test_an_edited_derived_chart_point_is_reported(site):
 
     page = site / OFFLOAD
     html = page.read_text(encoding="utf-8")
-    old = '"x":81,"y":13.502285659906812}'
+    old = '"x":81,"x_trace":{"pointer":"/cases/0/placement/gpu_layers"},"y":13.502285659906812}'
     assert html.count(old) == 1
-    page.write_text(html.replace(old, '"x":81,"y":11.502285659906812}'), encoding="utf-8")
+    page.write_text(html.replace(old, old.replace("13.5", "11.5")), encoding="utf-8")
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     first = str(verify_site(site)[0]).removeprefix(f"{site}/{OFFLOAD}: ")
     assert first == ("script spec-gpu-layers-energy $.datasets.points[0]: charts 11.502285659906812 for 'joules / completed_output_tokens' "
                      f"over {OFFLOAD_SHA[:12]} joules = /cases/0/groups/0/resources/gpu_energy/joules; completed_output_tokens = "
                      "/cases/0/groups/0/completed_output_tokens, but the record gives 13.502285659906812: the page was edited")
+
+
+def test_every_line_chart_point_of_a_built_site_traces_its_x(built):
+    """Every point of every line chart the built site draws (articles and the posts' cited
+    charts) says where its x comes from, and the x traces stay out of the static SVG."""
+    from benchledger.records.ledger import read_ledger
+    from site_gen.audit import SiteAudit
+
+    audit = SiteAudit(built, read_ledger((built / "records" / "ledger.jsonl").read_bytes(), "ledger"), "ledger", None)
+    rows = {rel: [row for _, text in audit.scan(rel).specs for row in json.loads(text)["datasets"]["points"] if "y" in row]
+            for rel, _, _ in audit.pages}
+    assert sum(map(len, rows.values())) > 100 and any(rel.startswith("posts/") and found for rel, found in rows.items())
+    assert all(set(row["x_trace"]) == {"pointer"} for found in rows.values() for row in found)
+    assert not any("x_trace" in p.read_text(encoding="utf-8") for p in (built / "assets" / "charts").glob("*.svg"))

@@ -94,16 +94,21 @@ class GraphReplayRenderer(RecordRenderer):
             return
         page.heading(2, "Results", "results")
         sha = page.view.sha256
+
+        def at(i: int, pointer: str, unit: str = "") -> Trace:
+            """Measurement i's value at `pointer`, charted at its token length."""
+            return Trace(sha, f"/measurements/{i}/{pointer}", unit=unit, x_pointer=f"/measurements/{i}/tokens")
+
         timing = [
-            Series(path, [(m["tokens"], m["timing"][path]["mean_ms"], Trace(sha, f"/measurements/{i}/timing/{path}/mean_ms"))
+            Series(path, [(m["tokens"], m["timing"][path]["mean_ms"], at(i, f"timing/{path}/mean_ms"))
                           for i, m in ms if is_number((m.get("timing", {}).get(path) or {}).get("mean_ms"))])
             for path in PATHS
         ]
-        speed = [Series("eager / graph", [(m["tokens"], m["mean_speedup"], Trace(sha, f"/measurements/{i}/mean_speedup"))
+        speed = [Series("eager / graph", [(m["tokens"], m["mean_speedup"], at(i, "mean_speedup"))
                                           for i, m in ms if is_number(m.get("mean_speedup"))])]
         memory = [
             Series(kind, [(m["tokens"], rescaled(m[f"capture_{kind}_increase_bytes"], "B", "MiB"),
-                           Trace(sha, f"/measurements/{i}/capture_{kind}_increase_bytes", unit="MiB"))
+                           at(i, f"capture_{kind}_increase_bytes", "MiB"))
                           for i, m in ms if is_number(m.get(f"capture_{kind}_increase_bytes"))])
             for kind in ("allocated", "reserved")
         ]

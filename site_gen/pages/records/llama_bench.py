@@ -158,7 +158,7 @@ class LlamaBenchRenderer(RecordRenderer):
             for i, row in enumerate(rows):
                 label = ", ".join([test_name(row)] + [f"{_LABEL[f]} {_show(row.get(f))}" for f in others])
                 if is_number(row.get("avg_ts")):
-                    lines.setdefault(label, []).append((row[axis], row["avg_ts"], Trace(page.view.sha256, f"/tests/{i}/avg_ts")))
+                    lines.setdefault(label, []).append((row[axis], row["avg_ts"], Trace(page.view.sha256, f"/tests/{i}/avg_ts", x_pointer=f"/tests/{i}/{axis}")))
             series = [Series(label, sorted(points, key=lambda p: p[0])) for label, points in lines.items()]  # by x alone: Traces do not order
             page.chart(line_chart(
                 f"speed-by-{axis}".replace("_", "-"), f"Mean speed along {_LABEL[axis]} ({axis})", series,
@@ -168,7 +168,7 @@ class LlamaBenchRenderer(RecordRenderer):
         for i, row in enumerate(rows):
             label = ", ".join([test_name(row)] + [f"{_LABEL[f]} {_show(row.get(f))}" for f in moving])
             samples = row.get("samples_ts", [])
-            series.append(Series(label, [(j + 1, v, Trace(page.view.sha256, f"/tests/{i}/samples_ts/{j}")) for j, v in enumerate(samples) if is_number(v)]))
+            series.append(Series(label, [(j + 1, v, Trace(page.view.sha256, f"/tests/{i}/samples_ts/{j}", x_position=True)) for j, v in enumerate(samples) if is_number(v)]))
         if any(len(s.points) > 1 for s in series):
             page.chart(line_chart(
                 "speed-per-repetition", "Speed of each repetition, in the order llama-bench ran them", series,

@@ -6,6 +6,7 @@ their values. Metric names below are the schema's field names."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Callable
 
 from benchledger.cases.llm_core import FIELDS, PHASES
@@ -260,12 +261,12 @@ class LlmCoreRenderer(RecordRenderer):
                 for i in order:
                     case = data["cases"][i]
                     g = _group_index(case, context)
-                    x, _ = _axis_value(case, axis)
+                    x, x_at = _axis_value(case, axis)
                     if g is None or not is_number(x):
                         continue
                     y, origin = value_of(i, g)
                     if y is not None:
-                        points.append((x, y, origin))
+                        points.append((x, y, dataclasses.replace(origin, x_pointer=f"/cases/{i}{x_at}")))
                 out.append(Series(f"context {context}", points))
             return out
 
