@@ -34,7 +34,7 @@ from site_gen.explorer import ASSETS_DIR as EXPLORER_DATA, rounded
 from site_gen.formula import recompute
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
-from site_gen.quantity import DIGITS, MAX_DIGITS, Formatted, declared_unit, format_value, ladder, rescaled
+from site_gen.quantity import DIGITS, MAX_DIGITS, Formatted, axis_number, declared_unit, format_value, ladder, rescaled
 from site_gen.tables import cell_text, data_cell
 
 RECORDS = "records"
@@ -355,8 +355,9 @@ _CHART_ROWS = {"y": ("x", "y", "series", "origin"), "value": ("label", "value", 
 
 def check_chart_data(audit: SiteAudit) -> list[Problem]:
     """Every charted point is its record's value (rescaled to the unit its trace names) or its
-    formula recomputed from its inputs, and the table behind each chart shows the chart's own
-    rows: an edited spec or table (18.98 -> 9.98 ms) no longer passes. A spec drawing data of its
+    formula recomputed from its inputs, a line chart's point at the x its record gives (`_chart_x`),
+    and the table behind each chart shows the chart's own rows: an edited spec or table
+    (18.98 -> 9.98 ms, 322 -> 1,024 tokens) no longer passes. A spec drawing data of its
     own (`values`) instead of traced rows is named too."""
     problems = []
     for rel, _, _ in audit.pages:
@@ -378,6 +379,8 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
                 problems.append(Problem(audit.shown(rel), where, "draws data of its own (data.values), which no record traces: the page was edited"))
             for i, row in enumerate(rows):
                 problems += _chart_point(audit, audit.shown(rel), f"{where} $.datasets.points[{i}]", row)
+                if "y" in row:  # a line chart's point: its x is a record's too
+                    problems += _chart_x(audit, audit.shown(rel), f"{where} $.datasets.points[{i}].x", row)
                 for end in ("low", "high"):  # a series point's range: each end from a pointer of the point's record
                     if row.get(end) is not None or f"{end}_trace" in row:
                         problems += _chart_value(audit, audit.shown(rel), f"{where} $.datasets.points[{i}].{end}", row.get(end),
@@ -430,9 +433,40 @@ def _chart_point(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Pr
     return _chart_value(audit, shown, where, row.get("y" if "y" in row else "value"), row.get("trace"))
 
 
-def _chart_value(audit: SiteAudit, shown: str, where: str, charted: Any, trace: Any, of: Any = None) -> list[Problem]:
-    """One charted number (a point, a range's end) against its trace; a range's end must come
-    from the record of the point (`of`, the point's trace) it belongs to."""
+def _chart_x(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Problem]:
+    """A line chart point's x against where it comes from in its point's record
+    (`quantity.Trace.x_fields`): the value there, read as the chart reads an axis value, or the
+    place (1-based) of the point's own value in its array."""
+    x, x_trace, trace = row.get("x"), row.get("x_trace"), row.get("trace")
+    if not isinstance(trace, dict) or not isinstance(trace.get("sha256"), str):
+        return []  # no record to read x from: the point's own check names its trace
+    # only the shapes the generator writes: any other key (a "sha256" of another record, a
+    # "unit") would chart x from somewhere the point's record does not say
+    kind = next(iter(x_trace), None) if isinstance(x_trace, dict) and len(x_trace) == 1 else None
+    if kind not in ("pointer", "position"):
+        return _chart_value(audit, shown, where, x, None)
+    if kind == "pointer":
+        return _chart_value(audit, shown, where, x, {"sha256": trace["sha256"], "pointer": x_trace["pointer"]}, axis=True)
+    position = x_trace["position"]
+    if not isinstance(position, str) or position != trace.get("pointer"):
+        return [Problem(shown, where, f"charts {x!r} as the place of {str(position)[:70]!r}, not of its point's value "
+                                      f"{str(trace.get('pointer'))[:70]!r}: the page was edited")]
+    head, _, last = position.rpartition("/")
+    data = audit.record_data(trace["sha256"])
+    if data is None or not isinstance(resolve(data, head, default=None), list):
+        return []  # not served intact, or no value there: the point's own check says so
+    if not (is_number(x) and last.isascii() and last.isdigit() and x == int(last) + 1):
+        return [Problem(shown, where, f"charts {x!r} as the place of {trace['sha256'][:12]} {position[:70]!r} in its array, "
+                                      f"but it is number {int(last) + 1 if last.isdigit() else last!r} there: the page was edited")]
+    return []
+
+
+def _chart_value(audit: SiteAudit, shown: str, where: str, charted: Any, trace: Any, of: Any = None,
+                 axis: bool = False) -> list[Problem]:
+    """One charted number (a point, a range's end, an x) against its trace; a range's end must
+    come from the record of the point (`of`, the point's trace) it belongs to; an x (`axis`) is
+    the record's value read as the chart reads an axis value (`quantity.axis_number`: 2048 for
+    "2048")."""
     if not isinstance(trace, dict) or not all(isinstance(v, str) for v in trace.values()):
         return [Problem(shown, where, f"charts {charted!r} without the record and pointer it comes from: the page was edited")]
     sha256 = trace.get("sha256", "")
@@ -456,6 +490,8 @@ def _chart_value(audit: SiteAudit, shown: str, where: str, charted: Any, trace: 
         what = f"{trace.get('formula')!r} over {sha256[:12]} {trace.get('inputs')}"
     if value is _MISSING or value is None:
         return [Problem(shown, where, f"charts {charted!r} from {what}, which that record does not give")]
+    if axis and (read := axis_number(value_text(value))) is not None:
+        value = read
     # a pointer moved to text ("/model") gives no number: math.isclose would raise on it
     if not (is_number(charted) and is_number(value) and math.isclose(charted, value, rel_tol=1e-12, abs_tol=0.0)):
         return [Problem(shown, where, f"charts {charted!r} for {what}, but the record gives {value!r}: the page was edited")]

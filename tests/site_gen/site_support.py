@@ -27,6 +27,15 @@ def build(tmp: Path, records: Path | None = None, name: str = "site") -> BuildRe
     return build_site(records, tmp / name, cache_dir=tmp / "cache", options=BuildOptions(articles_dir=ROOT / "docs" / "articles"))
 
 
+def chart_table_cell_edited(html: str, old: str, new: str) -> str:
+    """`html` with the first cell reading `old` in the first table behind a chart made `new`
+    (a chart tampered with where its table agrees)."""
+    start = html.index('<details class="bl-chart-data">')
+    end = html.index("</details>", start)
+    assert f"<td>{old}</td>" in html[start:end]
+    return html[:start] + html[start:end].replace(f"<td>{old}</td>", f"<td>{new}</td>", 1) + html[end:]
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass

@@ -13,7 +13,7 @@ from benchledger.cli.main import main
 from site_gen.audit import verify_site
 
 from tests.pools import force_process_pool
-from tests.site_gen.site_support import build
+from tests.site_gen.site_support import build, chart_table_cell_edited
 
 
 @pytest.fixture(scope="module")
@@ -523,6 +523,54 @@ def test_an_edited_derived_chart_point_is_reported(site):
     assert first == ("script spec-gpu-layers-energy $.datasets.points[0]: charts 11.502285659906812 for 'joules / completed_output_tokens' "
                      f"over {OFFLOAD_SHA[:12]} joules = /cases/0/groups/0/resources/gpu_energy/joules; completed_output_tokens = "
                      "/cases/0/groups/0/completed_output_tokens, but the record gives 13.502285659906812: the page was edited")
+
+
+# A chart's x moved, with the table behind it agreeing (the table alone was checked before): each
+# edit on the page, and the one problem verify names with the file and the place.
+X_EDITS = {
+    "x moved": (GRAPH, AT_322, AT_322.replace('"x":322', '"x":1024'), ("322", "1024"),
+                f"script spec-timing $.datasets.points[0].x: charts 1024 for {GRAPH_SHA[:12]} /measurements/2/tokens, "
+                "but the record gives 322: the page was edited"),
+    "x pointer moved": (GRAPH, AT_322, AT_322.replace("/measurements/2/", "/measurements/0/"), None,
+                        f"script spec-timing $.datasets.points[0].x: charts 322 for {GRAPH_SHA[:12]} /measurements/0/tokens, "
+                        "but the record gives 338: the page was edited"),
+    "x trace dropped": (GRAPH, AT_322, '"x":322', None,
+                        "script spec-timing $.datasets.points[0].x: charts 322 without the record and pointer it comes from: "
+                        "the page was edited"),
+    "x from another record": (GRAPH, AT_322, AT_322.replace('"pointer"', f'"sha256":"{OFFLOAD_SHA}","pointer"'), None,
+                              "script spec-timing $.datasets.points[0].x: charts 322 without the record and pointer it comes from: "
+                              "the page was edited"),
+    "x to text": (GRAPH, AT_322, AT_322.replace("/tokens", "/kind"), None,
+                  f"script spec-timing $.datasets.points[0].x: charts 322 for {GRAPH_SHA[:12]} /measurements/2/kind, "
+                  "but the record gives 'frozen_short': the page was edited"),
+    "cited chart's x moved": ("posts/cuda-graph-replay-scoring.html", '"x":338,"x_trace":{"pointer":"/measurements/0/tokens"}',
+                              '"x":400,"x_trace":{"pointer":"/measurements/0/tokens"}', ("338", "400"),
+                              f"script spec-cuda-graph-replay-scoring-1 $.datasets.points[0].x: charts 400 for {GRAPH_SHA[:12]} "
+                              "/measurements/0/tokens, but the record gives 338: the page was edited"),
+    "gpu layers moved": (OFFLOAD, '"x":81,"x_trace":{"pointer":"/cases/0/placement/gpu_layers"}',
+                         '"x":60,"x_trace":{"pointer":"/cases/0/placement/gpu_layers"}', ("81", "60"),
+                         f"script spec-gpu-layers-decode $.datasets.points[0].x: charts 60 for {OFFLOAD_SHA[:12]} "
+                         "/cases/0/placement/gpu_layers, but the record gives 81: the page was edited"),
+}
+
+
+@pytest.mark.parametrize("name", X_EDITS)
+def test_an_edited_chart_x_is_reported(site, name):
+    """Each charted point's x is checked against the record value its row traces (a token length,
+    a GPU-layer count): a point moved along x, with the table behind the chart edited to agree
+    and SHA256SUMS listed again, passed verify, which compared the y values only."""
+    from site_gen.checksums import site_sums
+
+    rel, old, new, cell, expected = X_EDITS[name]
+    page = site / rel
+    html = page.read_text(encoding="utf-8")
+    assert old in html
+    html = html.replace(old, new, 1)
+    if cell is not None:
+        html = chart_table_cell_edited(html, *cell)
+    page.write_text(html, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p) for p in verify_site(site)] == [f"{site}/{rel}: {expected}"]
 
 
 def test_every_line_chart_point_of_a_built_site_traces_its_x(built):

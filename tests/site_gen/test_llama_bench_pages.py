@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from benchledger.records.store import Store
 from site_gen.audit import verify_site
 from site_gen.build import build_site
 from tests.llama_bench_support import LLB, record_bytes, seal_at_fixed_time
+from tests.site_gen.site_support import chart_table_cell_edited
 from tests.store_copies import shipped_copy
 
 GOLDEN = Path(__file__).resolve().parent / "golden_site" / "article-llama-bench.md"
@@ -97,6 +99,40 @@ def test_the_built_site_with_llama_bench_comparisons_passes_its_own_audit(built)
     assert verify_site(result.out_dir) == []
     page = next((result.out_dir / "comparisons" / "llama-bench-1").glob("n-threads-*.html")).read_text(encoding="utf-8")
     assert 'data-formula="count of values"' in page
+
+
+# The repetition chart's first point (x the repetition's number, its place in samples_ts) moved
+# along x, the table behind the chart agreeing, or said to be another sample's place.
+REPETITION = '"x":1,"x_trace":{"position":"/tests/0/samples_ts/0"}'
+REPETITION_EDITS = {
+    "moved": (REPETITION.replace('"x":1', '"x":2'), ("1", "2"),
+              "charts 2 as the place of {sha} '/tests/0/samples_ts/0' in its array, but it is number 1 there: the page was edited"),
+    "another sample's place": (REPETITION.replace('samples_ts/0"', 'samples_ts/1"'), None,
+                               "charts 1 as the place of '/tests/0/samples_ts/1', not of its point's value '/tests/0/samples_ts/0': "
+                               "the page was edited"),
+}
+
+
+@pytest.mark.parametrize("name", REPETITION_EDITS)
+def test_a_repetition_charted_at_another_place_is_reported(built, tmp_path, name):
+    """A repetition's x is its sample's place in the record's array, which the audit checks."""
+    from site_gen.checksums import site_sums
+
+    store, result = built
+    site = tmp_path / "site"
+    shutil.copytree(result.out_dir, site)
+    new, cell, expected = REPETITION_EDITS[name]
+    page = site / "articles" / "llama-bench" / "threads-1.html"
+    html = page.read_text(encoding="utf-8")
+    assert REPETITION in html
+    html = html.replace(REPETITION, new, 1)
+    if cell is not None:
+        html = chart_table_cell_edited(html, *cell)
+    page.write_text(html, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    sha = next(r.entry.sha256 for r in store.load_verified() if r.entry.path == THREADS["1"])
+    assert [str(p) for p in verify_site(site)] == [
+        f"{page.as_posix()}: script spec-speed-per-repetition $.datasets.points[0].x: " + expected.format(sha=sha[:12])]
 
 
 def test_an_import_with_a_repeated_row_builds(tmp_path):
