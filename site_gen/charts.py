@@ -27,12 +27,12 @@ from site_gen import escape
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.eviction import sweep
 from site_gen.page import PendingAsset
+from site_gen.static_chart import canonical_json, static_sha256, static_spec, svg_path
 from site_gen.quantity import Trace, format_value
 from site_gen.tables import data_cell, html_table
 from site_gen.templating import url
 
 VEGA_BUNDLE_PATH = "assets/vendor/vega-bundle.js"
-CHARTS_DIR = "assets/charts"
 CHART_WIDTH = 560
 CHART_HEIGHT = 260
 MAX_AXIS_LABELS = 24  # labels a series chart's record axis shows at most
@@ -80,14 +80,14 @@ class Chart:
 
     @cached_property
     def static_spec(self) -> dict:
-        """The spec its static SVG is drawn from (`_static_spec`)."""
-        return _static_spec(self.spec)
+        """The spec its static SVG is drawn from (`static_chart.static_spec`)."""
+        return static_spec(self.spec)
 
     @cached_property  # serialised and hashed once, for the cache key and the file name
     def static_sha256(self) -> str:
         """The hash of `static_spec`, which names the SVG: charts that draw alike (the same
         points from different records: their traces differ) share one file, drawn once."""
-        return sha256_hex(canonical_json(self.static_spec).encode())
+        return static_sha256(self.static_spec)
 
 
 def points_text(series: Sequence[Series], unit: str) -> str:
@@ -102,9 +102,6 @@ def points_text(series: Sequence[Series], unit: str) -> str:
 TOOLTIP_FORMAT = ",.6~r"
 
 
-def canonical_json(value: Any) -> str:
-    """`value` as JSON with sorted keys and no spaces: one text for one spec, to hash and cache by."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 # Altair builds a chart's spec in about 15 ms (35 for a layered series chart), most of a cold
@@ -277,12 +274,6 @@ _CACHE_NAME = re.compile(r"svg-[0-9A-Za-z.+_]+-[0-9a-f]{12}-[0-9a-f]{64}\.svg|ve
 # This vl-convert's and setup's entries: the SVG of a spec is _SVG_KEY + its sha256 + ".svg"
 _SVG_KEY = f"svg-{vl_convert.__version__}-{_STATIC_SETUP}-"
 _BUNDLE_KEY = f"vega-bundle-{vl_convert.__version__}.js"
-SVG_NAME_HEX = 20  # a chart's file in the site is named by this many hex digits of its spec's sha256
-
-
-def svg_path(static_sha256: str) -> str:
-    """The docs path of the static SVG of the chart whose static spec hashes to `static_sha256`."""
-    return f"{CHARTS_DIR}/{static_sha256[:SVG_NAME_HEX]}.svg"
 
 
 class ChartCache:
@@ -371,35 +362,6 @@ class ChartCache:
         self.workers.close()
         with self._lock:  # what did not get made is asked for again next time
             self._soon = {key: f for key, f in self._soon.items() if f.done() and f.exception() is None}
-
-
-def _static_spec(spec: dict) -> dict:
-    """The spec the static SVG is drawn from: XML-safe text, and no ARIA. The SVG is shown as an
-    <img>, whose alt text is what assistive technology reads (ARIA inside an image file is not
-    exposed); Vega's ARIA labels repeated every point's tooltip, record hash and pointer
-    included, and were over half of a long series' SVG. The live chart keeps them. Nor do the
-    rows carry what only a tooltip or an audit reads (`origin`, the traces): drawing them cost a
-    cold build a tenth more."""
-    rows = {name: [{k: v for k, v in row.items() if k not in _NOT_DRAWN} if isinstance(row, dict) else row for row in data]
-            for name, data in spec.get("datasets", {}).items()}
-    static = _xml_safe({**spec, "datasets": rows})
-    static["config"] = {**static.get("config", {}), "aria": False}
-    return static
-
-
-_NOT_DRAWN = frozenset({"origin", "trace", "x_trace", "low_trace", "high_trace"})  # a data row's fields for the tooltip and the audit only
-
-
-def _xml_safe(value: Any) -> Any:
-    """The spec with every string (keys too) made `escape.xml_chars`: the static SVG is XML.
-    The page's interactive spec keeps the text as it is (JSON and HTML hold any character)."""
-    if isinstance(value, str):
-        return escape.xml_chars(value)
-    if isinstance(value, dict):
-        return {escape.xml_chars(k) if isinstance(k, str) else k: _xml_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_xml_safe(v) for v in value]
-    return value
 
 
 def _script_json(value: Any) -> str:

@@ -1,0 +1,59 @@
+"""A chart's static SVG: the spec it is drawn from (the live spec without what only a tooltip or
+an audit reads, its text XML-safe) and the file that names it by that spec's hash. Apart from
+site_gen.charts, which draws it, so that `verify --site` can name a chart's SVG from the spec it
+checked without loading pandas and vl-convert."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from benchledger.records.digest import sha256_hex
+from site_gen import escape
+
+CHARTS_DIR = "assets/charts"
+SVG_NAME_HEX = 20  # a chart's file in the site is named by this many hex digits of its spec's sha256
+
+
+def svg_path(static_sha256: str) -> str:
+    """The docs path of the static SVG of the chart whose static spec hashes to `static_sha256`."""
+    return f"{CHARTS_DIR}/{static_sha256[:SVG_NAME_HEX]}.svg"
+
+
+def canonical_json(value: Any) -> str:
+    """`value` as JSON with sorted keys and no spaces: one text for one spec, to hash and cache by."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def static_spec(spec: dict) -> dict:
+    """The spec the static SVG is drawn from: XML-safe text, and no ARIA. The SVG is shown as an
+    <img>, whose alt text is what assistive technology reads (ARIA inside an image file is not
+    exposed); Vega's ARIA labels repeated every point's tooltip, record hash and pointer
+    included, and were over half of a long series' SVG. The live chart keeps them. Nor do the
+    rows carry what only a tooltip or an audit reads (`origin`, the traces): drawing them cost a
+    cold build a tenth more."""
+    rows = {name: [{k: v for k, v in row.items() if k not in _NOT_DRAWN} if isinstance(row, dict) else row for row in data]
+            for name, data in spec.get("datasets", {}).items()}
+    static = _xml_safe({**spec, "datasets": rows})
+    static["config"] = {**static.get("config", {}), "aria": False}
+    return static
+
+
+_NOT_DRAWN = frozenset({"origin", "trace", "x_trace", "low_trace", "high_trace"})  # a data row's fields for the tooltip and the audit only
+
+
+def _xml_safe(value: Any) -> Any:
+    """The spec with every string (keys too) made `escape.xml_chars`: the static SVG is XML.
+    The page's interactive spec keeps the text as it is (JSON and HTML hold any character)."""
+    if isinstance(value, str):
+        return escape.xml_chars(value)
+    if isinstance(value, dict):
+        return {escape.xml_chars(k) if isinstance(k, str) else k: _xml_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_xml_safe(v) for v in value]
+    return value
+
+
+def static_sha256(static: dict) -> str:
+    """The hash of a static spec (`static_spec`), which names its SVG (`svg_path`)."""
+    return sha256_hex(canonical_json(static).encode())
