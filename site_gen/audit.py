@@ -10,6 +10,7 @@ from __future__ import annotations
 import html as htmllib
 import json
 import math
+import posixpath
 import re
 import statistics
 from concurrent.futures import ProcessPoolExecutor
@@ -18,6 +19,7 @@ from functools import cached_property
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Sequence
+from urllib.parse import unquote
 
 from benchledger.cases.base import value_text
 from benchledger.errors import InputError, Problem
@@ -35,6 +37,7 @@ from site_gen.formula import recompute
 from site_gen.log_audit import check_site_log
 from site_gen.pages.audit import SUMS_NAME, sha256sums
 from site_gen.quantity import DIGITS, MAX_DIGITS, Formatted, axis_number, declared_unit, format_value, ladder, rescaled
+from site_gen.static_chart import static_sha256, static_spec, svg_path
 from site_gen.tables import cell_text, data_cell
 
 RECORDS = "records"
@@ -365,6 +368,7 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
         if len(scanned.specs) != len(scanned.tables):
             problems.append(Problem(audit.shown(rel), "", f"has {len(scanned.specs)} chart specs and {len(scanned.tables)} tables "
                                                           "behind charts: the page was edited (each chart shows its data below it)"))
+        images = dict(scanned.images)
         for n, (script_id, text) in enumerate(scanned.specs):
             where = f"script {script_id or n}"
             try:
@@ -375,6 +379,7 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
             except (ValueError, TypeError, KeyError):
                 problems.append(Problem(audit.shown(rel), where, "is not a chart spec benchledger writes (its points in datasets.points)"))
                 continue
+            found = len(problems)
             if _inline_data(spec):
                 problems.append(Problem(audit.shown(rel), where, "draws data of its own (data.values), which no record traces: the page was edited"))
             for i, row in enumerate(rows):
@@ -386,6 +391,8 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
                         problems += _chart_value(audit, audit.shown(rel), f"{where} $.datasets.points[{i}].{end}", row.get(end),
                                                  row.get(f"{end}_trace"), of=row.get("trace"))
             problems += _chart_segments(audit.shown(rel), where, spec["datasets"], rows)
+            if len(problems) == found:  # an edited spec's image differs too: one finding, its data's, says so
+                problems += _chart_image(audit, rel, where, spec, images.get(script_id))
             if n < len(scanned.tables):
                 problems += _chart_table(audit.shown(rel), where, rows, scanned.tables[n])
     return problems
@@ -415,6 +422,27 @@ def _chart_segments(shown: str, where: str, datasets: dict, rows: list[dict]) ->
         if not isinstance(claim, dict) or claim.get("at") not in labels:
             problems.append(Problem(shown, f"{where} $.datasets.claims[{i}]", "marks a claim at no record of this chart: the page was edited"))
     return problems
+
+
+def _chart_image(audit: SiteAudit, rel: str, where: str, spec: dict, src: str | None) -> list[Problem]:
+    """The static SVG a chart shows (an <img> until benchledger.js draws the spec, and all a
+    reader without scripts sees) against the spec checked here: the site names each SVG by the
+    hash of the spec it is drawn from (`static_chart.svg_path`), so an image of other data, or of
+    another chart, is named otherwise. Its bytes are not drawn again (vl-convert: about 40 ms a
+    chart, two thousand at 1,000 articles), so an SVG file edited in place, with SHA256SUMS listed
+    again, still passes."""
+    if src is None:
+        return []  # no static image: nothing a reader sees besides the spec
+    try:
+        expected = svg_path(static_sha256(static_spec(spec)))
+    except (TypeError, ValueError, AttributeError):
+        return [Problem(audit.shown(rel), where, "is not a chart spec benchledger draws a static SVG of: the page was edited")]
+    if posixpath.normpath(posixpath.join(posixpath.dirname(rel), unquote(src))) != expected:
+        return [Problem(audit.shown(rel), f"{where} <img>", f"shows {src[:70]!r}, but this spec is drawn as {expected}: "
+                                                            "the image is not of the data checked here (the page was edited)")]
+    if not (audit.site / expected).is_file():
+        return [Problem(audit.shown(rel), f"{where} <img>", f"shows {expected}, which the site does not hold")]
+    return []
 
 
 def _inline_data(node: Any) -> bool:
@@ -717,13 +745,16 @@ class _Numbers(HTMLParser):
 
 class _Charts(HTMLParser):
     """A page's chart data as the browser gets it: the text of every JSON script but MkDocs'
-    own configuration (`specs`: (id, text), each a chart spec benchledger.js may draw), and the
-    cells of every table behind a chart (`tables`, in page order: rows of cell text)."""
+    own configuration (`specs`: (id, text), each a chart spec benchledger.js may draw), the
+    cells of every table behind a chart (`tables`, in page order: rows of cell text), and the
+    static image each chart view shows until its spec is drawn (`images`: (spec id, src))."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.specs: list[tuple[str, str]] = []
         self.tables: list[list[list[str]]] = []
+        self.images: list[tuple[str, str]] = []
+        self._view: str | None = None  # the data-spec of the chart view just opened, until its <img>
         self._script: tuple[str, list[str]] | None = None
         self._details = 0  # depth inside <details class="bl-chart-data">
         self._cell: list[str] | None = None
@@ -733,6 +764,11 @@ class _Charts(HTMLParser):
             values = {k: v or "" for k, v in attrs}
             if values.get("type", "").strip().lower() == "application/json" and values.get("id") != "__config":
                 self._script = (values.get("id", ""), [])
+        elif tag == "div" and "bl-chart-view" in ({k: v or "" for k, v in attrs}.get("class") or "").split():
+            self._view = {k: v or "" for k, v in attrs}.get("data-spec", "")
+        elif tag == "img" and self._view is not None:
+            self.images.append((self._view, {k: v or "" for k, v in attrs}.get("src", "")))
+            self._view = None
         elif tag == "details":
             if self._details or "bl-chart-data" in ({k: v or "" for k, v in attrs}.get("class") or "").split():
                 self._details += 1
@@ -747,6 +783,8 @@ class _Charts(HTMLParser):
         if tag == "script" and self._script is not None:
             self.specs.append((self._script[0], "".join(self._script[1])))
             self._script = None
+        elif tag == "div":
+            self._view = None
         elif tag == "details" and self._details:
             self._details -= 1
         elif tag == "td" and self._cell is not None:
@@ -797,6 +835,7 @@ class Scanned:
     texts: tuple["_Shown", ...]
     specs: tuple[tuple[str, str], ...]
     tables: tuple[tuple[tuple[str, ...], ...], ...]
+    images: tuple[tuple[str, str], ...]
 
 
 def scan_page(html: str) -> Scanned:
@@ -807,7 +846,8 @@ def scan_page(html: str) -> Scanned:
     parser.close()
     return Scanned(tuple(parser.loads.external), tuple(parser.numbers.found), tuple(parser.numbers.derived),
                    tuple(parser.numbers.texts), tuple(parser.charts.specs),
-                   tuple(tuple(tuple(row) for row in table if row) for table in parser.charts.tables))  # not the header's
+                   tuple(tuple(tuple(row) for row in table if row) for table in parser.charts.tables),  # not the header's
+                   tuple(parser.charts.images))
 
 
 def _scan_file(path: Path) -> Scanned:

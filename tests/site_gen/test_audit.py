@@ -585,3 +585,41 @@ def test_every_line_chart_point_of_a_built_site_traces_its_x(built):
     assert sum(map(len, rows.values())) > 100 and any(rel.startswith("posts/") and found for rel, found in rows.items())
     assert all(set(row["x_trace"]) == {"pointer"} for found in rows.values() for row in found)
     assert not any("x_trace" in p.read_text(encoding="utf-8") for p in (built / "assets" / "charts").glob("*.svg"))
+
+
+TIMING_SVG, SPEEDUP_SVG = "assets/charts/532793fbc882dc85ed2a.svg", "assets/charts/4a09e9abd42e9e2c806b.svg"
+# A chart's static SVG (all a reader without scripts sees) other than the spec the audit checks:
+# another chart's image, or a spec edited where no record traces it (its y axis' title).
+IMAGE_EDITS = {
+    "another chart's image": (f'data-spec="spec-timing"><img src="../../{TIMING_SVG}"', f'data-spec="spec-timing"><img src="../../{SPEEDUP_SVG}"',
+                              f"script spec-timing <img>: shows '../../{SPEEDUP_SVG}', but this spec is drawn as {TIMING_SVG}: "
+                              "the image is not of the data checked here (the page was edited)"),
+    "spec's axis retitled": ('"title":"mean time (ms)"', '"title":"mean time (s)"',  # its tooltip's and axis' titles
+                             f"script spec-timing <img>: shows '../../{TIMING_SVG}', but this spec is drawn as assets/charts/"),
+}
+
+
+@pytest.mark.parametrize("name", IMAGE_EDITS)
+def test_a_static_svg_not_drawn_from_the_checked_spec_is_reported(site, name):
+    """Each chart's <img> must be the SVG the site names by the hash of the very spec the audit
+    checked (`static_chart.svg_path`): a chart showing another chart's SVG, or a spec edited where
+    no trace reaches, passed verify."""
+    from site_gen.checksums import site_sums
+
+    old, new, expected = IMAGE_EDITS[name]
+    page = site / GRAPH
+    html = page.read_text(encoding="utf-8")
+    assert old in html and (site / TIMING_SVG).is_file() and (site / SPEEDUP_SVG).is_file()
+    page.write_text(html.replace(old, new), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    (problem,) = verify_site(site)
+    assert str(problem).startswith(f"{site}/{GRAPH}: {expected}")
+
+
+def test_a_chart_whose_static_svg_is_gone_is_reported(site):
+    """The SVG a chart's spec names, removed and left out of SHA256SUMS, is named as missing."""
+    from site_gen.checksums import site_sums
+
+    (site / TIMING_SVG).unlink()
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p) for p in verify_site(site)] == [f"{site}/{GRAPH}: script spec-timing <img>: shows {TIMING_SVG}, which the site does not hold"]
