@@ -46,7 +46,7 @@ def resolve(document: Any, pointer: str, default: Any = _MISSING) -> Any:
     for token in parse_pointer(pointer):
         if isinstance(node, dict) and token in node:
             node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node) and (
+        elif isinstance(node, list) and token.isascii() and token.isdigit() and int(token) < len(node) and (  # "³": a digit int() refuses
             token == "0" or not token.startswith("0")
         ):
             node = node[int(token)]

@@ -121,3 +121,11 @@ def test_refs_resolve_through_pointers():
     assert resolve_ref(schema, "#/$defs/none", default={}) == {}
     with pytest.raises(ValueError, match="inside this document"):
         resolve_ref(schema, "other.json#/x")
+
+
+def test_an_index_of_digits_other_than_ascii_is_no_index():
+    """RFC 6901 indexes are ASCII digits: "³" (a digit to str.isdigit that int() refuses) raised
+    a ValueError out of resolve, and "١" read as index 1."""
+    assert resolve([10, 11], "/\u00b3", default=None) is None
+    assert resolve([10, 11], "/\u0661", default=None) is None
+    assert resolve([10, 11], "/1") == 11
