@@ -368,7 +368,7 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
         if len(scanned.specs) != len(scanned.tables):
             problems.append(Problem(audit.shown(rel), "", f"has {len(scanned.specs)} chart specs and {len(scanned.tables)} tables "
                                                           "behind charts: the page was edited (each chart shows its data below it)"))
-        images = dict(scanned.images)
+        checked: dict[str, dict] = {}  # spec id -> spec, of the specs whose data passed
         for n, (script_id, text) in enumerate(scanned.specs):
             where = f"script {script_id or n}"
             try:
@@ -392,9 +392,12 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
                                                  row.get(f"{end}_trace"), of=row.get("trace"))
             problems += _chart_segments(audit.shown(rel), where, spec["datasets"], rows)
             if len(problems) == found:  # an edited spec's image differs too: one finding, its data's, says so
-                problems += _chart_image(audit, rel, where, spec, images.get(script_id))
+                checked[script_id] = spec
             if n < len(scanned.tables):
                 problems += _chart_table(audit.shown(rel), where, rows, scanned.tables[n])
+        # every chart view's image, a second view of one spec too (a dict would keep only the last)
+        problems += [p for view, src in scanned.images if view in checked
+                     for p in _chart_image(audit, rel, f"script {view}", checked[view], src)]
     return problems
 
 
@@ -424,15 +427,13 @@ def _chart_segments(shown: str, where: str, datasets: dict, rows: list[dict]) ->
     return problems
 
 
-def _chart_image(audit: SiteAudit, rel: str, where: str, spec: dict, src: str | None) -> list[Problem]:
+def _chart_image(audit: SiteAudit, rel: str, where: str, spec: dict, src: str) -> list[Problem]:
     """The static SVG a chart shows (an <img> until benchledger.js draws the spec, and all a
     reader without scripts sees) against the spec checked here: the site names each SVG by the
     hash of the spec it is drawn from (`static_chart.svg_path`), so an image of other data, or of
     another chart, is named otherwise. Its bytes are not drawn again (vl-convert: about 40 ms a
     chart, two thousand at 1,000 articles), so an SVG file edited in place, with SHA256SUMS listed
     again, still passes."""
-    if src is None:
-        return []  # no static image: nothing a reader sees besides the spec
     try:
         expected = svg_path(static_sha256(static_spec(spec)))
     except (TypeError, ValueError, AttributeError):
@@ -483,9 +484,10 @@ def _chart_x(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Proble
     data = audit.record_data(trace["sha256"])
     if data is None or not isinstance(resolve(data, head, default=None), list):
         return []  # not served intact, or no value there: the point's own check says so
-    if not (is_number(x) and last.isascii() and last.isdigit() and x == int(last) + 1):
+    index = int(last) if last.isascii() and last.isdigit() else None  # "³" is a digit int() cannot read
+    if not (is_number(x) and index is not None and x == index + 1):
         return [Problem(shown, where, f"charts {x!r} as the place of {trace['sha256'][:12]} {position[:70]!r} in its array, "
-                                      f"but it is number {int(last) + 1 if last.isdigit() else last!r} there: the page was edited")]
+                                      f"but it is number {index + 1 if index is not None else last[:70]!r} there: the page was edited")]
     return []
 
 

@@ -623,3 +623,18 @@ def test_a_chart_whose_static_svg_is_gone_is_reported(site):
     (site / TIMING_SVG).unlink()
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     assert [str(p) for p in verify_site(site)] == [f"{site}/{GRAPH}: script spec-timing <img>: shows {TIMING_SVG}, which the site does not hold"]
+
+
+def test_a_second_view_of_a_chart_showing_another_image_is_reported(site):
+    """Each chart view's image is checked, not only the last of one spec's: a view added before
+    the real one, showing another chart's SVG, passed."""
+    from site_gen.checksums import site_sums
+
+    page = site / GRAPH
+    html = page.read_text(encoding="utf-8")
+    view = f'<div class="bl-chart-view" data-spec="spec-timing"><img src="../../{TIMING_SVG}"'
+    assert html.count(view) == 1
+    page.write_text(html.replace(view, view.replace(TIMING_SVG, SPEEDUP_SVG) + "></div>" + view), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    (problem,) = verify_site(site)
+    assert str(problem).startswith(f"{site}/{GRAPH}: script spec-timing <img>: shows '../../{SPEEDUP_SVG}'")

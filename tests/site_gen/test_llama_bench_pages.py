@@ -151,3 +151,20 @@ def test_an_import_with_a_repeated_row_builds(tmp_path):
     result = build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
     page = (result.out_dir / "articles" / "llama-bench" / "repeated-row.html").read_text(encoding="utf-8")
     assert 'id="spec-speed-by-n-threads"' in page
+
+
+def test_a_repetition_placed_at_a_digit_no_int_reads_is_reported(built, tmp_path):
+    """A place written with a superscript digit ("³" is a digit to str.isdigit, not to int())
+    stopped the audit with a ValueError."""
+    from site_gen.checksums import site_sums
+
+    _, result = built
+    site = tmp_path / "site"
+    shutil.copytree(result.out_dir, site)
+    page = site / "articles" / "llama-bench" / "threads-1.html"
+    html = page.read_text(encoding="utf-8")
+    assert html.count('/tests/0/samples_ts/0"') >= 2  # the point's trace and its x's
+    page.write_text(html.replace('/tests/0/samples_ts/0"', '/tests/0/samples_ts/\u00b3"'), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    messages = [str(p) for p in verify_site(site)]
+    assert any("$.datasets.points[0].x: charts 1 as the place of" in m and "but it is number '\u00b3' there" in m for m in messages), messages
