@@ -27,8 +27,8 @@ from site_gen import escape
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.eviction import sweep
 from site_gen.page import PendingAsset
-from site_gen.static_chart import canonical_json, static_sha256, static_spec, svg_path
 from site_gen.quantity import Trace, format_value
+from site_gen.static_chart import canonical_json, static_sha256, static_spec, svg_path
 from site_gen.tables import data_cell, html_table
 from site_gen.templating import url
 
@@ -100,8 +100,6 @@ def points_text(series: Sequence[Series], unit: str) -> str:
 # A tooltip's numbers: six significant digits in decimal notation ("~g" wrote 32,768 tokens as
 # "3.277e+4"), trailing zeros trimmed.
 TOOLTIP_FORMAT = ",.6~r"
-
-
 
 
 # Altair builds a chart's spec in about 15 ms (35 for a layered series chart), most of a cold
