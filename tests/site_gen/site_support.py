@@ -36,6 +36,20 @@ def chart_table_cell_edited(html: str, old: str, new: str) -> str:
     return html[:start] + html[start:end].replace(f"<td>{old}</td>", f"<td>{new}</td>", 1) + html[end:]
 
 
+def chart_edited(site: Path, page: Path, old: str, new: str, cell: tuple[str, str] | None) -> None:
+    """`page` of the built `site` with its first `old` made `new` (and, given `cell`, the table
+    behind its first chart agreeing), and SHA256SUMS listed again: a tamperer covering tracks."""
+    from site_gen.checksums import site_sums
+
+    html = page.read_text(encoding="utf-8")
+    assert old in html
+    html = html.replace(old, new, 1)
+    if cell is not None:
+        html = chart_table_cell_edited(html, *cell)
+    page.write_text(html, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass

@@ -13,7 +13,7 @@ from benchledger.cli.main import main
 from site_gen.audit import verify_site
 
 from tests.pools import force_process_pool
-from tests.site_gen.site_support import build, chart_table_cell_edited
+from tests.site_gen.site_support import build, chart_edited
 
 
 @pytest.fixture(scope="module")
@@ -559,17 +559,8 @@ def test_an_edited_chart_x_is_reported(site, name):
     """Each charted point's x is checked against the record value its row traces (a token length,
     a GPU-layer count): a point moved along x, with the table behind the chart edited to agree
     and SHA256SUMS listed again, passed verify, which compared the y values only."""
-    from site_gen.checksums import site_sums
-
     rel, old, new, cell, expected = X_EDITS[name]
-    page = site / rel
-    html = page.read_text(encoding="utf-8")
-    assert old in html
-    html = html.replace(old, new, 1)
-    if cell is not None:
-        html = chart_table_cell_edited(html, *cell)
-    page.write_text(html, encoding="utf-8")
-    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    chart_edited(site, site / rel, old, new, cell)
     assert [str(p) for p in verify_site(site)] == [f"{site}/{rel}: {expected}"]
 
 

@@ -15,7 +15,7 @@ from benchledger.records.store import Store
 from site_gen.audit import verify_site
 from site_gen.build import build_site
 from tests.llama_bench_support import LLB, record_bytes, seal_at_fixed_time
-from tests.site_gen.site_support import chart_table_cell_edited
+from tests.site_gen.site_support import chart_edited
 from tests.store_copies import shipped_copy
 
 GOLDEN = Path(__file__).resolve().parent / "golden_site" / "article-llama-bench.md"
@@ -116,20 +116,12 @@ REPETITION_EDITS = {
 @pytest.mark.parametrize("name", REPETITION_EDITS)
 def test_a_repetition_charted_at_another_place_is_reported(built, tmp_path, name):
     """A repetition's x is its sample's place in the record's array, which the audit checks."""
-    from site_gen.checksums import site_sums
-
     store, result = built
     site = tmp_path / "site"
     shutil.copytree(result.out_dir, site)
     new, cell, expected = REPETITION_EDITS[name]
     page = site / "articles" / "llama-bench" / "threads-1.html"
-    html = page.read_text(encoding="utf-8")
-    assert REPETITION in html
-    html = html.replace(REPETITION, new, 1)
-    if cell is not None:
-        html = chart_table_cell_edited(html, *cell)
-    page.write_text(html, encoding="utf-8")
-    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    chart_edited(site, page, REPETITION, new, cell)
     sha = next(r.entry.sha256 for r in store.load_verified() if r.entry.path == THREADS["1"])
     assert [str(p) for p in verify_site(site)] == [
         f"{page.as_posix()}: script spec-speed-per-repetition $.datasets.points[0].x: " + expected.format(sha=sha[:12])]
