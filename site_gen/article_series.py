@@ -35,7 +35,7 @@ def chronological(date: str, view: "RecordView") -> tuple[str, int]:
 class Neighbours:
     """The runs on either side of a record in its series (None at an end)."""
 
-    key: str  # the series' article_key
+    key: str  # the series: its article_key, or the store folder of a schema without one
     before: "RecordView | None"
     after: "RecordView | None"
 
