@@ -161,7 +161,7 @@ def build_site(records_dir: Path | str, out_dir: Path | str, *, cache_dir: Path 
         sums = sums_of(site_hashes(out_dir, {**known, **pages_known}))
         if sums != sums_before:
             write_if_changed(out_dir / SUMS_NAME, sums)
-        dirty_build.save_state(state_file, ident, out_dir, anchors_out, search.digests)
+        dirty_build.save_state(state_file, ident, out_dir, anchors_out, search.state())
         # Evict: the render and chart caches keep what this build used, and nothing else
         # (site_gen/eviction.py).
         site.render_cache.sweep()

@@ -143,9 +143,9 @@ def prepare(plan: Plan, out_dir: Path, anchors_in: Path) -> None:
     write_atomic(anchors_in, json.dumps(plan.anchors, sort_keys=True).encode(), durable=False)
 
 
-def save_state(path: Path, ident: dict, out_dir: Path, anchors_out: Path, search: dict[str, str]) -> None:
-    """After a successful build: what the next one may reuse (`search`: the search bundles'
-    digests, see site_gen/search_index.py)."""
+def save_state(path: Path, ident: dict, out_dir: Path, anchors_out: Path, search: dict) -> None:
+    """After a successful build: what the next one may reuse (`search`: what the search index
+    keeps, `Indexed.state()` in site_gen/search_index.py)."""
     recorded = json.loads(anchors_out.read_bytes())
     state = {**ident, "manifest": site_manifest(out_dir), "anchors": recorded["anchors"], "links": recorded["links"],
              "search": search}

@@ -9,8 +9,9 @@ under pagefind/shards/, each for the articles whose path hashes to it. Pagefind 
 index, and indexing 1,000 articles took 6-8 s of every rebuild; sealing one more record changes
 its own article and the site-wide pages, so a rebuild indexes the primary bundle and one shard
 and keeps the rest. A bundle is kept only when the HTML it was made from is byte for byte this
-build's (the build passes the hashes) and the site folder is as the last build left it (a dirty
-MkDocs build, whose plan checked that).
+build's (the build passes the hashes), leaving out only the article series' run links (`RUNS_NAV`,
+which Pagefind does not read), and the site folder is as the last build left it (a dirty MkDocs
+build, whose plan checked that).
 
 Each bundle ranks its results by its own word statistics (BM25's inverse document frequency),
 and the merged results are sorted by those scores: a shard of a few pages would rank its pages
@@ -57,6 +58,31 @@ ROOT_SELECTOR = "article.md-content__inner"
 EXCLUDE_SELECTORS = ".headerlink, .bl-chart-data, .bl-listing"
 
 
+# The article series' run links (site_gen/pages/record_article.py): a <nav> Pagefind leaves out
+# (`data-pagefind-ignore`), holding no <nav>, no id and no data-pagefind attribute. Sealing a run
+# rewrites it on the previous run's article ("later run"), nothing else there: keyed by its whole
+# bytes, that page re-indexed its shard (1.5-2 s at 1,000 articles) to the same bundle. So a page
+# is keyed by its bytes without this element, cut from its start tag to the first "</nav>" after
+# it: at most the element (record text in it is escaped, so holds no "</nav>"), never more.
+RUNS_NAV = '<nav class="bl-runs" aria-label="Earlier and later runs" data-pagefind-ignore>'
+_RUNS_NAV_START, _NAV_END = RUNS_NAV.encode(), b"</nav>"
+
+
+def indexed_sha256(page: bytes) -> str | None:
+    """The SHA-256 of what Pagefind can read of an HTML page: its bytes less each `RUNS_NAV`;
+    None for a page without one (its own SHA-256 is that)."""
+    start = page.find(_RUNS_NAV_START)
+    if start == -1:
+        return None
+    while start != -1:
+        end = page.find(_NAV_END, start)
+        if end == -1:
+            break
+        page = page[:start] + page[end + len(_NAV_END):]
+        start = page.find(_RUNS_NAV_START, start)
+    return sha256_hex(page)
+
+
 def pagefind_executable() -> Path:
     """The Pagefind binary shipped in the `pagefind-bin` wheel."""
     try:
@@ -81,29 +107,38 @@ def bundle_of(page: str, shards: int) -> str:
 
 @dataclass(frozen=True)
 class Indexed:
-    """What `index_site` left: each bundle's folder -> digest of its pages, and the bundles it
-    indexed (again) rather than kept."""
+    """What `index_site` left: each bundle's folder -> digest of its pages, the bundles it
+    indexed (again) rather than kept, and each page's sha256 -> `indexed_sha256` of it (where
+    the next build finds a page's bytes unchanged, it reads it no more)."""
 
     digests: dict[str, str]
     indexed: tuple[str, ...]
+    page_keys: dict[str, str]
+
+    def state(self) -> dict:
+        """What the next build passes back as `kept` (JSON)."""
+        return {"bundles": self.digests, "pages": self.page_keys}
 
 
-def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept: dict[str, str] | None = None) -> Indexed:
+def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept: dict | None = None) -> Indexed:
     """(Re)build the search bundles of `site_dir` from its HTML pages (`html_sha256`: every
-    one's site path -> sha256). `kept`: the digests `index_site` gave for the last build, when
-    the site folder is as that build left it; a bundle whose pages are still byte for byte the
-    same is kept. `work_dir` (the cache) holds each bundle's pages while Pagefind reads them.
-    Reads and writes nothing but the HTML pages and the bundles' folders. Raises BuildError on
-    failure."""
+    one's site path -> sha256). `kept`: `Indexed.state()` of the last build, when the site
+    folder is as that build left it; a bundle whose pages are still the same, as Pagefind reads
+    them (`indexed_sha256`), is kept. `work_dir` (the cache) holds each bundle's pages while
+    Pagefind reads them. Reads and writes nothing but the HTML pages and the bundles' folders.
+    Raises BuildError on failure."""
+    kept = kept if isinstance(kept, dict) else {}
+    kept_bundles, kept_keys = kept.get("bundles") or {}, kept.get("pages") or {}
+    page_keys = {sha: kept_keys.get(sha) or indexed_sha256((site_dir / page).read_bytes()) or sha
+                 for page, sha in html_sha256.items()}
     shards = shard_count(sum(page.startswith(SHARDED_PREFIX) for page in html_sha256))
     groups: dict[str, list[str]] = {}
     for page in sorted(html_sha256):
         groups.setdefault(bundle_of(page, shards), []).append(page)
     groups.setdefault(BUNDLE_DIR, [])
-    digests = {folder: sha256_hex("".join(f"{html_sha256[p]}  {p}\n" for p in pages).encode())
+    digests = {folder: sha256_hex("".join(f"{page_keys[html_sha256[p]]}  {p}\n" for p in pages).encode())
                for folder, pages in groups.items()}
-    kept = kept or {}
-    indexed = tuple(folder for folder in sorted(groups) if kept.get(folder) != digests[folder]
+    indexed = tuple(folder for folder in sorted(groups) if kept_bundles.get(folder) != digests[folder]
                     or not (site_dir / folder / "pagefind-entry.json").is_file())
     for folder in indexed:
         _index_bundle(site_dir, work_dir, folder, groups[folder])
@@ -115,7 +150,7 @@ def index_site(site_dir: Path, work_dir: Path, html_sha256: dict[str, str], kept
     shards_dir.mkdir(parents=True, exist_ok=True)
     manifest = json.dumps(present).encode()
     write_if_changed(site_dir / SHARDS_MANIFEST, manifest)
-    return Indexed(digests, indexed)
+    return Indexed(digests, indexed, page_keys)
 
 
 def _index_bundle(site_dir: Path, work_dir: Path, folder: str, pages: list[str]) -> None:

@@ -13,6 +13,7 @@ from site_gen.pages.base import RENDER_WORKERS, PageKind
 from site_gen.pages.home import cards_of
 from site_gen.pages.records.base import ArticleWriter
 from site_gen.pages.records.registry import renderer_for
+from site_gen.search_index import RUNS_NAV
 from site_gen.templating import url
 
 if TYPE_CHECKING:
@@ -76,8 +77,8 @@ def runs_block(site: "SiteContext", view: "RecordView") -> str:
 
     links = ([link(found.before, "prev", "← earlier run: ", "")] if found.before else []) + \
             ([link(found.after, "next", "later run: ", " →")] if found.after else [])
-    return raw_html.block(f'<nav class="bl-runs" aria-label="Earlier and later runs" data-pagefind-ignore>'
-                          f'<p>Runs of <code>{escape.html(found.key)}</code>, by test date: {" · ".join(links)}</p></nav>') + "\n\n"
+    # RUNS_NAV: Pagefind skips it, and the search index keys the page without it
+    return raw_html.block(f'{RUNS_NAV}<p>Runs of <code>{escape.html(found.key)}</code>, by test date: {" · ".join(links)}</p></nav>') + "\n\n"
 
 
 def compared_block(site: "SiteContext", view: "RecordView") -> str:

@@ -13,12 +13,15 @@ import pytest
 from hypothesis import given, strategies as st
 
 from site_gen import search_index
-from site_gen.search_index import BUNDLE_DIR, MAX_SHARDS, SHARDS_DIR, SHARDS_MANIFEST, bundle_of, index_site, shard_count
+from site_gen.search_index import (BUNDLE_DIR, MAX_SHARDS, RUNS_NAV, SHARDS_DIR, SHARDS_MANIFEST, bundle_of, index_site,
+                                   indexed_sha256, shard_count)
 
 
-def _page(title: str, words: str) -> bytes:
+def _page(title: str, words: str, runs: str = "") -> bytes:
+    """An HTML page as the site's; `runs`: the text of an article series' run links in it."""
+    nav = f"{RUNS_NAV}<p>{runs}</p></nav>" if runs else ""
     return (f'<!doctype html><html lang="en"><head><title>{title}</title></head><body>'
-            f'<article class="md-content__inner"><h1 id="top">{title}</h1><p>{words}</p></article></body></html>').encode()
+            f'<article class="md-content__inner"><h1 id="top">{title}</h1>{nav}<p>{words}</p></article></body></html>').encode()
 
 
 def _site(root: Path, pages: dict[str, bytes]) -> dict[str, str]:
@@ -81,7 +84,8 @@ def test_a_rebuild_indexes_again_only_the_bundles_whose_pages_changed(tmp_path, 
     monkeypatch.setattr(search_index, "PAGES_PER_SHARD", 2)  # 8 articles: 4 shards
     site = tmp_path / "site"
     sums = _site(site, PAGES)
-    first = index_site(site, tmp_path / "work", sums).digests
+    made = index_site(site, tmp_path / "work", sums)
+    first = made.digests
     shards = sorted(f for f in first if f != BUNDLE_DIR)
     assert json.loads((site / SHARDS_MANIFEST).read_bytes()) == [f.rsplit("/", 1)[1] for f in shards]
     for folder in shards:  # a merged bundle: its index, no second copy of the UI
@@ -91,12 +95,12 @@ def test_a_rebuild_indexes_again_only_the_bundles_whose_pages_changed(tmp_path, 
 
     changed = "articles/kind/record-03.html"
     sums = {**sums, **_site(site, {changed: _page("Record 3", "uniqueword3 measured again, now on two gpus")})}
-    again = index_site(site, tmp_path / "work", sums, first)
+    again = index_site(site, tmp_path / "work", sums, made.state())
     second = again.digests
     touched = bundle_of(changed, len(shards))
     assert {f for f in first if first[f] != second[f]} == {touched}
     assert again.indexed == (touched,)
-    assert index_site(site, tmp_path / "work", sums, second).indexed == ()
+    assert index_site(site, tmp_path / "work", sums, again.state()).indexed == ()
     for folder in first:  # only the changed page's shard was indexed again
         assert ((site / folder / "pagefind-entry.json").stat().st_mtime_ns == stamps[folder]) == (folder != touched), folder
 
@@ -110,12 +114,12 @@ def test_a_bundle_gone_from_the_site_is_made_again(tmp_path, monkeypatch):
     monkeypatch.setattr(search_index, "PAGES_PER_SHARD", 2)
     site = tmp_path / "site"
     sums = _site(site, PAGES)
-    digests = index_site(site, tmp_path / "work", sums).digests
-    victim = next(f for f in digests if f != BUNDLE_DIR)
+    made = index_site(site, tmp_path / "work", sums)
+    victim = next(f for f in made.digests if f != BUNDLE_DIR)
     expected = _files(site / victim)
     for path in sorted((site / victim).rglob("*"), reverse=True):
         path.unlink() if path.is_file() else path.rmdir()
-    assert index_site(site, tmp_path / "work", sums, digests).indexed == (victim,)
+    assert index_site(site, tmp_path / "work", sums, made.state()).indexed == (victim,)
     assert _files(site / victim) == expected
 
 
@@ -125,3 +129,41 @@ def test_pagefind_failing_is_a_build_error_naming_the_site(tmp_path):
     site = tmp_path / "site"
     with pytest.raises(BuildError, match="search indexing"):
         index_site(site, tmp_path / "work", {})  # no page at all: Pagefind refuses an empty site
+
+
+def test_a_page_whose_run_links_alone_changed_keeps_its_bundle(tmp_path, monkeypatch):
+    """Sealing a run adds a "later run" link to the previous run's article, inside a nav Pagefind
+    skips: its shard is kept, and is the bytes a fresh index of the new pages gives (the real
+    Pagefind, so a nav it did read would fail here). Text outside the nav is indexed again."""
+    monkeypatch.setattr(search_index, "PAGES_PER_SHARD", 2)
+    pages = {**PAGES, "articles/kind/record-05.html": _page("Record 5", "uniqueword5 measured on a gpu", "earlier run: 2026-01-02")}
+    site = tmp_path / "site"
+    sums = _site(site, pages)
+    made = index_site(site, tmp_path / "work", sums)
+    assert made.page_keys[sums["articles/kind/record-05.html"]] != sums["articles/kind/record-05.html"]
+    linked = {"articles/kind/record-05.html": _page("Record 5", "uniqueword5 measured on a gpu",
+                                                    "earlier run: 2026-01-02 · later run: 2026-02-03 zebraword")}
+    sums = {**sums, **_site(site, linked)}
+    again = index_site(site, tmp_path / "work", sums, made.state())
+    assert again.indexed == () and again.digests == made.digests
+    fresh = tmp_path / "fresh"
+    index_site(fresh, tmp_path / "work-fresh", _site(fresh, {**pages, **linked}))
+    assert _files(site / BUNDLE_DIR) == _files(fresh / BUNDLE_DIR)
+
+    reworded = {"articles/kind/record-05.html": _page("Record 5", "uniqueword5 measured on two gpus",
+                                                      "earlier run: 2026-01-02 · later run: 2026-02-03 zebraword")}
+    sums = {**sums, **_site(site, reworded)}
+    assert index_site(site, tmp_path / "work", sums, again.state()).indexed == (bundle_of("articles/kind/record-05.html", 4),)
+
+
+_TEXT = st.text(alphabet=st.characters(blacklist_characters="<>&"), max_size=30)
+
+
+@given(_TEXT, _TEXT, _TEXT, _TEXT)
+def test_a_pages_key_leaves_out_its_run_links_and_nothing_else(before, after, runs, other_runs):
+    page = lambda words, runs: f"<article>{before}{RUNS_NAV}<p>{runs}</p></nav>{words}</article>".encode()  # noqa: E731
+    assert indexed_sha256(page(after, runs)) == indexed_sha256(page(after, other_runs))
+    assert (indexed_sha256(page(after, runs)) == indexed_sha256(page(after + "x", runs))) is False
+    assert indexed_sha256(f"<article>{before}{after}</article>".encode()) is None  # no nav: the page's own hash
+    unclosed = f"<article>{before}{RUNS_NAV}{runs}".encode()  # no end tag: nothing is cut
+    assert indexed_sha256(unclosed) == hashlib.sha256(unclosed).hexdigest()
