@@ -63,7 +63,9 @@ EXCLUDE_SELECTORS = ".headerlink, .bl-chart-data, .bl-listing"
 # rewrites it on the previous run's article ("later run"), nothing else there: keyed by its whole
 # bytes, that page re-indexed its shard (1.5-2 s at 1,000 articles) to the same bundle. So a page
 # is keyed by its bytes without this element, cut from its start tag to the first "</nav>" after
-# it: at most the element (record text in it is escaped, so holds no "</nav>"), never more.
+# it: at most the element (record text in it is escaped, so holds no "</nav>"), never more, and
+# the line end after it (a series' second run adds the whole block, line end included, to the
+# first run's page; whitespace between elements is no text Pagefind reads).
 RUNS_NAV = '<nav class="bl-runs" aria-label="Earlier and later runs" data-pagefind-ignore>'
 _RUNS_NAV_START, _NAV_END = RUNS_NAV.encode(), b"</nav>"
 
@@ -78,7 +80,8 @@ def indexed_sha256(page: bytes) -> str | None:
         end = page.find(_NAV_END, start)
         if end == -1:
             break
-        page = page[:start] + page[end + len(_NAV_END):]
+        end += len(_NAV_END)
+        page = page[:start] + page[end + 1 if page[end:end + 1] == b"\n" else end:]
         start = page.find(_RUNS_NAV_START, start)
     return sha256_hex(page)
 

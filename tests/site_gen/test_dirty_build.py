@@ -13,7 +13,9 @@ import pytest
 from benchledger.errors import BuildError
 from benchledger.records.store import Store
 from site_gen.build import build_site
+from site_gen import search_index
 from site_gen.context import BuildOptions
+from site_gen.search_index import BUNDLE_DIR, bundle_of
 from tests.site_gen.site_support import OFFLOAD_PAGE, ROOT
 from tests.store_copies import TGR, shipped_copy, tree_digest
 from tests.variants import H200, encoded, graph_variant
@@ -108,3 +110,38 @@ def test_a_state_without_this_users_cache_mac_is_not_trusted(tmp_path):
     state.write_bytes(cache_mac.unseal(state.read_bytes()))  # the same state, unsealed (as a forger writes it)
     again = _build(records, tmp_path)
     assert not again.mkdocs_dirty and again.mkdocs_mode == "no state of an earlier build"
+
+
+def test_a_later_run_keeps_the_search_shard_of_the_run_before_it(tmp_path, monkeypatch):
+    """Sealing a later run of a series adds a "later run" link to the previous run's article, in
+    a block Pagefind skips: that article's shard is not indexed again (two shards here, and the
+    new record's path chosen so that the two articles fall in different ones), and the site is
+    still a clean build's bytes."""
+    monkeypatch.setattr(search_index, "PAGES_PER_SHARD", 1)
+    monkeypatch.setattr(search_index, "MAX_SHARDS", 2)  # 2 articles or more: two shards, whatever is sealed
+    records = shipped_copy(tmp_path)
+    first = _build(records, tmp_path)
+    before = {rel: p.read_bytes() for rel, p in _articles(first.out_dir).items()}
+    previous = next(rel for rel in before if rel.startswith("articles/torch-graph-replay/"))
+    as_path = next(f"torch-graph-replay/later-{k}.json" for k in range(100)
+                   if bundle_of(f"articles/torch-graph-replay/later-{k}.html", 2) != bundle_of(previous, 2))
+    entries = _bundle_stamps(first.out_dir)
+    Store(records).seal_bytes(encoded(graph_variant(eager_factor=1.01, finished_offset_s=86400)), TGR, as_path)
+    more = _build(records, tmp_path)
+    after = _articles(more.out_dir)
+    new = next(rel for rel in after if rel not in before)
+    assert bundle_of(new, 2) != bundle_of(previous, 2)
+    assert b'rel="next"' in after[previous].read_bytes() and after[previous].read_bytes() != before[previous]
+    reindexed = {f for f, mtime in _bundle_stamps(more.out_dir).items() if entries.get(f) != mtime}
+    assert reindexed == {BUNDLE_DIR, bundle_of(new, 2)}, (previous, new)
+    clean = _build(records, tmp_path, name="clean", cache="cache-clean")
+    assert tree_digest(more.out_dir) == tree_digest(clean.out_dir)
+
+
+def _articles(site):
+    return {p.relative_to(site).as_posix(): p for p in (site / "articles").rglob("*.html")}
+
+
+def _bundle_stamps(site):
+    """Each search bundle's folder -> when its entry file was written."""
+    return {p.parent.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in (site / BUNDLE_DIR).rglob("pagefind-entry.json")}

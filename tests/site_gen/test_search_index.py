@@ -165,5 +165,9 @@ def test_a_pages_key_leaves_out_its_run_links_and_nothing_else(before, after, ru
     assert indexed_sha256(page(after, runs)) == indexed_sha256(page(after, other_runs))
     assert (indexed_sha256(page(after, runs)) == indexed_sha256(page(after + "x", runs))) is False
     assert indexed_sha256(f"<article>{before}{after}</article>".encode()) is None  # no nav: the page's own hash
+    # a page that gained the block, with the line end after it, is keyed as it was without
+    without = f"<article>{before}\n{after}</article>".encode()
+    assert indexed_sha256(f"<article>{before}\n{RUNS_NAV}<p>{runs}</p></nav>\n{after}</article>".encode()) == \
+        hashlib.sha256(without).hexdigest()
     unclosed = f"<article>{before}{RUNS_NAV}{runs}".encode()  # no end tag: nothing is cut
     assert indexed_sha256(unclosed) == hashlib.sha256(unclosed).hexdigest()
