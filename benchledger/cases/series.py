@@ -61,14 +61,18 @@ def _date_field(kind: CaseKind) -> str | None:
     return dates[0] if dates else None
 
 
-def _ordered(cases: list[tuple[int, Case]], field: str, date: str | None) -> tuple[Case, ...]:
-    def key(item: tuple[int, Case]) -> tuple:
-        index, case = item
-        value = case.values[field]
-        when = case.values[date] if date else None
-        return (order_key(value.value, value.text), order_key(when.value, when.text) if when else (), index)
+def position_key(kind: CaseKind, field: str, case: Case) -> tuple:
+    """Where `case` sits in a series of `kind` along `field`: by its value there, then (along an
+    axis) by the kind's date; cases of equal keys keep ledger order. What `verify --site` checks
+    a series chart's order by too."""
+    date = _date_field(kind)
+    value = case.values[field]
+    when = case.values[date] if date is not None and date != field else None
+    return (order_key(value.value, value.text), order_key(when.value, when.text) if when else ())
 
-    return tuple(c for _, c in sorted(cases, key=key))
+
+def _ordered(kind: CaseKind, cases: list[tuple[int, Case]], field: str) -> tuple[Case, ...]:
+    return tuple(c for _, c in sorted(cases, key=lambda item: (position_key(kind, field, item[1]), item[0])))
 
 
 def find_series(kind: CaseKind, cases: Sequence[Case]) -> list[Series]:
@@ -83,7 +87,7 @@ def find_series(kind: CaseKind, cases: Sequence[Case]) -> list[Series]:
         for (identity, fixed), members in groups.items():
             if len({c.values[axis].text for _, c in members}) < 2 or len({c.record_sha256 for _, c in members}) < 2:
                 continue
-            out.append(Series(kind.schema, identity, axis, fixed, _ordered(members, axis, date), True))
+            out.append(Series(kind.schema, identity, axis, fixed, _ordered(kind, members, axis), True))
     if date is not None:
         repeats: dict[tuple[Key, Key], list[tuple[int, Case]]] = {}
         for i, case in enumerate(cases):
@@ -91,5 +95,5 @@ def find_series(kind: CaseKind, cases: Sequence[Case]) -> list[Series]:
         for (identity, axes), members in repeats.items():
             if len({c.values[date].text for _, c in members}) < 2 or len({c.record_sha256 for _, c in members}) < 2:
                 continue
-            out.append(Series(kind.schema, identity, date, axes, _ordered(members, date, None), False))
+            out.append(Series(kind.schema, identity, date, axes, _ordered(kind, members, date), False))
     return out
