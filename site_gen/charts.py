@@ -441,6 +441,15 @@ class SeriesMark:
 CLAIM_LINE_PX = 14  # a claim label's line on a series chart: 11 px text and its leading
 
 
+def series_ticks(order: Sequence[str]) -> list[str]:
+    """The labels a series chart's record axis shows, of its records' labels in order (all of
+    them up to MAX_AXIS_LABELS)."""
+    # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
+    # measures each label's text: label every k-th record instead. Every point keeps its label in
+    # the tooltip and the data table.
+    return list(order[::-(-len(order) // MAX_AXIS_LABELS) or 1])
+
+
 def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segments: Sequence[tuple[str, str, float]],
                  marks: Sequence[SeriesMark], *, x_title: str, y_title: str, alt_text: str) -> Chart:
     """A metric along a series: each record's value with its range, each segment's median as a
@@ -452,10 +461,7 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
              **({"low_trace": p.range_trace[0].fields(), "high_trace": p.range_trace[1].fields()} if p.range_trace else {})}
             for p in points]
     order = [row["label"] for row in rows]
-    # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
-    # measures each label's text: label every k-th record instead. Every point keeps its label in
-    # the tooltip and the data table.
-    step = -(-len(order) // MAX_AXIS_LABELS)
+    ticks = series_ticks(order)
     datasets = {"points": rows}
     if segments:
         datasets["segments"] = [{"first": text(a), "last": text(b), "median": m} for a, b, m in segments]
@@ -473,8 +479,8 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
     dense = len(rows) > DENSE_SERIES_POINTS
     if dense and has_ranges:
         alt_text += " Ranges are in the table, not drawn, at this many records."
-    spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), step > 1, has_ranges, dense), datasets,
-                   {"order": order, "ticks": order[::step]})
+    spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), len(ticks) < len(order), has_ranges, dense),
+                   datasets, {"order": order, "ticks": ticks})
     table = pd.DataFrame([[r["label"], r["value"], r["low"], r["high"], r["origin"]] for r in rows],
                          columns=[x_title, y_title, "minimum", "maximum", "source"], dtype=object)
     return Chart(chart_id, title, alt_text, spec, table)
