@@ -267,6 +267,11 @@ class CaseKind:
         names = [f.name for f in self.fields]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.schema}: duplicate field names")
+        # a series chart names its field by the label alone (its x axis' title), and `verify
+        # --site` reads which field that is back from the label
+        ordered = [f.label for f in self.fields if f.ordered]
+        if len(set(ordered)) != len(ordered):
+            raise ValueError(f"{self.schema}: ordered fields share a label")
         metric_names = [m.name for m in self.metrics]
         if len(set(metric_names)) != len(metric_names):
             raise ValueError(f"{self.schema}: duplicate metric names")
