@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any, Sequence
 from urllib.parse import unquote
 
-from benchledger.cases.base import value_text
+from benchledger.cases.base import Case, CaseKind, value_text
+from benchledger.cases.registry import kind_for
+from benchledger.cases.series import position_key
 from benchledger.errors import InputError, Problem
 from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.numbers import is_number
@@ -100,6 +102,7 @@ class SiteAudit:
         # every hash the ledger holds: a page may state any of them (records, entries, genesis)
         self.ledger_hashes = set(self.sealed) | {h for e in read.entries for h in (e.entry_sha256, e.prev_sha256)}
         self._records: dict[str, Any] = {}
+        self._cases: dict[str, tuple[CaseKind, list[Case]] | None] = {}
 
     def shown(self, rel: str) -> str:
         """A site file as problems name it: under the site folder as given, as the other
@@ -130,6 +133,19 @@ class SiteAudit:
             with ProcessPoolExecutor(workers) as pool:
                 found = list(pool.map(_scan_file, paths, chunksize=32))
         return {rel: scanned for (rel, _, _), scanned in zip(self.pages, found)}
+
+    def record_cases(self, sha256: str) -> tuple[CaseKind, list[Case]] | None:
+        """The case table of the served record with this sha256 and its cases, as the site
+        reads them (None when not served intact, or of a kind no case table lists)."""
+        if sha256 not in self._cases:
+            data, kind = self.record_data(sha256), kind_for(self.sealed[sha256].schema) if sha256 in self.sealed else None
+            self._cases[sha256] = (kind, kind.cases(data, sha256)) if data is not None and kind is not None else None
+        return self._cases[sha256]
+
+    def schema_cases(self, schema: str) -> int:
+        """How many cases the served records of `schema` hold (what no series can number past)."""
+        return sum(len(found[1]) for e in self.read.entries if e.schema == schema
+                   for found in [self.record_cases(e.sha256)] if found is not None)
 
     def record_data(self, sha256: str) -> Any:
         """The parsed served record with this sha256 (None when not served intact)."""
@@ -390,6 +406,8 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
                     if row.get(end) is not None or f"{end}_trace" in row:
                         problems += _chart_value(audit, audit.shown(rel), f"{where} $.datasets.points[{i}].{end}", row.get(end),
                                                  row.get(f"{end}_trace"), of=row.get("trace"))
+            if rows and not any("y" in row for row in rows):  # a series chart: its x is its records' too
+                problems += _chart_labels(audit, audit.shown(rel), where, spec, rows)
             problems += _chart_segments(audit.shown(rel), where, spec["datasets"], rows)
             if len(problems) == found:  # an edited spec's image differs too: one finding, its data's, says so
                 checked[script_id] = spec
@@ -399,6 +417,121 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
         problems += [p for view, src in scanned.images if view in checked
                      for p in _chart_image(audit, rel, f"script {view}", checked[view], src)]
     return problems
+
+
+# A repeat's label: its value's, numbered ("b11146 #2"); the number kept to what int() reads.
+_REPEAT = re.compile(r"(.*) #([1-9][0-9]{0,8})", re.S)
+
+
+def _chart_labels(audit: SiteAudit, shown: str, where: str, spec: dict, rows: list[dict]) -> list[Problem]:
+    """A series chart's x against its points' records: each point's label is its case's value of
+    the ordered field the x axis is titled by, as the series page shows it (`FieldValue.shown`
+    cut as `charts.chart_label` cuts it), numbered #2, #3 ... for repeats of one value, the
+    numbers rising along the chart (a track can skip a record, so a number may skip too); the
+    points in series order (`series.position_key`); and the spec places them by those labels
+    in row order. Two points' labels swapped (a regression moved to another release or date)
+    no longer pass."""
+    from site_gen.charts import chart_label  # with vl_convert: read only for a site with series charts
+
+    problems = _chart_order(shown, where, spec, rows)
+    titles = sorted({str(x.get("title")) for _, x in _x_encodings(spec) if "title" in x})
+    numbered: dict[str, int] = {}  # a value -> the last number a label of it had on this chart
+    last: tuple | None = None  # the last point's (series position, label)
+    for i, row in enumerate(rows):
+        at, label, trace = f"{where} $.datasets.points[{i}].label", row.get("label"), row.get("trace")
+        found = _point_case(audit, trace)
+        if found is None:
+            continue  # no record served intact to read it from: the point's own check says so
+        kind, case = found
+        if case is None:
+            problems.append(Problem(shown, at, f"labels {str(label)[:80]!r} a value of {trace['sha256'][:12]} in none of its cases "
+                                               "(a series charts its cases' values): the page was edited"))
+            continue
+        field = next((f for f in kind.fields if f.ordered and [chart_label(f.label)] == titles), None)
+        if field is None:
+            return problems + [Problem(shown, where, f"titles its x axis {', '.join(titles)[:70]!r}, which names no ordered "
+                                                     f"field of a {kind.schema} record: the page was edited")]
+        value = case.values[field.name].shown
+        number = _repeat_number(label, value, numbered.get(value, 0), lambda: audit.schema_cases(kind.schema), chart_label)
+        if number is None:
+            problems.append(Problem(shown, at, f"labels {str(label)[:80]!r} the point of {case.record_sha256[:12]} "
+                                               f"{case.pointer or '(the record)'}, whose {field.label} is {value!r}: "
+                                               "the page was edited"))
+        elif number <= numbered.get(value, 0):
+            problems.append(Problem(shown, at, f"numbers {str(label)[:80]!r} repeat {number} of {value!r} after repeat "
+                                               f"{numbered[value]} (repeats are numbered in series order): the page was edited"))
+        else:
+            numbered[value] = number
+        key = position_key(kind, field.name, case)
+        if last is not None and key < last[0]:
+            problems.append(Problem(shown, at, f"charts {str(label)[:80]!r} after {str(last[1])[:80]!r}, but its {field.label} comes "
+                                               "before that one's in the series' order: the page was edited"))
+        last = (key, label)
+    return problems
+
+
+def _point_case(audit: SiteAudit, trace: Any) -> tuple[CaseKind, Case | None] | None:
+    """The case a traced point is of: the one whose pointer its value's (a formula's first input's)
+    lies under; (kind, None) where none holds it, None where the record is not read (no trace, not
+    served intact, of no case table)."""
+    if not isinstance(trace, dict) or not isinstance(trace.get("sha256"), str):
+        return None
+    found = audit.record_cases(trace["sha256"])
+    pointer = trace.get("pointer", next(iter(_named(str(trace.get("inputs", ""))).values()), None))
+    if found is None or not isinstance(pointer, str):
+        return None
+    kind, cases = found
+    under = [c for c in cases if pointer == c.pointer or pointer.startswith(c.pointer + "/")]
+    return kind, max(under, key=lambda c: len(c.pointer), default=None)
+
+
+def _repeat_number(label: Any, value: str, after: int, most: Any, chart_label: Any) -> int | None:
+    """Which repeat of `value` `label` names (1 for the value itself, k for "value #k"), None
+    when it is no label of `value`. A label cut to MAX_LABEL_CHARS hides its number in the
+    hash it ends with: the numbers after `after` are tried, up to `most()` (the cases of the
+    kind)."""
+    if not isinstance(label, str):
+        return None
+    if label == chart_label(value):
+        return 1
+    repeat = _REPEAT.fullmatch(label)
+    if repeat and label == chart_label(f"{value} #{repeat.group(2)}"):
+        return int(repeat.group(2))
+    if "…" in label:
+        return next((k for k in range(max(after, 1) + 1, most() + 1) if label == chart_label(f"{value} #{k}")), None)
+    return None
+
+
+def _chart_order(shown: str, where: str, spec: dict, rows: list[dict]) -> list[Problem]:
+    """A series chart places its records by one x domain, its points' labels in row order, in
+    every layer, and labels the axis ticks `charts.series_ticks` picks of them: a domain of
+    another order drew each point at another record's place, whatever its label says."""
+    from site_gen.charts import series_ticks  # see _chart_labels
+
+    order = [row.get("label") for row in rows]
+    layers = _x_encodings(spec)
+    if not layers:
+        return [Problem(shown, where, "places its points by no x axis of theirs (a series chart has one per layer): the page was edited")]
+    for at, x in layers:
+        scale, axis = x.get("scale"), x.get("axis")
+        if not isinstance(scale, dict) or scale.get("domain") != order:
+            return [Problem(shown, f"{where} {at}.scale.domain", "places the points in another order than its rows' labels "
+                                                                 "(a series chart's x domain is its points' labels in row order): "
+                                                                 "the page was edited")]
+        if isinstance(axis, dict) and "values" in axis and axis["values"] != series_ticks(order):
+            return [Problem(shown, f"{where} {at}.axis.values", "labels other ticks than its points' labels in row order, "
+                                                                "every so many (charts.series_ticks): the page was edited")]
+    return []
+
+
+def _x_encodings(spec: dict) -> list[tuple[str, dict]]:
+    """Each layer's x channel ($.layer[i].encoding.x) of a spec; none where it is not layered so."""
+    layers = spec.get("layer")
+    out = []
+    for i, layer in enumerate(layers if isinstance(layers, list) else []):
+        x = layer.get("encoding", {}).get("x") if isinstance(layer, dict) and isinstance(layer.get("encoding"), dict) else None
+        out.append((f"$.layer[{i}].encoding.x", x if isinstance(x, dict) else {}))
+    return out
 
 
 def _chart_segments(shown: str, where: str, datasets: dict, rows: list[dict]) -> list[Problem]:

@@ -50,6 +50,26 @@ def chart_edited(site: Path, page: Path, old: str, new: str, cell: tuple[str, st
     (site / "SHA256SUMS").write_bytes(site_sums(site))
 
 
+def chart_labels_swapped(site: Path, page: Path, a: str, b: str) -> None:
+    """`page` of the built `site` with the points labelled `a` and `b` in its first chart
+    trading labels, the table behind the chart agreeing, and SHA256SUMS listed again: two
+    records moved along a series chart by a tamperer covering tracks."""
+    from site_gen.checksums import site_sums
+
+    html = page.read_text(encoding="utf-8")
+    spec = html.index('<script type="application/json" id="spec-')
+    table = html.index('<details class="bl-chart-data">', spec)
+    end = html.index("</details>", table)
+
+    def swapped(text: str, form: str) -> str:
+        assert form.format(a) in text and form.format(b) in text
+        return text.replace(form.format(a), "\0", 1).replace(form.format(b), form.format(a), 1).replace("\0", form.format(b), 1)
+
+    html = html[:spec] + swapped(html[spec:table], '"label":"{}"') + swapped(html[table:end], "<td>{}</td>") + html[end:]
+    page.write_text(html, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass

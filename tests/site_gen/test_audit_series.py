@@ -1,0 +1,141 @@
+"""`benchledger verify --site` on a series chart's x: each point's label is its record's value of
+the series field (a test date here, repeats of one setup, two on one day), numbered #2 for a
+repeat; the points in series order and placed by those labels. Labels swapped or edited, with
+the table behind the chart agreeing and SHA256SUMS listed again, passed before."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchledger.records.store import Store
+from site_gen.audit import verify_site
+from site_gen.build import build_site
+from site_gen.context import BuildOptions
+from tests.history import llm_release
+from tests.site_gen.site_support import chart_edited, chart_labels_swapped
+
+DAYS = (0, 1, 1, 2)  # 2026-10-01, two on 2026-10-02, 2026-10-03
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("series-audit")
+    (tmp / "records").mkdir()
+    (tmp / "articles").mkdir()
+    store = Store(tmp / "records")
+    for n, day in enumerate(DAYS):  # one setup, its decode rate a little different each time
+        data = llm_release("b11146", index=day, noise=0.01, rng=random.Random(n))
+        store.seal_bytes(json.dumps(data, indent=1).encode(), "gsh-llm-core-article/1", f"history/{n}.json")
+    return build_site(tmp / "records", tmp / "site", cache_dir=tmp / "cache",
+                      options=BuildOptions(articles_dir=tmp / "articles")).out_dir
+
+
+@pytest.fixture()
+def site(built, tmp_path) -> Path:
+    copy = tmp_path / "site"
+    shutil.copytree(built, copy)
+    return copy
+
+
+def _page(site: Path) -> tuple[str, list[dict]]:
+    """The first series page and its first chart's points."""
+    page = min(p for p in (site / "series").glob("*.html") if p.name != "index.html")
+    text = page.read_text(encoding="utf-8")
+    spec = re.search(r'<script type="application/json" id="spec-track-0">(.*?)</script>', text, re.S).group(1)
+    return page.relative_to(site).as_posix(), json.loads(spec)["datasets"]["points"]
+
+
+def _of(point: dict) -> str:
+    """A point's record and case, as the audit names them ("231ed62100bf /cases/1")."""
+    return f"{point['trace']['sha256'][:12]} {re.match(r'/cases/[0-9]+', point['trace']['pointer']).group(0)}"
+
+
+def _found(site: Path, rel: str) -> list[str]:
+    return [str(p).removeprefix(f"{site}/{rel}: ") for p in verify_site(site)]
+
+
+def test_an_untouched_series_site_verifies_with_its_repeats_numbered(site):
+    rel, points = _page(site)
+    assert [p["label"] for p in points] == ["2026-10-01", "2026-10-02", "2026-10-02 #2", "2026-10-03"]
+    assert verify_site(site) == []
+
+
+def test_two_points_trading_labels_is_reported(site):
+    """The first and the last test dates swapped: a record moved three days in time (a change
+    made to look as if it came first) is named at each point, with the domain that still
+    places the points by the labels they had."""
+    rel, points = _page(site)
+    chart_labels_swapped(site, site / rel, "2026-10-01", "2026-10-03")
+    found = _found(site, rel)
+    assert found[:3] == [
+        "script spec-track-0 $.layer[0].encoding.x.scale.domain: places the points in another order than its rows' labels "
+        "(a series chart's x domain is its points' labels in row order): the page was edited",
+        f"script spec-track-0 $.datasets.points[0].label: labels '2026-10-03' the point of {_of(points[0])}, whose tested "
+        "is '2026-10-01': the page was edited",
+        f"script spec-track-0 $.datasets.points[3].label: labels '2026-10-01' the point of {_of(points[3])}, whose tested "
+        "is '2026-10-03': the page was edited"], found
+    assert all(m.startswith("script spec-track-0 ") for m in found)
+
+
+def test_a_label_edited_to_another_date_is_reported(site):
+    rel, points = _page(site)
+    chart_edited(site, site / rel, '"label":"2026-10-03"', '"label":"2026-10-04"', ("2026-10-03", "2026-10-04"))
+    found = _found(site, rel)
+    assert f"script spec-track-0 $.datasets.points[3].label: labels '2026-10-04' the point of {_of(points[3])}, " \
+           "whose tested is '2026-10-03': the page was edited" in found, found
+
+
+def test_repeats_of_one_date_trading_numbers_is_reported(site):
+    """The two runs of 2026-10-02 swapped: each label is of its record's date, but the repeat
+    numbered #2 comes first."""
+    rel, _ = _page(site)
+    chart_labels_swapped(site, site / rel, "2026-10-02", "2026-10-02 #2")
+    assert "script spec-track-0 $.datasets.points[2].label: numbers '2026-10-02' repeat 1 of '2026-10-02' after repeat 2 " \
+           "(repeats are numbered in series order): the page was edited" in _found(site, rel)
+
+
+def test_points_moved_out_of_series_order_with_their_labels_are_reported(site):
+    """The first two points traded whole, each keeping its label, the domain and the table
+    listing them so: every label is its record's, but the chart runs back in time."""
+    from site_gen.checksums import site_sums
+
+    rel, _ = _page(site)
+    page = site / rel
+    html = page.read_text(encoding="utf-8")
+    start = html.index('id="spec-track-0">') + len('id="spec-track-0">')
+    end = html.index("</script>", start)
+    spec = json.loads(html[start:end])
+    rows = spec["datasets"]["points"]
+    rows[:2] = rows[1::-1]
+    for layer in spec["layer"]:
+        layer["encoding"]["x"]["scale"]["domain"] = [row["label"] for row in rows]
+    html = html[:start] + json.dumps(spec, sort_keys=True, separators=(",", ":")) + html[end:]
+    table = html.index("<tbody>", html.index('<details class="bl-chart-data">'))
+    first, second = re.findall(r"<tr>.*?</tr>", html[table:], re.S)[:2]
+    html = html[:table] + html[table:].replace(first + "\n    " + second, second + "\n    " + first, 1)
+    page.write_text(html, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert _found(site, rel) == ["script spec-track-0 $.datasets.points[1].label: charts '2026-10-01' after '2026-10-02', but its "
+                                 "tested comes before that one's in the series' order: the page was edited"]
+
+
+def test_a_domain_placing_points_in_another_order_is_reported(site):
+    rel, _ = _page(site)
+    chart_edited(site, site / rel, '"domain":["2026-10-01","2026-10-02"', '"domain":["2026-10-02","2026-10-01"', None)
+    assert _found(site, rel) == [
+        "script spec-track-0 $.layer[0].encoding.x.scale.domain: places the points in another order than its rows' labels "
+        "(a series chart's x domain is its points' labels in row order): the page was edited"]
+
+
+def test_an_axis_retitled_to_another_field_is_reported(site):
+    rel, _ = _page(site)
+    chart_edited(site, site / rel, '"title":"tested"', '"title":"runtime release"', None)
+    assert _found(site, rel) == [
+        "script spec-track-0: titles its x axis 'runtime release, tested', which names no ordered field of a "
+        "gsh-llm-core-article/1 record: the page was edited"]
