@@ -375,7 +375,8 @@ _CHART_ROWS = {"y": ("x", "y", "series", "origin"), "value": ("label", "value", 
 def check_chart_data(audit: SiteAudit) -> list[Problem]:
     """Every charted point is its record's value (rescaled to the unit its trace names) or its
     formula recomputed from its inputs, a line chart's point at the x its record gives (`_chart_x`),
-    and the table behind each chart shows the chart's own rows: an edited spec or table
+    a series chart's point labelled by its record's value of the series field, in series order
+    (`_chart_labels`), and the table behind each chart shows the chart's own rows: an edited spec or table
     (18.98 -> 9.98 ms, 322 -> 1,024 tokens) no longer passes. A spec drawing data of its
     own (`values`) instead of traced rows is named too."""
     problems = []
