@@ -15,10 +15,10 @@ import re
 import statistics
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 from urllib.parse import unquote
 
 from benchledger.cases.base import Case, CaseKind, value_text
@@ -453,13 +453,13 @@ def _chart_labels(audit: SiteAudit, shown: str, where: str, spec: dict, rows: li
             return problems + [Problem(shown, where, f"titles its x axis {', '.join(titles)[:70]!r}, which names no ordered "
                                                      f"field of a {kind.schema} record: the page was edited")]
         value = case.values[field.name].shown
-        number = _repeat_number(label, value, numbered.get(value, 0), lambda: audit.schema_cases(kind.schema), chart_label)
+        number = _repeat_number(label, value, lambda: audit.schema_cases(kind.schema))
         if number is None:
             problems.append(Problem(shown, at, f"labels {str(label)[:80]!r} the point of {case.record_sha256[:12]} "
-                                               f"{case.pointer or '(the record)'}, whose {field.label} is {value!r}: "
+                                               f"{case.pointer or '(the record)'}, whose {field.label} is {value[:80]!r}: "
                                                "the page was edited"))
         elif number <= numbered.get(value, 0):
-            problems.append(Problem(shown, at, f"numbers {str(label)[:80]!r} repeat {number} of {value!r} after repeat "
+            problems.append(Problem(shown, at, f"numbers {str(label)[:80]!r} repeat {number} of {value[:80]!r} after repeat "
                                                f"{numbered[value]} (repeats are numbered in series order): the page was edited"))
         else:
             numbered[value] = number
@@ -486,11 +486,12 @@ def _point_case(audit: SiteAudit, trace: Any) -> tuple[CaseKind, Case | None] | 
     return kind, max(under, key=lambda c: len(c.pointer), default=None)
 
 
-def _repeat_number(label: Any, value: str, after: int, most: Any, chart_label: Any) -> int | None:
+def _repeat_number(label: Any, value: str, most: Callable[[], int]) -> int | None:
     """Which repeat of `value` `label` names (1 for the value itself, k for "value #k"), None
-    when it is no label of `value`. A label cut to MAX_LABEL_CHARS hides its number in the
-    hash it ends with: the numbers after `after` are tried, up to `most()` (the cases of the
-    kind)."""
+    when it is no label of `value`; a label cut to MAX_LABEL_CHARS is looked up among the cut
+    labels of the repeats a kind with `most()` cases can have."""
+    from site_gen.charts import chart_label  # see _chart_labels
+
     if not isinstance(label, str):
         return None
     if label == chart_label(value):
@@ -498,9 +499,17 @@ def _repeat_number(label: Any, value: str, after: int, most: Any, chart_label: A
     repeat = _REPEAT.fullmatch(label)
     if repeat and label == chart_label(f"{value} #{repeat.group(2)}"):
         return int(repeat.group(2))
-    if "…" in label:
-        return next((k for k in range(max(after, 1) + 1, most() + 1) if label == chart_label(f"{value} #{k}")), None)
-    return None
+    return _cut_repeats(value, most()).get(label) if "…" in label else None
+
+
+@lru_cache(maxsize=256)
+def _cut_repeats(value: str, most: int) -> dict[str, int]:
+    """The labels of `value`'s repeats #2 to #`most` as a chart cuts them, to their numbers: a
+    cut label hides its number in the hash it ends with. Once per value: its every chart and
+    point asks again."""
+    from site_gen.charts import chart_label  # see _chart_labels
+
+    return {chart_label(f"{value} #{k}"): k for k in range(2, most + 1)}
 
 
 def _chart_order(shown: str, where: str, spec: dict, rows: list[dict]) -> list[Problem]:

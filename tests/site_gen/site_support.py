@@ -8,7 +8,7 @@ import http.server
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from site_gen.build import BuildResult, build_site
 from site_gen.context import BuildOptions
@@ -54,18 +54,21 @@ def chart_labels_swapped(site: Path, page: Path, a: str, b: str) -> None:
     """`page` of the built `site` with the points labelled `a` and `b` in its first chart
     trading labels, the table behind the chart agreeing, and SHA256SUMS listed again: two
     records moved along a series chart by a tamperer covering tracks."""
+    from site_gen.charts import _script_json  # a label as the spec writes it: "<" as \u003c
     from site_gen.checksums import site_sums
+    from site_gen.tables import cell_text, data_cell  # a label as the table behind the chart writes it
 
     html = page.read_text(encoding="utf-8")
     spec = html.index('<script type="application/json" id="spec-')
     table = html.index('<details class="bl-chart-data">', spec)
     end = html.index("</details>", table)
 
-    def swapped(text: str, form: str) -> str:
-        assert form.format(a) in text and form.format(b) in text
-        return text.replace(form.format(a), "\0", 1).replace(form.format(b), form.format(a), 1).replace("\0", form.format(b), 1)
+    def swapped(text: str, form: Callable[[str], str]) -> str:
+        assert form(a) in text and form(b) in text
+        return text.replace(form(a), "\0", 1).replace(form(b), form(a), 1).replace("\0", form(b), 1)
 
-    html = html[:spec] + swapped(html[spec:table], '"label":"{}"') + swapped(html[table:end], "<td>{}</td>") + html[end:]
+    html = (html[:spec] + swapped(html[spec:table], lambda label: _script_json({"label": label})[1:-1])
+            + swapped(html[table:end], lambda label: f"<td>{cell_text(data_cell(label))}</td>") + html[end:])
     page.write_text(html, encoding="utf-8")
     (site / "SHA256SUMS").write_bytes(site_sums(site))
 

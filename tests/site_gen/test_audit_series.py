@@ -139,3 +139,25 @@ def test_an_axis_retitled_to_another_field_is_reported(site):
     assert _found(site, rel) == [
         "script spec-track-0: titles its x axis 'runtime release, tested', which names no ordered field of a "
         "gsh-llm-core-article/1 record: the page was edited"]
+
+
+def test_repeats_of_a_value_cut_short_are_checked_by_the_hash_their_labels_end_with(tmp_path):
+    """A release past MAX_LABEL_CHARS (holding a line separator and markup besides) is cut on the
+    chart, with a hash of the whole label ending it, its repeats' numbers inside the hash: the
+    audit finds each repeat's number there, and two repeats trading labels are named."""
+    long = "b11146 \u2028<script>" + "x" * 80
+    (tmp_path / "records").mkdir()
+    (tmp_path / "articles").mkdir()
+    store = Store(tmp_path / "records")
+    for n, release in enumerate((long, long, long, "b11147")):
+        data = llm_release(release, index=n, noise=0.01, rng=random.Random(n))
+        store.seal_bytes(json.dumps(data, indent=1).encode(), "gsh-llm-core-article/1", f"history/{n}.json")
+    site = build_site(tmp_path / "records", tmp_path / "site", cache_dir=tmp_path / "cache",
+                      options=BuildOptions(articles_dir=tmp_path / "articles")).out_dir
+    rel, points = _page(site)
+    labels = [p["label"] for p in points]
+    assert len(labels) == 4 and all("…" in label for label in labels[:3]) and len(set(labels)) == 4
+    assert verify_site(site) == []
+    chart_labels_swapped(site, site / rel, labels[1], labels[2])
+    assert f"script spec-track-0 $.datasets.points[2].label: numbers {labels[1]!r} repeat 2 of {long[:80]!r} " \
+           "after repeat 3 (repeats are numbered in series order): the page was edited" in _found(site, rel)
