@@ -33,6 +33,7 @@ from benchledger.records.digest import SHA256_HEX, distinct_prefixes, sha256_hex
 from benchledger.records.ledger import LEDGER_NAME, LedgerRead, read_ledger
 from benchledger.records.verification import pool_workers
 from site_gen import escape, urls
+from site_gen.chart_labels import chart_label, series_ticks
 from site_gen.checksums import check_site_files
 from site_gen.explorer import ASSETS_DIR as EXPLORER_DATA, rounded
 from site_gen.formula import recompute
@@ -432,8 +433,6 @@ def _chart_labels(audit: SiteAudit, shown: str, where: str, spec: dict, rows: li
     points in series order (`series.position_key`); and the spec places them by those labels
     in row order. Two points' labels swapped (a regression moved to another release or date)
     no longer pass."""
-    from site_gen.charts import chart_label  # with vl_convert: read only for a site with series charts
-
     problems = _chart_order(shown, where, spec, rows)
     titles = sorted({str(x.get("title")) for _, x in _x_encodings(spec) if "title" in x})
     numbered: dict[str, int] = {}  # a value -> the last number a label of it had on this chart
@@ -490,8 +489,6 @@ def _repeat_number(label: Any, value: str, most: Callable[[], int]) -> int | Non
     """Which repeat of `value` `label` names (1 for the value itself, k for "value #k"), None
     when it is no label of `value`; a label cut to MAX_LABEL_CHARS is looked up among the cut
     labels of the repeats a kind with `most()` cases can have."""
-    from site_gen.charts import chart_label  # see _chart_labels
-
     if not isinstance(label, str):
         return None
     if label == chart_label(value):
@@ -507,8 +504,6 @@ def _cut_repeats(value: str, most: int) -> dict[str, int]:
     """The labels of `value`'s repeats #2 to #`most` as a chart cuts them, to their numbers: a
     cut label hides its number in the hash it ends with. Once per value: its every chart and
     point asks again."""
-    from site_gen.charts import chart_label  # see _chart_labels
-
     return {chart_label(f"{value} #{k}"): k for k in range(2, most + 1)}
 
 
@@ -516,8 +511,6 @@ def _chart_order(shown: str, where: str, spec: dict, rows: list[dict]) -> list[P
     """A series chart places its records by one x domain, its points' labels in row order, in
     every layer, and labels the axis ticks `charts.series_ticks` picks of them: a domain of
     another order drew each point at another record's place, whatever its label says."""
-    from site_gen.charts import series_ticks  # see _chart_labels
-
     order = [row.get("label") for row in rows]
     layers = _x_encodings(spec)
     if not layers:

@@ -24,6 +24,7 @@ from benchledger.errors import BuildError
 from benchledger.records import cache_mac
 from benchledger.records.digest import sha256_hex
 from site_gen import escape
+from site_gen.chart_labels import chart_label, series_ticks
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.eviction import sweep
 from site_gen.page import PendingAsset
@@ -35,23 +36,9 @@ from site_gen.templating import url
 VEGA_BUNDLE_PATH = "assets/vendor/vega-bundle.js"
 CHART_WIDTH = 560
 CHART_HEIGHT = 260
-MAX_AXIS_LABELS = 24  # labels a series chart's record axis shows at most
-# Characters of record text a chart draws in one label (a legend entry, a record on the axis):
-# vl-convert measures each label in time growing with the square of its length, and one setting
-# of 300,000 characters kept a build drawing for over 15 minutes.
-MAX_LABEL_CHARS = 80
 # Records past which a series chart draws small dots and no range rules: 502 records' ranges on a
 # 560-pixel axis were a solid grey wall (each range stays in the tooltip and the table below).
 DENSE_SERIES_POINTS = 120
-
-
-def chart_label(label: str) -> str:
-    """Text as a chart draws it, escaped for the chart (`escape.chart_text`): past MAX_LABEL_CHARS
-    cut, with "…" and six hex digits of the whole text's SHA-256 so that two cut labels stay
-    apart (a series chart places its records by label)."""
-    if len(label) > MAX_LABEL_CHARS:
-        label = f"{label[:MAX_LABEL_CHARS - 7]}…{sha256_hex(label.encode('utf-8', 'surrogatepass'))[:6]}"
-    return escape.chart_text(label)
 
 
 @dataclass(frozen=True)
@@ -439,15 +426,6 @@ class SeriesMark:
 
 
 CLAIM_LINE_PX = 14  # a claim label's line on a series chart: 11 px text and its leading
-
-
-def series_ticks(order: Sequence[str]) -> list[str]:
-    """The labels a series chart's record axis shows, of its records' labels in order (all of
-    them up to MAX_AXIS_LABELS)."""
-    # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
-    # measures each label's text: label every k-th record instead. Every point keeps its label in
-    # the tooltip and the data table.
-    return list(order[::-(-len(order) // MAX_AXIS_LABELS) or 1])
 
 
 def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segments: Sequence[tuple[str, str, float]],

@@ -345,7 +345,7 @@ def test_a_long_series_draws_small_dots_without_range_rules_and_says_so():
 def test_long_record_text_is_cut_in_chart_labels_and_cut_labels_stay_apart():
     """A 300,000-character setting became a legend entry that vl-convert measured for over 15
     minutes; labels past MAX_LABEL_CHARS are cut, each with a digest of its whole text."""
-    from site_gen.charts import MAX_LABEL_CHARS, chart_label
+    from site_gen.chart_labels import MAX_LABEL_CHARS, chart_label
 
     long_a, long_b = "a" * 300_000, "a" * 299_999 + "b"
     assert len(chart_label(long_a)) == MAX_LABEL_CHARS and chart_label(long_a) != chart_label(long_b)

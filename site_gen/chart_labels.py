@@ -1,0 +1,34 @@
+"""Chart labels: record text as a chart draws it (cut and escaped), and which of a series
+chart's record labels its axis shows. Apart from site_gen.charts (pandas, vl-convert) so that
+`verify --site` reads a series chart's labels by these very functions without loading those."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from benchledger.records.digest import sha256_hex
+from site_gen import escape
+
+MAX_AXIS_LABELS = 24  # labels a series chart's record axis shows at most
+# Characters of record text a chart draws in one label (a legend entry, a record on the axis):
+# vl-convert measures each label in time growing with the square of its length, and one setting
+# of 300,000 characters kept a build drawing for over 15 minutes.
+MAX_LABEL_CHARS = 80
+
+
+def chart_label(label: str) -> str:
+    """Text as a chart draws it, escaped for the chart (`escape.chart_text`): past MAX_LABEL_CHARS
+    cut, with "…" and six hex digits of the whole text's SHA-256 so that two cut labels stay
+    apart (a series chart places its records by label)."""
+    if len(label) > MAX_LABEL_CHARS:
+        label = f"{label[:MAX_LABEL_CHARS - 7]}…{sha256_hex(label.encode('utf-8', 'surrogatepass'))[:6]}"
+    return escape.chart_text(label)
+
+
+def series_ticks(order: Sequence[str]) -> list[str]:
+    """The labels a series chart's record axis shows, of its records' labels in order (all of
+    them up to MAX_AXIS_LABELS)."""
+    # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
+    # measures each label's text: label every k-th record instead. Every point keeps its label in
+    # the tooltip and the data table.
+    return list(order[::-(-len(order) // MAX_AXIS_LABELS) or 1])
