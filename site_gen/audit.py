@@ -428,7 +428,7 @@ _REPEAT = re.compile(r"(.*) #([1-9][0-9]{0,8})", re.S)
 def _chart_labels(audit: SiteAudit, shown: str, where: str, spec: dict, rows: list[dict]) -> list[Problem]:
     """A series chart's x against its points' records: each point's label is its case's value of
     the ordered field the x axis is titled by, as the series page shows it (`FieldValue.shown`
-    cut as `charts.chart_label` cuts it), numbered #2, #3 ... for repeats of one value, the
+    cut as `chart_labels.chart_label` cuts it), numbered #2, #3 ... for repeats of one value, the
     numbers rising along the chart (a track can skip a record, so a number may skip too); the
     points in series order (`series.position_key`); and the spec places them by those labels
     in row order. Two points' labels swapped (a regression moved to another release or date)
@@ -447,7 +447,7 @@ def _chart_labels(audit: SiteAudit, shown: str, where: str, spec: dict, rows: li
             problems.append(Problem(shown, at, f"labels {str(label)[:80]!r} a value of {trace['sha256'][:12]} in none of its cases "
                                                "(a series charts its cases' values): the page was edited"))
             continue
-        field = next((f for f in kind.fields if f.ordered and [chart_label(f.label)] == titles), None)
+        field = next((f for f in kind.fields if f.ordered and f.name in case.values and [chart_label(f.label)] == titles), None)
         if field is None:
             return problems + [Problem(shown, where, f"titles its x axis {', '.join(titles)[:70]!r}, which names no ordered "
                                                      f"field of a {kind.schema} record: the page was edited")]
@@ -509,7 +509,7 @@ def _cut_repeats(value: str, most: int) -> dict[str, int]:
 
 def _chart_order(shown: str, where: str, spec: dict, rows: list[dict]) -> list[Problem]:
     """A series chart places its records by one x domain, its points' labels in row order, in
-    every layer, and labels the axis ticks `charts.series_ticks` picks of them: a domain of
+    every layer, and labels the axis ticks `chart_labels.series_ticks` picks of them: a domain of
     another order drew each point at another record's place, whatever its label says."""
     order = [row.get("label") for row in rows]
     layers = _x_encodings(spec)
@@ -523,7 +523,7 @@ def _chart_order(shown: str, where: str, spec: dict, rows: list[dict]) -> list[P
                                                                  "the page was edited")]
         if isinstance(axis, dict) and "values" in axis and axis["values"] != series_ticks(order):
             return [Problem(shown, f"{where} {at}.axis.values", "labels other ticks than its points' labels in row order, "
-                                                                "every so many (charts.series_ticks): the page was edited")]
+                                                                "every so many (chart_labels.series_ticks): the page was edited")]
     return []
 
 
