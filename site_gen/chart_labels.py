@@ -31,4 +31,5 @@ def series_ticks(order: Sequence[str]) -> list[str]:
     # Past a couple of dozen records, labels on every one would overlap unreadably, and vl-convert
     # measures each label's text: label every k-th record instead. Every point keeps its label in
     # the tooltip and the data table.
-    return list(order[::-(-len(order) // MAX_AXIS_LABELS) or 1])
+    step = max(1, -(-len(order) // MAX_AXIS_LABELS))  # the ceiling: at most MAX_AXIS_LABELS ticks
+    return list(order[::step])
