@@ -8,8 +8,10 @@ Debian's chromium against the built site served on 127.0.0.1.
 
 Each build runs in a fresh Python process, as a user's `benchledger build` / `mkdocs build`
 would. One line per size, and the last line repeats the largest:
-`articles=1000 cold_s=S warm_s=S one_more_s=S bare_mkdocs_s=S search_query_bytes=B verify_site_s=S`
-(`verify_site_s`: an auditor's `verify --site` of the built folder, which must pass).
+`articles=1000 cold_s=S warm_s=S one_more_s=S bare_mkdocs_s=S search_query_bytes=B verify_site_s=S
+largest_page_bytes=B` (`verify_site_s`: an auditor's `verify --site` of the built folder, which
+must pass; `largest_page_bytes`: the largest HTML page of the site, what a reader downloads for
+that one page before its images, styles and scripts, with the three largest named above it).
 `search_query_bytes` is the largest, over three queries (a model, a GPU, a 12-hex hash prefix),
 of the bytes of every search file the page fetched (index, worker, fragments), from opening
 the page to the first results."""
@@ -168,11 +170,18 @@ def bench(work: Path, n: int, repeat: int, search: bool) -> dict:
     audit = timed(f"from site_gen.audit import verify_site; p = verify_site({str(out)!r}); "
                   f"assert not p, [str(x) for x in p[:3]]")
     result = {"articles": n, "cold_s": cold, "warm_s": min(warm), "one_more_s": one_more, "bare_mkdocs_s": min(bare),
-              "verify_site_s": audit}
+              "verify_site_s": audit, "largest_pages": largest_pages(out)}
     if search:
         result["search_query_bytes"], result["per_query"] = search_query_bytes(out, queries_for(records))
     shutil.rmtree(base / "bare-site", ignore_errors=True)
     return result
+
+
+def largest_pages(site: Path, count: int = 3) -> list[tuple[int, str]]:
+    """The `count` largest HTML pages of `site`, as (bytes, site path), largest first: the pages
+    that grow with the number of records (a long series, a comparison of every record, the
+    audit page's ledger table)."""
+    return sorted(((p.stat().st_size, p.relative_to(site).as_posix()) for p in site.rglob("*.html")), reverse=True)[:count]
 
 
 def line(r: dict) -> str:
@@ -180,7 +189,8 @@ def line(r: dict) -> str:
             f"bare_mkdocs_s={r['bare_mkdocs_s']:.2f}")
     if "search_query_bytes" in r:
         text += f" search_query_bytes={r['search_query_bytes']}"
-    return text + f" verify_site_s={r['verify_site_s']:.2f}"  # after the issue's fields, in the issue's order
+    # the issue's fields first, in its order, then these two
+    return text + f" verify_site_s={r['verify_site_s']:.2f} largest_page_bytes={r['largest_pages'][0][0]}"
 
 
 def main() -> int:
@@ -199,6 +209,7 @@ def main() -> int:
             results.append(r)
             if "per_query" in r:
                 print("  search bytes per query: " + " ".join(f"{q!r}={b}" for q, b in r["per_query"].items()))
+            print("  largest pages: " + " ".join(f"{path}={size}" for size, path in r["largest_pages"]))
             print(line(r), flush=True)
         by_n = {r["articles"]: r for r in results}
         for small, big in ((100, 1000),) + tuple((a, b) for a, b in zip(sorted(by_n), sorted(by_n)[1:]) if (a, b) != (100, 1000)):

@@ -61,3 +61,5 @@ def test_build_prints_a_line_per_size_and_repeats_the_largest():
     assert [v["articles"] for v in per_size] == [1, 2, 2]
     assert per_size[-1] == per_size[-2]
     assert all(v["search_query_bytes"] > 0 for v in per_size)
+    assert all(v["largest_page_bytes"] > 0 for v in per_size)
+    assert any(line.startswith("  largest pages: ") for line in lines)
