@@ -34,6 +34,7 @@ from benchledger.records.ledger import LEDGER_NAME, LedgerRead, read_ledger
 from benchledger.records.verification import pool_workers
 from site_gen import escape, urls
 from site_gen.chart_labels import chart_label, series_ticks
+from site_gen.chart_redraw import ShownChart, redraw_problems
 from site_gen.checksums import check_site_files
 from site_gen.explorer import ASSETS_DIR as EXPLORER_DATA, rounded
 from site_gen.formula import recompute
@@ -65,11 +66,14 @@ EXPLORER_ROW_OFFSET = 3
 
 
 def verify_site(site_dir: Path | str, *, pinned: Sequence[VerifierKey] = (),
-                kept: tuple[str, bytes] | None = None, expect_head: str | None = None) -> list[Problem]:
+                kept: tuple[str, bytes] | None = None, expect_head: str | None = None,
+                redraw_charts: bool = False) -> list[Problem]:
     """Every problem found in the site at `site_dir` (empty when it holds). `pinned` and `kept`
     are the auditor's verifier keys and earlier checkpoint, for the transparency-log steps;
-    `expect_head` the ledger head the auditor was told to expect. Each step is a function of
-    its own (`STEPS` below the ledger): add one by writing it and listing it there."""
+    `expect_head` the ledger head the auditor was told to expect; `redraw_charts`: draw every
+    checked chart's SVG again and compare its bytes (site_gen/chart_redraw.py; vl-convert, a
+    minute of CPU at 1,000 articles). Each step is a function of its own (`STEPS` below the
+    ledger): add one by writing it and listing it there."""
     site = Path(site_dir)
     ledger_file = site / RECORDS / LEDGER_NAME
     shown = ledger_file.as_posix()
@@ -86,6 +90,8 @@ def verify_site(site_dir: Path | str, *, pinned: Sequence[VerifierKey] = (),
     problems = list(read.problems)
     for step in STEPS:
         problems += step(audit)
+    if redraw_charts:  # the images of the charts whose data the steps above checked
+        problems += redraw_problems(site, audit.charts)
     # The signed transparency log (ledger/): its own steps, in site_gen.log_audit.
     problems += check_site_log(site, read.entries, shown, pinned=pinned, kept=kept)
     return problems
@@ -104,6 +110,9 @@ class SiteAudit:
         self.ledger_hashes = set(self.sealed) | {h for e in read.entries for h in (e.entry_sha256, e.prev_sha256)}
         self._records: dict[str, Any] = {}
         self._cases: dict[str, tuple[CaseKind, list[Case]] | None] = {}
+        # each SVG a checked chart shows (its site path) -> the first such chart: what
+        # --redraw-charts draws again
+        self.charts: dict[str, ShownChart] = {}
 
     def shown(self, rel: str) -> str:
         """A site file as problems name it: under the site folder as given, as the other
@@ -568,10 +577,11 @@ def _chart_image(audit: SiteAudit, rel: str, where: str, spec: dict, src: str) -
     reader without scripts sees) against the spec checked here: the site names each SVG by the
     hash of the spec it is drawn from (`static_chart.svg_path`), so an image of other data, or of
     another chart, is named otherwise. Its bytes are not drawn again (vl-convert: about 40 ms a
-    chart, two thousand at 1,000 articles), so an SVG file edited in place, with SHA256SUMS listed
-    again, still passes."""
+    chart, two thousand at 1,000 articles) unless the auditor asks for it (`--redraw-charts`), so
+    an SVG file edited in place, with SHA256SUMS listed again, passes without."""
     try:
-        expected = svg_path(static_sha256(static_spec(spec)))
+        static = static_spec(spec)
+        expected = svg_path(static_sha256(static))
     except (TypeError, ValueError, AttributeError):
         return [Problem(audit.shown(rel), where, "is not a chart spec benchledger draws a static SVG of: the page was edited")]
     if posixpath.normpath(posixpath.join(posixpath.dirname(rel), unquote(src))) != expected:
@@ -579,6 +589,7 @@ def _chart_image(audit: SiteAudit, rel: str, where: str, spec: dict, src: str) -
                                                             "the image is not of the data checked here (the page was edited)")]
     if not (audit.site / expected).is_file():
         return [Problem(audit.shown(rel), f"{where} <img>", f"shows {expected}, which the site does not hold")]
+    audit.charts.setdefault(expected, ShownChart(static, audit.shown(rel), where))
     return []
 
 

@@ -1,9 +1,11 @@
 """`benchledger verify --site`: a built site holds; an altered served record, a page stating a
-hash the ledger does not seal, an edited ledger or SHA256SUMS are each reported."""
+hash the ledger does not seal, an edited ledger or SHA256SUMS are each reported; with
+`--redraw-charts`, a chart image edited in place too."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -629,3 +631,65 @@ def test_a_second_view_of_a_chart_showing_another_image_is_reported(site):
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     (problem,) = verify_site(site)
     assert str(problem).startswith(f"{site}/{GRAPH}: script spec-timing <img>: shows '../../{SPEEDUP_SVG}'")
+
+
+# --- --redraw-charts: every checked chart's SVG drawn again and compared byte for byte -------
+
+
+def _first_chart_svg(site) -> str:
+    """The site path of the SVG the offload article's first chart shows."""
+    from site_gen.static_chart import CHARTS_DIR
+
+    name = re.search(rf'src="[./]*({CHARTS_DIR}/[0-9a-f]+\.svg)"', (site / OFFLOAD).read_text(encoding="utf-8")).group(1)
+    assert (site / name).is_file()
+    return name
+
+
+def test_an_untouched_site_redraws_to_its_own_bytes(site, capsys):
+    assert verify_site(site, redraw_charts=True) == []
+    assert main(["verify", "--site", str(site), "--redraw-charts"]) == 0
+    assert "every chart's image is what this vl-convert draws of its spec" in capsys.readouterr().out
+    assert main(["verify", "--site", str(site), "--redraw-charts", "--json"]) == 0
+    assert "redrawn_charts" in json.loads(capsys.readouterr().out)["steps"]
+
+
+def test_an_svg_edited_in_place_is_found_only_by_drawing_it_again(site, capsys):
+    """A label of the image changed (the chart's spec and the table behind it untouched), the
+    list of sums redone: the file's name still matches the spec, so only a redraw can tell."""
+    from site_gen.checksums import site_sums
+
+    name = _first_chart_svg(site)
+    svg = (site / name).read_text(encoding="utf-8")
+    assert "GPU layers" in svg
+    (site / name).write_text(svg.replace("GPU layers", "CPU layers", 1), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert verify_site(site) == []  # what the audit cannot see without drawing
+    problems = verify_site(site, redraw_charts=True)
+    assert [p.file for p in problems] == [f"{site}/{name}"]
+    assert problems[0].message.startswith("is not what vl-convert-python ")
+    assert f"draws of the chart {site}/{OFFLOAD} script spec-" in problems[0].message
+    assert problems[0].message.endswith("whose data the audit checked: the image was edited")
+    assert main(["verify", "--site", str(site), "--redraw-charts"]) == 1
+    assert f"{site}/{name}: is not what vl-convert-python" in capsys.readouterr().err
+
+
+def test_a_bundle_this_vl_convert_did_not_make_is_the_one_finding(site):
+    """Another vl-convert's bundle (or one edited by hand): no chart is compared, and the one
+    problem says which vl-convert can draw them again."""
+    import vl_convert
+
+    from site_gen.charts import VEGA_BUNDLE_PATH
+    from site_gen.checksums import site_sums
+
+    bundle = site / VEGA_BUNDLE_PATH
+    bundle.write_bytes(bundle.read_bytes() + b"\n// another build\n")
+    name = _first_chart_svg(site)
+    (site / name).write_bytes((site / name).read_bytes() + b"\n")  # would be a finding of its own
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    problems = verify_site(site, redraw_charts=True)
+    assert [(p.file, p.message.split(":")[0]) for p in problems] == [
+        (bundle.as_posix(), f"not the Vega bundle of the vl-convert-python here ({vl_convert.__version__})")]
+    assert "audit with the vl-convert-python the site was built with, or without --redraw-charts" in problems[0].message
+    bundle.unlink()
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [p.message.split(":")[0] for p in verify_site(site, redraw_charts=True)] == ["missing"]

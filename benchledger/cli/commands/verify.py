@@ -46,6 +46,10 @@ def add_arguments(parser):
                              "signed by it (repeat for several)")
     parser.add_argument("--checkpoint", type=path, metavar="FILE",
                         help="with --site: a checkpoint you kept from an earlier visit; the site's must extend it")
+    parser.add_argument("--redraw-charts", action="store_true",
+                        help="with --site: also draw every chart's image again from its checked spec and compare the "
+                             "bytes (needs the vl-convert-python the site was built with; about a minute of CPU for "
+                             "2,000 charts)")
 
 
 def run(args) -> int:
@@ -54,14 +58,16 @@ def run(args) -> int:
                                               f"found {args.expect_head[:80]!r}")
     # a flag that means nothing in this mode was accepted and ignored: `--vkey K` without --site
     # passed, as if the key had been checked
-    wrong = ([f"--{name}" for name in ("vkey", "checkpoint") if getattr(args, name)] if not args.site else
+    wrong = ([f"--{name.replace('_', '-')}" for name in ("vkey", "checkpoint", "redraw_charts") if getattr(args, name)] if not args.site else
              [flag for flag, given in (("--records", args.records), ("--no-cache", args.no_cache), ("--cache", args.cache)) if given])
     if wrong:
-        needs = "--site (they check a site's signed log)" if not args.site else "a records store, not --site (a site is checked whole)"
+        what = ("it draws a site's charts again" if wrong == ["--redraw-charts"] else
+                "they check a site" if "--redraw-charts" in wrong else "they check a site's signed log")
+        needs = f"--site ({what})" if not args.site else "a records store, not --site (a site is checked whole)"
         raise InputError(wrong[0], "", f"{' and '.join(wrong)} {'goes' if len(wrong) == 1 else 'go'} only with {needs}")
     if args.site:
         return run_site(args.site, [VerifierKey.parse(k, "--vkey") for k in args.vkey], _kept(args.checkpoint),
-                        expect_head=args.expect_head, as_json=args.json)
+                        expect_head=args.expect_head, as_json=args.json, redraw_charts=args.redraw_charts)
     root = records_dir(args)
     if args.no_cache and args.cache:
         raise InputError("--no-cache", "", "give --cache DIR or --no-cache, not both")
@@ -95,7 +101,7 @@ def _kept(path: Path | None) -> tuple[str, bytes] | None:
 
 
 def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | None,
-             expect_head: str | None = None, as_json: bool = False) -> int:
+             expect_head: str | None = None, as_json: bool = False, redraw_charts: bool = False) -> int:
     from site_gen.audit import STEPS, verify_site
     from site_gen.mirror import is_url, mirror_site
 
@@ -105,14 +111,16 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
             mirror_site(where, Path(tmp))
             base = where if where.endswith("/") else where + "/"
             problems = [Problem(p.file.replace(tmp + "/", base, 1), p.path, p.message, p.line)
-                        for p in verify_site(Path(tmp), pinned=pinned, kept=kept, expect_head=expect_head)]
+                        for p in verify_site(Path(tmp), pinned=pinned, kept=kept, expect_head=expect_head,
+                                                    redraw_charts=redraw_charts)]
             signed, entries = _log_coverage(Path(tmp))
     else:
-        problems = verify_site(where, pinned=pinned, kept=kept, expect_head=expect_head)
+        problems = verify_site(where, pinned=pinned, kept=kept, expect_head=expect_head, redraw_charts=redraw_charts)
         signed, entries = _log_coverage(Path(where))
     if as_json:
         log = None if signed is None else {"signed_entries": signed, "ledger_entries": entries, "key_pinned": bool(pinned)}
-        steps = [step.__name__.removeprefix("check_") for step in STEPS] + ["site_log"]  # what was checked, in order
+        # what was checked, in order
+        steps = [step.__name__.removeprefix("check_") for step in STEPS] + (["redrawn_charts"] if redraw_charts else []) + ["site_log"]
         print(json.dumps({"site": where, "ok": not problems, "expect_head": expect_head, "steps": steps, "signed_log": log,
                           "problems": [{"file": p.file, "path": p.path, "line": p.line, "message": p.message} for p in problems]},
                          indent=2))
@@ -134,7 +142,9 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
             log += "; it is signed with the key the site serves: pass --vkey with the publisher's key to pin it"
     print(f"{where}: {files}, every page's stated hashes match the served ledger, every served record has its stated bytes, "
           "every traced number and piece of record text reads as its record's value and every derived number as its formula "
-          "gives, every chart's points and the table behind it are their records' values, nothing loads from another host"
+          "gives, every chart's points and the table behind it are their records' values"
+          + (", every chart's image is what this vl-convert draws of its spec" if redraw_charts else "")
+          + ", nothing loads from another host"
           + (", the head is the expected one" if expect_head else "") + f", and {log}")
     return 0
 

@@ -200,6 +200,7 @@ def test_missing_store_is_one_line(cli, tmp_path):
     (["--expect-head", "zz"], "--expect-head: expected the ledger head's 64 lowercase hex digits (as verify prints it), found 'zz'"),
     # accepted and ignored before: a key that was never checked read as a passed check
     (["--vkey", "abc"], "--vkey: --vkey goes only with --site (they check a site's signed log)"),
+    (["--redraw-charts"], "--redraw-charts: --redraw-charts goes only with --site (it draws a site's charts again)"),
     (["--site", "site", "--no-cache"], "--no-cache: --no-cache goes only with a records store, not --site (a site is checked whole)"),
 ])
 def test_arguments_that_cannot_mean_anything_are_named(records, cli, args, message):
