@@ -576,7 +576,7 @@ def _chart_image(audit: SiteAudit, rel: str, where: str, spec: dict, src: str) -
     """The static SVG a chart shows (an <img> until benchledger.js draws the spec, and all a
     reader without scripts sees) against the spec checked here: the site names each SVG by the
     hash of the spec it is drawn from (`static_chart.svg_path`), so an image of other data, or of
-    another chart, is named otherwise. Its bytes are not drawn again (vl-convert: about 40 ms a
+    another chart, is named otherwise. Its bytes are not drawn again (vl-convert: 20-30 ms of CPU a
     chart, two thousand at 1,000 articles) unless the auditor asks for it (`--redraw-charts`), so
     an SVG file edited in place, with SHA256SUMS listed again, passes without."""
     try:
