@@ -644,6 +644,8 @@ def _chart_value(audit: SiteAudit, shown: str, where: str, charted: Any, trace: 
     come from the record of the point (`of`, the point's trace) it belongs to; an x (`axis`) is
     the record's value read as the chart reads an axis value (`quantity.axis_number`: 2048 for
     "2048")."""
+    if isinstance(of, dict) and isinstance(trace, dict) and "sha256" not in trace:
+        trace = {"sha256": of.get("sha256"), **trace}  # a range's end names no record: its point's (`Trace.range_fields`)
     if not isinstance(trace, dict) or not all(isinstance(v, str) for v in trace.values()):
         return [Problem(shown, where, f"charts {charted!r} without the record and pointer it comes from: the page was edited")]
     sha256 = trace.get("sha256", "")

@@ -401,6 +401,8 @@ class SeriesPoint:
     def __post_init__(self) -> None:
         if (self.low is None) != (self.high is None) or (self.low is None) != (self.range_trace is None):
             raise ValueError(f"series point {self.label!r}: give low, high and range_trace together, or none of them")
+        if self.range_trace is not None and any(end.sha256 != self.trace.sha256 for end in self.range_trace):
+            raise ValueError(f"series point {self.label!r}: a range's ends come from the point's own record")
 
 
 # A claim's kind on a series chart and its colour, in the light scheme; 4.5:1 on white at least
@@ -436,7 +438,7 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
     x_title, y_title = text(x_title), text(y_title)
     rows = [{"label": text(p.label), "value": p.value, "low": p.low, "high": p.high, "origin": p.trace.text(),
              "trace": p.trace.fields(),
-             **({"low_trace": p.range_trace[0].fields(), "high_trace": p.range_trace[1].fields()} if p.range_trace else {})}
+             **({"low_trace": p.range_trace[0].range_fields(), "high_trace": p.range_trace[1].range_fields()} if p.range_trace else {})}
             for p in points]
     order = [row["label"] for row in rows]
     ticks = series_ticks(order)

@@ -161,6 +161,12 @@ class Trace:
             return {"sha256": self.sha256, "pointer": self.pointer, **({"unit": self.unit} if self.unit else {})}
         return {"sha256": self.sha256, "formula": self.formula, "inputs": named_list(self.inputs)}
 
+    def range_fields(self) -> dict[str, str]:
+        """Where a range's end comes from, for a machine: `fields` without the record, which is
+        its point's (`charts.SeriesPoint` holds to that), so it is not repeated: two hashes a
+        point were a sixth of a long series page."""
+        return {name: value for name, value in self.fields().items() if name != "sha256"}
+
     def x_fields(self) -> dict[str, str] | None:
         """Where the point's x comes from, for a machine (None where no record gives it): the
         record is `sha256`'s, so it is not repeated (a chart row is kept small)."""
