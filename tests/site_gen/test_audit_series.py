@@ -125,20 +125,18 @@ def test_points_moved_out_of_series_order_with_their_labels_are_reported(site):
                                  "tested comes before that one's in the series' order: the page was edited"]
 
 
-def test_a_domain_placing_points_in_another_order_is_reported(site):
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    pytest.param('"domain":["2026-10-01","2026-10-02"', '"domain":["2026-10-02","2026-10-01"',
+                 "script spec-track-0 $.layer[0].encoding.x.scale.domain: places the points in another order than its rows' labels "
+                 "(a series chart's x domain is its points' labels in row order): the page was edited", id="domain reordered"),
+    pytest.param('"title":"tested"', '"title":"runtime release"',
+                 "script spec-track-0: titles its x axis 'runtime release, tested', which names no ordered field of a "
+                 "gsh-llm-core-article/1 record: the page was edited", id="axis retitled to another field"),
+])
+def test_an_x_axis_edited_elsewhere_than_its_points_is_reported(site, old, new, expected):
     rel, _ = _page(site)
-    chart_edited(site, site / rel, '"domain":["2026-10-01","2026-10-02"', '"domain":["2026-10-02","2026-10-01"', None)
-    assert _found(site, rel) == [
-        "script spec-track-0 $.layer[0].encoding.x.scale.domain: places the points in another order than its rows' labels "
-        "(a series chart's x domain is its points' labels in row order): the page was edited"]
-
-
-def test_an_axis_retitled_to_another_field_is_reported(site):
-    rel, _ = _page(site)
-    chart_edited(site, site / rel, '"title":"tested"', '"title":"runtime release"', None)
-    assert _found(site, rel) == [
-        "script spec-track-0: titles its x axis 'runtime release, tested', which names no ordered field of a "
-        "gsh-llm-core-article/1 record: the page was edited"]
+    chart_edited(site, site / rel, old, new, None)
+    assert _found(site, rel) == [expected]
 
 
 def test_repeats_of_a_value_cut_short_are_checked_by_the_hash_their_labels_end_with(tmp_path):
