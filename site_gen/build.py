@@ -23,7 +23,7 @@ from benchledger.records.store import Store
 from benchledger.records.tlog import published_log
 from benchledger.records.validation_cache import ValidationCache, default_cache_dir
 from site_gen import dialect, dirty_build, escape, site_folder
-from site_gen.charts import VEGA_BUNDLE_PATH, ChartCache
+from site_gen.charts import ChartCache
 from site_gen.checksums import SUMS_NAME, site_hashes, sums_of
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.docs_tree import MANIFEST_NAME as DOCS_MANIFEST_NAME, DocsTree
@@ -33,6 +33,7 @@ from site_gen.pages.authored import FEED
 from site_gen.pages.registry import NAV, PAGE_KINDS
 from site_gen.render_cache import RenderCache
 from site_gen.search_index import index_site
+from site_gen.static_chart import VEGA_BUNDLE_PATH
 from site_gen.templating import make_jinja_env, override_problems, template_bytes
 
 STATIC_ASSETS = ("assets/benchledger.css", "assets/benchledger.js")

@@ -36,7 +36,7 @@ def redraw_problems(site: Path, charts: dict[str, ShownChart]) -> list[Problem]:
     import vl_convert
 
     from site_gen.chart_workers import ChartWorkers
-    from site_gen.charts import VEGA_BUNDLE_PATH
+    from site_gen.static_chart import VEGA_BUNDLE_PATH
 
     version = vl_convert.__version__
     workers = ChartWorkers()

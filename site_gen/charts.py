@@ -33,7 +33,6 @@ from site_gen.static_chart import canonical_json, static_sha256, static_spec, sv
 from site_gen.tables import data_cell, html_table
 from site_gen.templating import url
 
-VEGA_BUNDLE_PATH = "assets/vendor/vega-bundle.js"
 CHART_WIDTH = 560
 CHART_HEIGHT = 260
 # Records past which a series chart draws small dots and no range rules: 502 records' ranges on a

@@ -12,6 +12,8 @@ from benchledger.records.digest import sha256_hex
 from site_gen import escape
 
 CHARTS_DIR = "assets/charts"
+# vl-convert's Vega bundle, which the live charts run (benchledger.js loads it from here)
+VEGA_BUNDLE_PATH = "assets/vendor/vega-bundle.js"
 SVG_NAME_HEX = 20  # a chart's file in the site is named by this many hex digits of its spec's sha256
 
 

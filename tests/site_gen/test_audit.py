@@ -678,7 +678,7 @@ def test_a_bundle_this_vl_convert_did_not_make_is_the_one_finding(site):
     problem says which vl-convert can draw them again."""
     import vl_convert
 
-    from site_gen.charts import VEGA_BUNDLE_PATH
+    from site_gen.static_chart import VEGA_BUNDLE_PATH
     from site_gen.checksums import site_sums
 
     bundle = site / VEGA_BUNDLE_PATH
