@@ -24,6 +24,7 @@ import collections
 import json
 import os
 import queue
+import re
 import struct
 import subprocess
 import sys
@@ -33,7 +34,7 @@ import weakref
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Iterator
 from xml.sax.saxutils import escape as xml_escape
 
 from benchledger.cpus import usable_cpus
@@ -261,21 +262,22 @@ def _close(stream: BinaryIO) -> None:
 
 class ShapeCompiler:
     """Static SVGs drawn from Vega compiled once per chart *shape*: the spec with its datasets
-    emptied.
+    emptied and its axes' tick values (`axis.values`) left open.
 
     vl-convert compiles a chart's Vega-Lite to Vega before it draws it, a fifth to a quarter of
-    drawing a line chart (18-27 ms here), and the charts of a site have few shapes (2,095 charts
-    of 161 shapes at 1,000 articles: the same axes, titles and series, other numbers). Vega-Lite
-    copies a named dataset's rows into the Vega data entry of that name and reads nothing else
-    of them, so a shape's Vega with a chart's rows put in is the chart's Vega. That is checked,
-    not assumed: the first chart of a shape is compiled whole as well, and a shape whose Vega
-    with that chart's rows put in is not exactly the chart's own Vega is drawn from Vega-Lite
-    for every chart of it, as before."""
+    drawing a line chart (18-27 ms here), and the charts of a site have few shapes (2,059 charts
+    of 161 shapes at 1,000 articles: the same axes, titles and series, other numbers and ticks).
+    Vega-Lite copies a named dataset's rows into the Vega data entry of that name, and an axis's
+    tick values into its Vega axes, and reads nothing else of them, so a shape's Vega with a
+    chart's rows and ticks put in is the chart's Vega. That is checked, not assumed: the first
+    chart of a shape is compiled whole as well, and a shape whose Vega with that chart's rows and
+    ticks put in is not exactly the chart's own Vega is drawn from Vega-Lite for every chart of
+    it, as before."""
 
     MAX_SHAPES = 4096  # the oldest is forgotten past this (each holds a few KB of Vega)
 
     def __init__(self) -> None:
-        self._shapes: collections.OrderedDict[str, dict | None] = collections.OrderedDict()
+        self._shapes: collections.OrderedDict[str, _Template | None] = collections.OrderedDict()
 
     def svg(self, spec: dict[str, Any]) -> str:
         """The SVG vl_convert.vegalite_to_svg draws of `spec`. Raises ValueError as it does."""
@@ -285,20 +287,22 @@ class ShapeCompiler:
         if not isinstance(datasets, dict) or not datasets or not all(
                 isinstance(rows, list) and all(isinstance(row, dict) for row in rows) for rows in datasets.values()):
             return vl_convert.vegalite_to_svg(spec)  # rows of bare values: Vega-Lite wraps them
-        shape = {**spec, "datasets": {name: [] for name in datasets}}
+        ticks: dict[str, list] = {}
+        shape = {**_open_ticks(spec, "", ticks), "datasets": {name: [] for name in datasets}}
         key = json.dumps(shape, sort_keys=True, ensure_ascii=False)
         if key in self._shapes:
             self._shapes.move_to_end(key)
             template = self._shapes[key]
         else:
-            template = self._learn(key, spec, shape, datasets)
+            template = self._learn(key, spec, shape, datasets, ticks)
         if template is None:
             return vl_convert.vegalite_to_svg(spec)
-        return vl_convert.vega_to_svg(_with_rows(template, datasets))
+        return vl_convert.vega_to_svg(template.filled(datasets, ticks))
 
-    def _learn(self, key: str, spec: dict[str, Any], shape: dict[str, Any], datasets: dict[str, list]) -> dict | None:
-        """The shape's Vega if it gives this chart's own Vega with the rows put in, else None
-        (an invalid spec is not remembered: its error is vegalite_to_svg's to raise)."""
+    def _learn(self, key: str, spec: dict[str, Any], shape: dict[str, Any], datasets: dict[str, list],
+               ticks: dict[str, list]) -> "_Template | None":
+        """The shape's Vega if it gives this chart's own Vega with the rows and ticks put in,
+        else None (an invalid spec is not remembered: its error is vegalite_to_svg's to raise)."""
         import vl_convert
 
         try:
@@ -306,23 +310,90 @@ class ShapeCompiler:
         except ValueError:  # drawn from Vega-Lite, which raises vl-convert's own error for it
             return None
         try:
-            template = vl_convert.vegalite_to_vega(shape)
+            vega = vl_convert.vegalite_to_vega(shape)
         except ValueError:  # valid only with rows: draw each chart from its own Vega-Lite
             template = None
-        if template is not None and _with_rows(template, datasets) != whole:
-            template = None
+        else:
+            template = _Template(vega, list(_tick_holes(vega, ())))
+            if template.filled(datasets, ticks) != whole:
+                template = None
         self._shapes[key] = template
         if len(self._shapes) > self.MAX_SHAPES:
             self._shapes.popitem(last=False)
         return template
 
 
-def _with_rows(template: dict[str, Any], datasets: dict[str, list]) -> dict[str, Any]:
-    """A shape's Vega with each dataset's rows in the (empty) data entry of its name."""
-    data = [{**entry, "values": datasets[entry["name"]]}
-            if entry.get("name") in datasets and entry.get("values") == [] else entry
-            for entry in template.get("data", ())]
-    return {**template, "data": data}
+# An open axis's tick values in a shape: the axis's place in the spec, in a text no chart holds
+_OPEN_TICKS = "\ue000benchledger: tick values of the axis at {}"
+_OPEN_TICKS_RE = re.compile("\ue000benchledger: tick values of the axis at (.*)", re.S)
+
+
+def _open_ticks(node: Any, pointer: str, ticks: dict[str, list]) -> Any:
+    """`node` with each axis's tick values (a list of numbers or of texts) replaced by a
+    placeholder naming the axis's place, which `ticks` maps to the values. Named by place, not
+    counted: two specs of one shape may order their keys differently."""
+    if isinstance(node, list):
+        return [_open_ticks(item, f"{pointer}/{i}", ticks) for i, item in enumerate(node)]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _open_ticks(value, f"{pointer}/{key}", ticks) for key, value in node.items()}
+    values = node.get("values")
+    if pointer.endswith("/axis") and _plain_ticks(values):
+        ticks[pointer] = values
+        out["values"] = [_OPEN_TICKS.format(pointer)]
+    return out
+
+
+def _plain_ticks(values: Any) -> bool:
+    """A non-empty list of numbers only, or of texts only: values Vega-Lite copies as they are
+    (a date object it would turn into an expression)."""
+    return isinstance(values, list) and bool(values) and (
+        all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+        or all(isinstance(v, str) for v in values))
+
+
+def _tick_holes(node: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
+    """(path in the Vega, axis pointer in the spec) of each placeholder list in a shape's Vega."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _tick_holes(value, (*path, key))
+    elif isinstance(node, list):
+        if len(node) == 1 and isinstance(node[0], str) and (found := _OPEN_TICKS_RE.fullmatch(node[0])):
+            yield path, found.group(1)
+            return
+        for i, item in enumerate(node):
+            yield from _tick_holes(item, (*path, i))
+
+
+@dataclass(frozen=True)
+class _Template:
+    """A shape's Vega: its data entries empty, its open axes' tick values placeholders at `holes`."""
+
+    vega: dict[str, Any]
+    holes: list[tuple[tuple, str]]
+
+    def filled(self, datasets: dict[str, list], ticks: dict[str, list]) -> dict[str, Any]:
+        """The shape's Vega with each dataset's rows in the (empty) data entry of its name and
+        each open axis's tick values in place (a copy: the template is shared)."""
+        data = [{**entry, "values": datasets[entry["name"]]}
+                if entry.get("name") in datasets and entry.get("values") == [] else entry
+                for entry in self.vega.get("data", ())]
+        vega = {**self.vega, "data": data}
+        for path, axis in self.holes:
+            vega = _replaced(vega, path, ticks.get(axis, []))
+        return vega
+
+
+def _replaced(node: Any, path: tuple, value: Any) -> Any:
+    """`node` with the item at `path` replaced, copying only the containers along the way."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(node, dict):
+        return {**node, head: _replaced(node[head], rest, value)}
+    copy = list(node)
+    copy[head] = _replaced(node[head], rest, value)
+    return copy
 
 
 def serve(requests: BinaryIO, replies: BinaryIO) -> None:

@@ -1,6 +1,7 @@
 """vl-convert worker processes: each caller gets its own chart, drawn with vl-convert's
 bundled fonts only; errors carried back, a dead worker replaced, every process ended."""
 
+import json
 import os
 import re
 import signal
@@ -65,10 +66,12 @@ def test_an_invalid_spec_is_vl_convert_s_error_and_the_pool_goes_on(workers):
     assert workers.svg(spec(1)) == vl_convert.vegalite_to_svg(spec(1))
 
 
-def named(rows: list[dict], title: str = "y") -> dict:
-    """A chart reading the named dataset "points", as the site's charts do."""
+def named(rows: list[dict], title: str = "y", ticks: list | None = None) -> dict:
+    """A chart reading the named dataset "points", as the site's charts do, its x axis labelled
+    at `ticks` where given (the site's charts label at most a few measured values so)."""
+    x = {"field": "x", "type": "quantitative", "scale": {"type": "log"}}
     return {"data": {"name": "points"}, "datasets": {"points": rows}, "mark": {"type": "line", "point": True},
-            "encoding": {"x": {"field": "x", "type": "quantitative", "scale": {"type": "log"}},
+            "encoding": {"x": {**x, "axis": {"values": ticks}} if ticks is not None else x,
                          "y": {"field": "y", "type": "quantitative", "title": title},
                          "color": {"field": "series", "type": "nominal", "sort": ["b", "a"]}}}
 
@@ -83,16 +86,41 @@ def test_charts_of_one_shape_are_drawn_from_its_vega_with_vega_lite_s_bytes():
     assert [template is not None for template in compiler._shapes.values()] == [True, True]
 
 
+def test_charts_whose_axes_name_other_ticks_share_one_shape():
+    compiler = ShapeCompiler()
+    charts = [named([{"x": x, "y": x / 3, "series": "a"} for x in ticks], ticks=ticks)
+              for ticks in ([2, 4, 8], [3, 5, 7, 11, 13], [1.5, 2.25])]
+    # the same chart with its keys in another order: its ticks are put back where they belong
+    charts.append(json.loads(json.dumps(charts[1], sort_keys=True)))
+    assert [compiler.svg(chart) for chart in charts] == [vl_convert.vegalite_to_svg(chart) for chart in charts]
+    (template,) = compiler._shapes.values()
+    assert template is not None and len(template.holes) == 2  # the axis, and its grid's axis
+
+
+def test_ticks_vega_lite_rewrites_leave_the_shape_to_vega_lite():
+    # on a time axis Vega-Lite turns each tick into an expression: not copied, so not put in
+    def dated(ticks: list) -> dict:
+        return {"data": {"name": "points"}, "datasets": {"points": [{"x": "2026-01-05", "y": 1}, {"x": "2026-03-05", "y": 2}]},
+                "mark": "line", "encoding": {"x": {"field": "x", "type": "temporal", "axis": {"values": ticks}},
+                                             "y": {"field": "y", "type": "quantitative"}}}
+    compiler = ShapeCompiler()
+    for ticks in (["2026-01-01", "2026-02-01"], ["2026-03-01"]):
+        assert compiler.svg(dated(ticks)) == vl_convert.vegalite_to_svg(dated(ticks))
+    assert list(compiler._shapes.values()) == [None]
+
+
 label = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=8)
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.fixed_dictionaries({"x": st.floats(1e-3, 1e9), "y": st.floats(-1e12, 1e12),
-                                       "series": st.sampled_from(["a", "b"]) | label}), max_size=12), label)
-def test_a_chart_drawn_from_its_shape_is_the_chart_vega_lite_draws(rows, title):
+                                       "series": st.sampled_from(["a", "b"]) | label}), max_size=12), label,
+       st.none() | st.lists(st.floats(1e-3, 1e9), min_size=1, max_size=8))
+def test_a_chart_drawn_from_its_shape_is_the_chart_vega_lite_draws(rows, title, ticks):
     compiler = ShapeCompiler()
-    compiler.svg(named([{"x": 1, "y": 1, "series": "a"}], title))  # the shape learnt from another chart
-    assert compiler.svg(named(rows, title)) == vl_convert.vegalite_to_svg(named(rows, title))
+    # the shape learnt from another chart, with other ticks where the chart names some
+    compiler.svg(named([{"x": 1, "y": 1, "series": "a"}], title, [10.0, 100.0] if ticks else None))
+    assert compiler.svg(named(rows, title, ticks)) == vl_convert.vegalite_to_svg(named(rows, title, ticks))
 
 
 def test_a_shape_whose_vega_differs_with_its_rows_is_drawn_from_vega_lite():
