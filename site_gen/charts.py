@@ -30,7 +30,7 @@ from site_gen.eviction import sweep
 from site_gen.page import PendingAsset
 from site_gen.quantity import Trace, format_value
 from site_gen.static_chart import canonical_json, static_sha256, static_spec, svg_path
-from site_gen.tables import data_cell, html_table
+from site_gen.tables import data_cell, html_table, object_frame
 from site_gen.templating import url
 
 CHART_WIDTH = 560
@@ -244,10 +244,9 @@ def line_chart(
         datasets["reference"] = [{"y": reference[0], "label": text(reference[1])}]
     spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y, measured_ticks, reference is not None,
                                   legend=len(series) > 1), datasets, {"series": [text(s.label) for s in series], "x_ticks": xs})
-    # built under the shown column names, from lists: a rename afterwards cost as much as the frame
-    # object cells: a column of ints and floats inferred as float64 showed 322 tokens as "322.0"
-    table = pd.DataFrame([[r["x"], r["y"], r["series"], r["origin"]] for r in rows],
-                         columns=[x_title, y_title, series_title, "source"], dtype=object)
+    # built under the shown column names: a rename afterwards cost as much as the frame
+    table = object_frame([[r["x"], r["y"], r["series"], r["origin"]] for r in rows],
+                         [x_title, y_title, series_title, "source"])
     return Chart(chart_id, title, alt_text, spec, table)
 
 
@@ -460,8 +459,8 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
         alt_text += " Ranges are in the table, not drawn, at this many records."
     spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), len(ticks) < len(order), has_ranges, dense),
                    datasets, {"order": order, "ticks": ticks})
-    table = pd.DataFrame([[r["label"], r["value"], r["low"], r["high"], r["origin"]] for r in rows],
-                         columns=[x_title, y_title, "minimum", "maximum", "source"], dtype=object)
+    table = object_frame([[r["label"], r["value"], r["low"], r["high"], r["origin"]] for r in rows],
+                         [x_title, y_title, "minimum", "maximum", "source"])
     return Chart(chart_id, title, alt_text, spec, table)
 
 
