@@ -220,7 +220,7 @@ def _read_replies(pool_ref: "weakref.ref[ChartWorkers]", worker: _Worker) -> Non
     for future in failed:
         future.set_exception(BuildError(
             f"a chart worker process (vl-convert) ended with exit status {code} while drawing a chart: "
-            "was it killed, or out of memory? Run the build again"))
+            "was it killed, or out of memory? Run the command again"))
 
 
 def _write_requests(worker: _Worker) -> None:
