@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 from urllib.parse import unquote
 
 from benchledger.cases.base import Case, CaseKind, value_text
@@ -1018,7 +1018,9 @@ def _reads_as(text: str, value: Any, pointer: str) -> bool:
     return text in _candidates(text, value, pointer)
 
 
-def _candidates(text: str, value: Any, pointer: str) -> list[str]:
+def _candidates(text: str, value: Any, pointer: str) -> Iterator[str]:
+    """How the site may show `value` where a page shows `text`, the likeliest first: made one at
+    a time, since nearly every number reads as the first (a page shows hundreds of thousands)."""
     number, _, unit = text.partition("\u202f")
     if not unit and text.endswith("%"):
         unit = "%"
@@ -1028,20 +1030,23 @@ def _candidates(text: str, value: Any, pointer: str) -> list[str]:
     # declares one (the page chose it: fit_target in MiB).
     declared, units = declared_unit(pointer), ladder(unit)
     units = [declared] if declared in units else list(units or [unit])
-    out = []
     for u in units:
         try:
-            out.append(str(format_value(value, u)))
-            # a range's ends may carry more digits, where fewer would read alike (range_digits)
-            out += [str(format_value(value, u, digits)) for digits in range(DIGITS + 1, MAX_DIGITS + 1)]
+            shown = format_value(value, u)
         except (TypeError, ValueError, OverflowError):
             continue
+        yield str(shown)
+        try:
+            # a range's ends may carry more digits, where fewer would read alike (range_digits)
+            more = [str(format_value(value, u, digits)) for digits in range(DIGITS + 1, MAX_DIGITS + 1)]
+        except (TypeError, ValueError, OverflowError):
+            continue
+        yield from more
         if ladder(u):
             continue  # a rescaled unit is the one the value reads in, never a label the caller chose
         # a caller's label after the number ("330 tokens" cited as "330 tokens" or "1,024 token")
-        out.append(format_value(value, u).number + ("\u202f" + unit if unit else ""))
-        out.append(format_value(value, u).number + (" " + text.split(" ", 1)[1] if " " in text else ""))
-    return out
+        yield shown.number + ("\u202f" + unit if unit else "")
+        yield shown.number + (" " + text.split(" ", 1)[1] if " " in text else "")
 
 
 def _q(text: str) -> str:
@@ -1050,5 +1055,5 @@ def _q(text: str) -> str:
 
 
 def _expected(text: str, value: Any, pointer: str) -> str:
-    candidates = _candidates(text, value, pointer)
-    return _q(candidates[0]) if candidates else "no text"
+    first = next(_candidates(text, value, pointer), None)
+    return _q(first) if first is not None else "no text"
