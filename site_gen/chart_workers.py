@@ -39,6 +39,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 from benchledger.cpus import usable_cpus
 from benchledger.errors import BuildError
+from benchledger.records.pointer import to_pointer
 
 _LENGTH = struct.Struct(">I")
 MAX_WORKERS = 8  # each holds a V8 heap (~100 MB)
@@ -288,7 +289,8 @@ class ShapeCompiler:
                 isinstance(rows, list) and all(isinstance(row, dict) for row in rows) for rows in datasets.values()):
             return vl_convert.vegalite_to_svg(spec)  # rows of bare values: Vega-Lite wraps them
         ticks: dict[str, list] = {}
-        shape = {**_open_ticks(spec, "", ticks), "datasets": {name: [] for name in datasets}}
+        shape = {key: {name: [] for name in datasets} if key == "datasets" else _open_ticks(value, (key,), ticks)
+                 for key, value in spec.items()}
         key = json.dumps(shape, sort_keys=True, ensure_ascii=False)
         if key in self._shapes:
             self._shapes.move_to_end(key)
@@ -328,19 +330,19 @@ _OPEN_TICKS = "\ue000benchledger: tick values of the axis at {}"
 _OPEN_TICKS_RE = re.compile("\ue000benchledger: tick values of the axis at (.*)", re.S)
 
 
-def _open_ticks(node: Any, pointer: str, ticks: dict[str, list]) -> Any:
-    """`node` with each axis's tick values (a list of numbers or of texts) replaced by a
-    placeholder naming the axis's place, which `ticks` maps to the values. Named by place, not
-    counted: two specs of one shape may order their keys differently."""
+def _open_ticks(node: Any, path: tuple, ticks: dict[str, list]) -> Any:
+    """`node` (at `path` in the spec) with each axis's tick values (a list of numbers or of
+    texts) replaced by a placeholder naming the axis's place, which `ticks` maps to the values.
+    Named by place (a JSON pointer), not counted: two specs of one shape may order their keys
+    differently."""
     if isinstance(node, list):
-        return [_open_ticks(item, f"{pointer}/{i}", ticks) for i, item in enumerate(node)]
+        return [_open_ticks(item, (*path, i), ticks) for i, item in enumerate(node)]
     if not isinstance(node, dict):
         return node
-    out = {key: _open_ticks(value, f"{pointer}/{key}", ticks) for key, value in node.items()}
-    values = node.get("values")
-    if pointer.endswith("/axis") and _plain_ticks(values):
-        ticks[pointer] = values
-        out["values"] = [_OPEN_TICKS.format(pointer)]
+    out = {key: _open_ticks(value, (*path, key), ticks) for key, value in node.items()}
+    if path and path[-1] == "axis" and _plain_ticks(node.get("values")):
+        ticks[place := to_pointer(path)] = node["values"]
+        out["values"] = [_OPEN_TICKS.format(place)]
     return out
 
 
