@@ -14,7 +14,7 @@ from site_gen.explorer import page_path as explorer_path
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.base import on_home
-from site_gen.pages.records.registry import renderer_for
+from site_gen.pages.records.registry import summary_of
 from site_gen.resources import guide_text
 from site_gen.templating import url
 
@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from site_gen.context import RecordView, SiteContext
 
 
-def card(view: "RecordView") -> dict:
+def card(site: "SiteContext", view: "RecordView") -> dict:
     """What a record's card shows (JSON, so the render cache can keep it)."""
-    summary = renderer_for(view.schema, view.entry.path).summary(view)
+    summary = summary_of(site, view)
     return {"summary": dataclasses.asdict(summary), "limitations": len({lim.text for lim in view.limitations})}
 
 
@@ -32,7 +32,7 @@ def cards_of(site: "SiteContext") -> dict[str, dict]:
     """Every record's card, by sha256, read once per build (kept in `site.derived`): the home
     page shows them, the articles' links to the runs before and after name their dates."""
     if "cards" not in site.derived:
-        site.derived["cards"] = {view.sha256: site.render_cache.memo(view, "card", lambda: card(view)) for view in site.views}
+        site.derived["cards"] = {view.sha256: site.render_cache.memo(view, "card", lambda: card(site, view)) for view in site.views}
     return site.derived["cards"]
 
 

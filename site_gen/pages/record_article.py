@@ -12,7 +12,7 @@ from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
 from site_gen.pages.home import cards_of
 from site_gen.pages.records.base import ArticleWriter
-from site_gen.pages.records.registry import renderer_for
+from site_gen.pages.records.registry import renderer_for, summary_of
 from site_gen.search_index import RUNS_NAV
 from site_gen.templating import url
 
@@ -28,7 +28,7 @@ COMPARED_MARK = "<!-- bl-compared -->\n\n"
 def article_page(site: "SiteContext", view: "RecordView") -> Page:
     """The article of one record."""
     renderer = renderer_for(view.schema, view.entry.path)
-    summary = renderer.summary(view)
+    summary = summary_of(site, view)
     # the tab and search results name the date too: repeated runs of one setup (a nightly job)
     # share their title, and 502 search results read alike at 1,000 records
     title = f"{summary.title} ({summary.date})" if summary.date else summary.title
