@@ -189,3 +189,25 @@ def test_close_ends_every_worker():
 def test_the_vega_bundle_is_made_by_a_worker_as_vl_convert_makes_it_here(workers):
     assert workers.vega_bundle() == vl_convert.javascript_bundle()
     assert workers.svg(spec(1)) == vl_convert.vegalite_to_svg(spec(1))  # the same worker draws on
+
+
+def test_the_site_s_charts_of_other_measurements_share_one_shape():
+    """Two line charts the site draws of one kind of measurement, at other lengths and times,
+    differ in their rows and ticks only, so the workers compile Vega-Lite once for both. A part
+    of the spec made per chart would make each chart a shape of its own, as the measured ticks
+    did (12-05/06): the workers then compiled nearly every chart twice, 17 of their 47 s at
+    1,000 articles."""
+    from site_gen.charts import Series, line_chart
+    from site_gen.quantity import Trace
+
+    def replay(lengths: tuple[int, ...], ms: float) -> dict:
+        series = [Series(path, [(n, k * ms * n, Trace("ab" * 32, f"/{path}/{i}")) for i, n in enumerate(lengths)])
+                  for path, k in (("eager", 2.0), ("graph", 1.0))]
+        return line_chart("r", "Replay", series, x_title="tokens", y_title="ms", series_title="path", log_x=True,
+                          log_y=False, alt_text="alt").static_spec
+
+    specs = [replay((64, 512, 4096), 1.0), replay((128, 1024, 2048, 8192), 3.0)]
+    assert specs[0] != specs[1]
+    compiler = ShapeCompiler()
+    assert [compiler.svg(spec) for spec in specs] == [vl_convert.vegalite_to_svg(spec) for spec in specs]
+    assert len(compiler._shapes) == 1 and None not in compiler._shapes.values()
