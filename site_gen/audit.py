@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Sequence
 from urllib.parse import unquote
 
 from benchledger.cases.base import Case, CaseKind, value_text
-from benchledger.cases.registry import kind_for
+from benchledger.cases.registry import KINDS, kind_for
 from benchledger.cases.series import position_key
 from benchledger.errors import InputError, Problem
 from benchledger.records.jsonread import read_json_bytes
@@ -724,6 +724,34 @@ def local_references(html: str) -> list[str]:
     return parser.local
 
 
+def check_detected_changes(audit: SiteAudit) -> list[Problem]:
+    """Each series page says, to the byte, what change detection (site_gen.history, with the rule
+    every site uses) finds in the served records: its "Detected changes", or that none was found.
+    A change left out, added, moved to another record or retold (a regression called an
+    improvement) no longer passes, and neither does a series' page removed."""
+    from site_gen.claim import changes_block  # change detection: numpy and scipy, for this step only
+    from site_gen.history import history, series_path
+
+    records = []
+    for entry in audit.read.entries:
+        data = audit.record_data(entry.sha256)
+        if data is None:
+            return []  # not served intact (said above): the series cannot be made again from it
+        records.append((data, entry.sha256, entry.path, entry.schema))
+    texts = {rel: text for rel, _, text in audit.pages}
+    problems = []
+    for report in history(records):
+        rel = series_path(report.series).removesuffix(".md") + ".html"
+        found = f"{len(report.changes)} change(s)" + (f" ({', '.join(c.slug for c in report.changes)})" if report.changes else "")
+        if rel not in texts:
+            problems.append(Problem(audit.shown(rel), "", f"missing: the served records hold the series {report.title[:80]!r}, in "
+                                                          f"which change detection finds {found}, and this is its page"))
+        elif changes_block(report, KINDS[report.series.schema].field(report.series.field).label) not in texts[rel]:
+            problems.append(Problem(audit.shown(rel), "", f"does not say what change detection finds in the served records of "
+                                                          f"this series, {found}: its \"Detected changes\" was edited"))
+    return problems
+
+
 def check_no_external_loads(audit: SiteAudit) -> list[Problem]:
     """No page, script or style sheet loads anything from another host (links may point out)."""
     problems = []
@@ -745,7 +773,8 @@ def check_every_file(audit: SiteAudit) -> list[Problem]:
 
 
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
-         check_derived_numbers, check_displayed_text, check_explorer_data, check_chart_data, check_no_external_loads)
+         check_derived_numbers, check_displayed_text, check_explorer_data, check_chart_data, check_detected_changes,
+         check_no_external_loads)
 
 _MISSING = object()
 _SPEC_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.)*)"')

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from site_gen import escape
 from site_gen.changes.claims import CHANGED, EQUIVALENT
-from site_gen.history import Finding, finding_json
+from site_gen.history import Finding, SeriesReport, finding_json
 from site_gen.quantity import format_number
 
 
@@ -104,6 +104,22 @@ def claim_html(finding: Finding) -> str:
     return (f'<span class="{css}" data-verdict="{claim.verdict}" data-records="{records}" '
             f'data-series="{finding.track.series.slug}" title="{escape.shown_attr(claim_title(finding))}">'
             f"{escape.html(claim_text(finding))}</span>")
+
+
+def changes_block(report: SeriesReport, field_label: str) -> str:
+    """A series page's "Detected changes" (HTML): each change the report found, from the case
+    it starts at (`field_label` names the series' field), with its claims; or that none was
+    found. `verify --site` makes it again from the served records and finds it on the page."""
+    if not report.changes:
+        return '<p class="bl-no-change" id="changes">No change detected in this series.</p>'
+    items = []
+    for change in report.changes:
+        at = report.series.shown_of(change.at)
+        claims = "; ".join(f"{escape.html(f.track.label)}: {claim_html(f)}" for f in change.findings)
+        items.append(f'<li class="bl-change{" bl-change-worse" if change.regression else ""}" id="change-{change.slug}">'
+                     f"from {escape.html(field_label)} {escape.html(at)} "
+                     f"(<code>{change.at.record_sha256[:12]}</code>): {claims}</li>\n")
+    return '<div class="bl-changes" id="changes"><p><strong>Detected changes</strong></p><ul>\n' + "".join(items) + "</ul></div>"
 
 
 def no_change_text(track, rule) -> str:

@@ -215,6 +215,11 @@ def report(series: Series, rule: Rule = DEFAULT_RULE) -> SeriesReport:
     return SeriesReport(series, tuple(tracks), tuple(tuple(c) for c in claims), rule)
 
 
+def series_path(series: Series) -> str:
+    """The docs path of the page of `series` (served as .html)."""
+    return f"series/{series.slug}.md"
+
+
 def history(records: Sequence[tuple[object, str, str, str]], rule: Rule = DEFAULT_RULE,
             cases_by_schema: Mapping[str, Sequence[Case]] | None = None) -> list[SeriesReport]:
     """Every series report of (data, sha256, path, schema) records, in ledger order: kinds in

@@ -19,8 +19,7 @@ from typing import Any
 from site_gen.changes.claims import VERDICTS
 from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
 from site_gen.claim import claim_html, claim_text
-from site_gen.history import Finding, SeriesReport
-from site_gen.pages.series import series_path
+from site_gen.history import Finding, SeriesReport, series_path
 from site_gen.templating import url
 
 

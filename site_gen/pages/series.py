@@ -14,15 +14,14 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from benchledger.cases.base import Measure, Role
 from benchledger.cases.registry import KINDS
-from benchledger.cases.series import Series
 from site_gen import escape, raw_html
 from site_gen.changes.claims import CHANGED
 from site_gen.changes.detection import E_DIVISIVE
 from site_gen.changes.observation import Observation
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
-from site_gen.claim import claim_html, claim_kind, claim_label, claim_text, no_change_text
+from site_gen.claim import changes_block, claim_html, claim_kind, claim_label, claim_text, no_change_text
 from site_gen.feed import FeedEntry
-from site_gen.history import Finding, SeriesReport, Track, setup_items
+from site_gen.history import Finding, SeriesReport, Track, series_path, setup_items
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
 from site_gen.quantity import Trace, counted, format_value
@@ -43,11 +42,6 @@ MAX_TRACK_CHARTS = 48
 def page_path(report: SeriesReport) -> str:
     """The docs path of a series' page."""
     return series_path(report.series)
-
-
-def series_path(series: Series) -> str:
-    """The docs path of the page of `series`."""
-    return f"series/{series.slug}.md"
 
 
 def _labels(report: SeriesReport) -> list[str]:
@@ -189,18 +183,7 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
                   + (f" and on every other axis field, ordered by {escape.html(field_label)}." if series.along_axis else
                      f" and on every axis field (repeats of one setup), ordered by {escape.html(field_label)}.")
                   + f' How changes are found and called: <a href="{url(path, "methodology.md")}#change-detection">methodology</a>.</p>'))
-    if report.changes:
-        items = []
-        for change in report.changes:
-            at = series.shown_of(change.at)
-            claims = "; ".join(f"{escape.html(f.track.label)}: {claim_html(f)}" for f in change.findings)
-            items.append(f'<li class="bl-change{" bl-change-worse" if change.regression else ""}" id="change-{change.slug}">'
-                         f"from {escape.html(field_label)} {escape.html(at)} "
-                         f"(<code>{change.at.record_sha256[:12]}</code>): {claims}</li>\n")
-        parts.append((True, '<div class="bl-changes" id="changes"><p><strong>Detected changes</strong></p><ul>\n'
-                      + "".join(items) + "</ul></div>"))
-    else:
-        parts.append((True, '<p class="bl-no-change" id="changes">No change detected in this series.</p>'))
+    parts.append((True, changes_block(report, field_label)))
     identity = [{"field": escape.html(kind.field(n).label), "value": escape.html(v), "role": "identity"}
                 for n, v in series.identity]
     fixed = [{"field": escape.html(kind.field(n).label), "value": escape.html(v), "role": "held fixed"}

@@ -293,3 +293,52 @@ def test_each_segment_median_and_claim_rule_is_audited_against_the_chart_s_point
     messages = audited(f'"at":{json.dumps(claim["at"])}', '"at":"b99999"')
     assert len(messages) == 1 and re.fullmatch(r"script spec-track-\d+ \$\.datasets\.claims\[\d+\]: marks a claim at no record of "
                                                r"this chart: the page was edited", messages[0]), messages
+
+
+def _block(text: str) -> str:
+    """A series page's "Detected changes" (or its note that none was found), as served."""
+    return re.search(r'<div class="bl-changes" id="changes">.*?</ul></div>|<p class="bl-no-change" id="changes">.*?</p>',
+                     text, re.S).group(0)
+
+
+@pytest.mark.parametrize("edit", ["regression called no regression", "change hidden", "no change called a change"])
+def test_detected_changes_edited_on_a_series_page_are_reported(drop_site, steady_site, tmp_path, edit):
+    """The audit made each series again from the served records, but not what its page says
+    was found: a regression relabelled, a change hidden or one made up, with SHA256SUMS listed
+    again, passed."""
+    import shutil
+
+    from site_gen.audit import verify_site
+    from site_gen.checksums import site_sums
+
+    source = steady_site if edit == "no change called a change" else drop_site
+    site = tmp_path / "site"
+    shutil.copytree(source, site)
+    page = site / SERIES
+    text = page.read_text(encoding="utf-8")
+    block = _block(text)
+    edited = {"regression called no regression": block.replace('class="bl-change bl-change-worse"', 'class="bl-change"', 1),
+              "change hidden": _block((steady_site / SERIES).read_text(encoding="utf-8")),
+              "no change called a change": _block((drop_site / SERIES).read_text(encoding="utf-8"))}[edit]
+    assert edited != block
+    page.write_text(text.replace(block, edited, 1), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    found = "0 change(s)" if source is steady_site else "1 change(s) (bc915e547af1-5)"
+    assert [str(p) for p in verify_site(site)] == [
+        f"{site}/{SERIES}: does not say what change detection finds in the served records of this series, {found}: "
+        'its "Detected changes" was edited']
+
+
+def test_a_series_page_removed_is_reported(drop_site, tmp_path):
+    import shutil
+
+    from site_gen.audit import verify_site
+    from site_gen.checksums import site_sums
+
+    site = tmp_path / "site"
+    shutil.copytree(drop_site, site)
+    (site / SERIES).unlink()
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p) for p in verify_site(site)] == [
+        f"{site}/{SERIES}: missing: the served records hold the series 'Qwen2.5-72B-Instruct Q4_K_M, GPU layers 81: LLM "
+        "server along runtime release', in which change detection finds 1 change(s) (bc915e547af1-5), and this is its page"]
