@@ -157,6 +157,32 @@ class SiteAudit:
         return sum(len(found[1]) for e in self.read.entries if e.schema == schema
                    for found in [self.record_cases(e.sha256)] if found is not None)
 
+    @cached_property
+    def series(self) -> dict[str, Any] | None:
+        """Each series the served records hold (a `history.SeriesReport`), by the site path of
+        its page, as change detection finds it again; None when a record is not served intact
+        (the steps that read records say so), since no series can then be made again."""
+        from site_gen.history import history, series_path  # change detection: numpy and scipy, for these steps only
+
+        records = []
+        for entry in self.read.entries:
+            data = self.record_data(entry.sha256)
+            if data is None:
+                return None
+            records.append((data, entry.sha256, entry.path, entry.schema))
+        return {series_path(report.series).removesuffix(".md") + ".html": report for report in history(records)}
+
+    def case_labels(self, rel: str) -> dict[tuple[str, str], str] | None:
+        """Each case's label on the charts of the series page at `rel`, by (record sha256, case
+        pointer), as the build cuts it (`chart_labels.chart_label`); None for no series' page."""
+        report = (self.series or {}).get(rel)
+        if report is None:
+            return None
+        from site_gen.history import case_labels
+
+        return {(case.record_sha256, case.pointer): chart_label(label)
+                for case, label in zip(report.series.cases, case_labels(report.series))}
+
     def record_data(self, sha256: str) -> Any:
         """The parsed served record with this sha256 (None when not served intact)."""
         if sha256 not in self._records:
@@ -418,7 +444,7 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
                         problems += _chart_value(audit, audit.shown(rel), f"{where} $.datasets.points[{i}].{end}", row.get(end),
                                                  row.get(f"{end}_trace"), of=row.get("trace"))
             if rows and not any("y" in row for row in rows):  # a series chart: its x is its records' too
-                problems += _chart_labels(audit, audit.shown(rel), where, spec, rows)
+                problems += _chart_labels(audit, rel, where, spec, rows)
             problems += _chart_segments(audit.shown(rel), where, spec["datasets"], rows)
             if len(problems) == found:  # an edited spec's image differs too: one finding, its data's, says so
                 checked[script_id] = spec
@@ -434,14 +460,17 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
 _REPEAT = re.compile(r"(.*) #([1-9][0-9]{0,8})", re.S)
 
 
-def _chart_labels(audit: SiteAudit, shown: str, where: str, spec: dict, rows: list[dict]) -> list[Problem]:
+def _chart_labels(audit: SiteAudit, rel: str, where: str, spec: dict, rows: list[dict]) -> list[Problem]:
     """A series chart's x against its points' records: each point's label is its case's value of
     the ordered field the x axis is titled by, as the series page shows it (`FieldValue.shown`
     cut as `chart_labels.chart_label` cuts it), numbered #2, #3 ... for repeats of one value, the
     numbers rising along the chart (a track can skip a record, so a number may skip too); the
     points in series order (`series.position_key`); and the spec places them by those labels
     in row order. Two points' labels swapped (a regression moved to another release or date)
-    no longer pass."""
+    no longer pass. On a series' page, each label is the one its case has among the series'
+    served records (`SiteAudit.case_labels`), numbers included: a repeat numbered past its
+    place, or two repeats of one value trading places and numbers, no longer pass either."""
+    shown, exact = audit.shown(rel), audit.case_labels(rel)
     problems = _chart_order(shown, where, spec, rows)
     titles = sorted({str(x.get("title")) for _, x in _x_encodings(spec) if "title" in x})
     numbered: dict[str, int] = {}  # a value -> the last number a label of it had on this chart
@@ -471,6 +500,11 @@ def _chart_labels(audit: SiteAudit, shown: str, where: str, spec: dict, rows: li
                                                f"{numbered[value]} (repeats are numbered in series order): the page was edited"))
         else:
             numbered[value] = number
+            wanted = exact.get((case.record_sha256, case.pointer)) if exact is not None else None
+            if wanted is not None and label != wanted:
+                problems.append(Problem(shown, at, f"labels {str(label)[:80]!r} the point of {case.record_sha256[:12]} "
+                                                   f"{case.pointer or '(the record)'}, which the series' served records, in "
+                                                   f"order, label {wanted[:80]!r}: the page was edited"))
         key = position_key(kind, field.name, case)
         if last is not None and key < last[0]:
             problems.append(Problem(shown, at, f"charts {str(label)[:80]!r} after {str(last[1])[:80]!r}, but its {field.label} comes "
@@ -729,19 +763,11 @@ def check_detected_changes(audit: SiteAudit) -> list[Problem]:
     every site uses) finds in the served records: its "Detected changes", or that none was found.
     A change left out, added, moved to another record or retold (a regression called an
     improvement) no longer passes, and neither does a series' page removed."""
-    from site_gen.claim import changes_block  # change detection: numpy and scipy, for this step only
-    from site_gen.history import history, series_path
+    from site_gen.claim import changes_block
 
-    records = []
-    for entry in audit.read.entries:
-        data = audit.record_data(entry.sha256)
-        if data is None:
-            return []  # not served intact (said above): the series cannot be made again from it
-        records.append((data, entry.sha256, entry.path, entry.schema))
     texts = {rel: text for rel, _, text in audit.pages}
     problems = []
-    for report in history(records):
-        rel = series_path(report.series).removesuffix(".md") + ".html"
+    for rel, report in (audit.series or {}).items():
         found = f"{len(report.changes)} change(s)" + (f" ({', '.join(c.slug for c in report.changes)})" if report.changes else "")
         if rel not in texts:
             problems.append(Problem(audit.shown(rel), "", f"missing: the served records hold the series {report.title[:80]!r}, in "

@@ -220,6 +220,19 @@ def series_path(series: Series) -> str:
     return f"series/{series.slug}.md"
 
 
+def case_labels(series: Series) -> list[str]:
+    """One unique label per case of the series, in series order: its value of the series field
+    as a page shows it, a repeat of a value numbered #2, #3 ... (its page's charts and tables
+    name the cases so, and `verify --site` makes them again)."""
+    seen: dict[str, int] = {}
+    out = []
+    for case in series.cases:
+        value = series.shown_of(case)
+        seen[value] = seen.get(value, 0) + 1
+        out.append(value if seen[value] == 1 else f"{value} #{seen[value]}")
+    return out
+
+
 def history(records: Sequence[tuple[object, str, str, str]], rule: Rule = DEFAULT_RULE,
             cases_by_schema: Mapping[str, Sequence[Case]] | None = None) -> list[SeriesReport]:
     """Every series report of (data, sha256, path, schema) records, in ledger order: kinds in

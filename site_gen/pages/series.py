@@ -21,7 +21,7 @@ from site_gen.changes.observation import Observation
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
 from site_gen.claim import changes_block, claim_html, claim_kind, claim_label, claim_text, no_change_text
 from site_gen.feed import FeedEntry
-from site_gen.history import Finding, SeriesReport, Track, series_path, setup_items
+from site_gen.history import Finding, SeriesReport, Track, case_labels, series_path, setup_items
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
 from site_gen.quantity import Trace, counted, format_value
@@ -42,17 +42,6 @@ MAX_TRACK_CHARTS = 48
 def page_path(report: SeriesReport) -> str:
     """The docs path of a series' page."""
     return series_path(report.series)
-
-
-def _labels(report: SeriesReport) -> list[str]:
-    """One unique axis label per case of the series (repeats of a value get #2, #3 ...)."""
-    seen: dict[str, int] = {}
-    out = []
-    for case in report.series.cases:
-        value = report.series.shown_of(case)
-        seen[value] = seen.get(value, 0) + 1
-        out.append(value if seen[value] == 1 else f"{value} #{seen[value]}")
-    return out
 
 
 def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: Track, findings: Sequence[Finding], index: int,
@@ -191,7 +180,7 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     parts.append((True, "<details class=\"bl-setup\"><summary>The setup every record shares</summary>\n"
                   + html_table(frame(identity + fixed, ["field", "value", "role"])) + "\n</details>"))
     parts.append((False, "## Records"))
-    labels = _labels(report)  # once per page: every track and the records table use them
+    labels = case_labels(report.series)  # once per page: every track and the records table use them
     parts.append((True, "<div class=\"bl-scroll bl-listing\">" + _records_table(site, report, labels, path) + "</div>"))
     parts.append((False, "## Metrics along the series"))
     charted = charted_tracks(report)

@@ -159,3 +159,51 @@ def test_repeats_of_a_value_cut_short_are_checked_by_the_hash_their_labels_end_w
     chart_labels_swapped(site, site / rel, labels[1], labels[2])
     assert f"script spec-track-0 $.datasets.points[2].label: numbers {labels[1]!r} repeat 2 of {long[:80]!r} " \
            "after repeat 3 (repeats are numbered in series order): the page was edited" in _found(site, rel)
+
+
+def _track_0(site: Path, rel: str) -> tuple[str, int, int, int]:
+    """The page's text and where its first chart's spec and the table behind it are."""
+    html = (site / rel).read_text(encoding="utf-8")
+    spec = html.index('id="spec-track-0">') + len('id="spec-track-0">')
+    table = html.index('<details class="bl-chart-data">', spec)
+    return html, spec, table, html.index("</details>", table)
+
+
+def test_a_repeat_numbered_past_its_place_is_reported(site):
+    """The second run of 2026-10-02 numbered #3 wherever the chart names it: still a repeat of
+    its record's date, numbered after #1, so it passed; the series' records make it #2."""
+    from site_gen.checksums import site_sums
+
+    rel, points = _page(site)
+    html, spec, _, end = _track_0(site, rel)
+    (site / rel).write_text(html[:spec] + html[spec:end].replace("2026-10-02 #2", "2026-10-02 #3") + html[end:], encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert _found(site, rel) == [f"script spec-track-0 $.datasets.points[2].label: labels '2026-10-02 #3' the point of "
+                                 f"{_of(points[2])}, which the series' served records, in order, label '2026-10-02 #2': "
+                                 "the page was edited"]
+
+
+def test_two_repeats_of_one_date_trading_places_under_their_labels_is_reported(site):
+    """The two runs of 2026-10-02 traded places in the chart and its table, the labels left in
+    order: each label is of its record's date, numbered in order, and the dates tie, so it
+    passed; the series' records label each run otherwise."""
+    from site_gen.checksums import site_sums
+
+    rel, points = _page(site)
+    html, spec_at, table, end = _track_0(site, rel)
+    spec_end = html.index("</script>", spec_at)
+    spec = json.loads(html[spec_at:spec_end])
+    rows = spec["datasets"]["points"]
+    rows[1], rows[2] = {**rows[2], "label": rows[1]["label"]}, {**rows[1], "label": rows[2]["label"]}
+    first, second = re.findall(r"<tr>.*?</tr>", html[html.index("<tbody>", table):end], re.S)[1:3]
+    moved = (second.replace("<td>2026-10-02 #2</td>", "<td>2026-10-02</td>", 1) + "\n    "
+             + first.replace("<td>2026-10-02</td>", "<td>2026-10-02 #2</td>", 1))
+    html = (html[:spec_at] + json.dumps(spec, sort_keys=True, separators=(",", ":")) + html[spec_end:table]
+            + html[table:end].replace(first + "\n    " + second, moved, 1) + html[end:])
+    (site / rel).write_text(html, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert _found(site, rel) == [
+        f"script spec-track-0 $.datasets.points[1].label: labels '2026-10-02' the point of {_of(points[2])}, which the "
+        "series' served records, in order, label '2026-10-02 #2': the page was edited",
+        f"script spec-track-0 $.datasets.points[2].label: labels '2026-10-02 #2' the point of {_of(points[1])}, which the "
+        "series' served records, in order, label '2026-10-02': the page was edited"]
