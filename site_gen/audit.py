@@ -110,6 +110,7 @@ class SiteAudit:
         self.ledger_hashes = set(self.sealed) | {h for e in read.entries for h in (e.entry_sha256, e.prev_sha256)}
         self._records: dict[str, Any] = {}
         self._cases: dict[str, tuple[CaseKind, list[Case]] | None] = {}
+        self._case_labels: dict[str, dict[tuple[str, str], str] | None] = {}
         # each SVG a checked chart shows (its site path) -> the first such chart: what
         # --redraw-charts draws again
         self.charts: dict[str, ShownChart] = {}
@@ -162,6 +163,7 @@ class SiteAudit:
         """Each series the served records hold (a `history.SeriesReport`), by the site path of
         its page, as change detection finds it again; None when a record is not served intact
         (the steps that read records say so), since no series can then be made again."""
+        from site_gen.dirty_build import output_path
         from site_gen.history import history, series_path  # change detection: numpy and scipy, for these steps only
 
         records = []
@@ -170,18 +172,20 @@ class SiteAudit:
             if data is None:
                 return None
             records.append((data, entry.sha256, entry.path, entry.schema))
-        return {series_path(report.series).removesuffix(".md") + ".html": report for report in history(records)}
+        return {output_path(series_path(report.series)): report for report in history(records)}
 
     def case_labels(self, rel: str) -> dict[tuple[str, str], str] | None:
         """Each case's label on the charts of the series page at `rel`, by (record sha256, case
-        pointer), as the build cuts it (`chart_labels.chart_label`); None for no series' page."""
-        report = (self.series or {}).get(rel)
-        if report is None:
-            return None
-        from site_gen.history import case_labels
+        pointer), as the build cuts it (`chart_labels.chart_label`); None for no series' page.
+        Made once per page: each of its charts asks."""
+        if rel not in self._case_labels:
+            report = (self.series or {}).get(rel)
+            from site_gen.history import case_labels
 
-        return {(case.record_sha256, case.pointer): chart_label(label)
+            self._case_labels[rel] = None if report is None else {
+                (case.record_sha256, case.pointer): chart_label(label)
                 for case, label in zip(report.series.cases, case_labels(report.series))}
+        return self._case_labels[rel]
 
     def record_data(self, sha256: str) -> Any:
         """The parsed served record with this sha256 (None when not served intact)."""
