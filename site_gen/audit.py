@@ -764,21 +764,41 @@ def local_references(html: str) -> list[str]:
 
 def check_detected_changes(audit: SiteAudit) -> list[Problem]:
     """Each series page says, to the byte, what change detection (site_gen.history, with the rule
-    every site uses) finds in the served records: its "Detected changes", or that none was found.
-    A change left out, added, moved to another record or retold (a regression called an
-    improvement) no longer passes, and neither does a series' page removed."""
-    from site_gen.claim import changes_block
+    every site uses) finds in the served records: its "Detected changes", or that none was found,
+    and along each track its claims or what it could have found (above the track's chart, or in
+    its row of the tracks not charted, with its first and last values). A change left out,
+    added, moved to another record or retold (a regression called an improvement) no longer
+    passes, and neither does a series' page removed or a track's findings cut from it."""
+    from site_gen.claim import changes_block, track_findings, uncharted_row
+    from site_gen.history import case_labels
+    from site_gen.tables import html_row
 
     texts = {rel: text for rel, _, text in audit.pages}
     problems = []
     for rel, report in (audit.series or {}).items():
         found = f"{len(report.changes)} change(s)" + (f" ({', '.join(c.slug for c in report.changes)})" if report.changes else "")
-        if rel not in texts:
+        text = texts.get(rel)
+        if text is None:
             problems.append(Problem(audit.shown(rel), "", f"missing: the served records hold the series {report.title[:80]!r}, in "
                                                           f"which change detection finds {found}, and this is its page"))
-        elif changes_block(report, KINDS[report.series.schema].field(report.series.field).label) not in texts[rel]:
+            continue
+        if changes_block(report, KINDS[report.series.schema].field(report.series.field).label) not in text:
             problems.append(Problem(audit.shown(rel), "", f"does not say what change detection finds in the served records of "
                                                           f"this series, {found}: its \"Detected changes\" was edited"))
+        labels = case_labels(report.series)
+        anchors: dict[int, re.Match] = {}
+        for anchor in _TRACK_ANCHOR.finditer(text):  # one scan of the page for every track's place
+            anchors.setdefault(int(anchor.group(2)), anchor)
+        for i, track in enumerate(report.tracks):
+            # a track is charted under its heading, or has its row in the table of the others
+            anchor = anchors.get(i)
+            expected = "" if anchor is None else track_findings(report, labels, i) if anchor.group(1) == "<h3" else \
+                html_row(uncharted_row(report, labels, i))
+            if not (expected and text.startswith(expected, anchor.start())):
+                claims = len(report.findings_of(i))
+                problems.append(Problem(audit.shown(rel), f"track-{i}",
+                                        f"does not say what change detection finds along {track.label[:80]!r} in the served "
+                                        f"records ({claims} claim(s)), above its chart or in its row: the page was edited"))
     return problems
 
 
@@ -807,6 +827,9 @@ STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes
          check_no_external_loads)
 
 _MISSING = object()
+# Where a series page tells a track's findings: under its chart's heading, or in its row of the
+# tracks not charted (claim.track_findings, claim.uncharted_row), the first such place a track has.
+_TRACK_ANCHOR = re.compile(r'(<h3|      <td><span) id="track-(\d+)">')
 _SPEC_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])([^'")\s]+)""")
 # Elements whose URL attribute the browser fetches on load (a plain <a href> only navigates).

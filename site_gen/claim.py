@@ -9,7 +9,7 @@ from __future__ import annotations
 from site_gen import escape
 from site_gen.changes.claims import CHANGED, EQUIVALENT
 from site_gen.history import Finding, SeriesReport, finding_json
-from site_gen.quantity import format_number
+from site_gen.quantity import format_number, format_value
 
 
 def percent(ratio: float) -> str:
@@ -120,6 +120,48 @@ def changes_block(report: SeriesReport, field_label: str) -> str:
                      f"from {escape.html(field_label)} {escape.html(at)} "
                      f"(<code>{change.at.record_sha256[:12]}</code>): {claims}</li>\n")
     return '<div class="bl-changes" id="changes"><p><strong>Detected changes</strong></p><ul>\n' + "".join(items) + "</ul></div>"
+
+
+def has_change(findings) -> bool:
+    """Whether one of a track's findings is a detected change."""
+    return any(f.claim.verdict == CHANGED for f in findings)
+
+
+def _span(labels: list[str], track, segment) -> str:
+    """A segment's records by their labels: "b11146" or "b11146–b11150"."""
+    first, last = labels[track.positions[segment.start]], labels[track.positions[segment.stop - 1]]
+    return first if first == last else f"{first}–{last}"
+
+
+def track_findings(report: SeriesReport, labels: list[str], index: int) -> str:
+    """A charted track's heading on its series page and what was found along it (HTML): each
+    claim between the segments it compares, or that no change was found and the smallest one
+    that would have been. `labels`: the series' case labels (`history.case_labels`). `verify
+    --site` makes it again from the served records and finds it on the page."""
+    track, findings = report.tracks[index], report.findings_of(index)
+    items = [f"<li>{escape.html(_span(labels, track, f.claim.comparison.before))} → "
+             f"{escape.html(_span(labels, track, f.claim.comparison.after))}: {claim_html(f)}</li>" for f in findings]
+    summary = "" if has_change(findings) else f'<p class="bl-no-change">{escape.html(no_change_text(track, report.rule))}</p>\n'
+    claims = f'<ul class="bl-claims">\n{"".join(items)}\n</ul>\n' if items else ""
+    return f'<h3 id="track-{index}">{escape.html(track.label)}</h3>\n{summary}{claims}'
+
+
+UNCHARTED_COLUMNS = ("track", "records", "first", "last", "found")
+
+
+def uncharted_row(report: SeriesReport, labels: list[str], index: int) -> list[str]:
+    """A track's row (HTML cells, UNCHARTED_COLUMNS) where its series page has no room for its
+    chart: its anchor (`change` citations link to it), how many records have it, the first and
+    last of them with their values, and what was found. `verify --site` makes it again."""
+    track, findings = report.tracks[index], report.findings_of(index)
+    first, last = track.observations[0], track.observations[-1]
+    return [
+        f'<span id="track-{index}">{escape.html(track.label)}</span>',
+        str(len(track.observations)),
+        escape.html(f"{labels[track.positions[0]]}: {format_value(first.value, track.metric.unit)}"),
+        escape.html(f"{labels[track.positions[-1]]}: {format_value(last.value, track.metric.unit)}"),
+        "; ".join(claim_html(f) for f in findings) if has_change(findings) else escape.html(no_change_text(track, report.rule)),
+    ]
 
 
 def no_change_text(track, rule) -> str:

@@ -55,6 +55,12 @@ def data_cell(value: object) -> str:
     return "n/a" if value is None else escape.attr(value)
 
 
+def html_row(cells: Iterable[object]) -> str:
+    """One table row's cells as `html_table` writes them, one line each (`verify --site` looks
+    for a row it makes again so)."""
+    return "\n".join(f"      <td>{cell_text(v)}</td>" for v in cells)
+
+
 def html_table(table: pd.DataFrame, caption: str | None = None, cell: Callable[[object], str] | None = None) -> str:
     """The table as one HTML block. Headers and the caption are plain text (a column can be named
     by record text: a comparison's axis, a case's value) and are escaped here, always. Cells must
@@ -68,8 +74,6 @@ def html_table(table: pd.DataFrame, caption: str | None = None, cell: Callable[[
     lines += [f'      <th scope="col">{escape.html(c)}</th>' for c in table.columns]
     lines += ["    </tr>", "  </thead>", "  <tbody>"]
     for row in table.to_numpy(dtype=object).tolist():  # one conversion, not itertuples' column by column
-        lines.append("    <tr>")
-        lines += [f"      <td>{cell_text(v if cell is None else cell(v))}</td>" for v in row]
-        lines.append("    </tr>")
+        lines += ["    <tr>", html_row(row if cell is None else map(cell, row)), "    </tr>"]
     lines += ["  </tbody>", "</table>"]
     return "\n".join(lines)

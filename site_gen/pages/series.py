@@ -19,13 +19,14 @@ from site_gen.changes.claims import CHANGED
 from site_gen.changes.detection import E_DIVISIVE
 from site_gen.changes.observation import Observation
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
-from site_gen.claim import changes_block, claim_html, claim_kind, claim_label, claim_text, no_change_text
+from site_gen.claim import (UNCHARTED_COLUMNS, changes_block, claim_kind, claim_label, claim_text, has_change,
+                            track_findings, uncharted_row)
 from site_gen.feed import FeedEntry
 from site_gen.history import Finding, SeriesReport, Track, case_labels, series_path, setup_items
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
-from site_gen.quantity import Trace, counted, format_value
-from site_gen.tables import frame, html_table
+from site_gen.quantity import Trace, counted
+from site_gen.tables import frame, html_table, object_frame
 from site_gen.templating import url
 
 if TYPE_CHECKING:
@@ -102,29 +103,10 @@ def _records_table(site: "SiteContext", report: SeriesReport, labels: list[str],
     return html_table(frame(rows, columns))
 
 
-def _span(labels: list[str], track: Track, segment) -> str:
-    """A segment's records by their labels: "b11146" or "b11146–b11150"."""
-    first, last = labels[track.positions[segment.start]], labels[track.positions[segment.stop - 1]]
-    return first if first == last else f"{first}–{last}"
-
-
 def _track_section(site: "SiteContext", report: SeriesReport, labels: list[str], track: Track, index: int,
                    path: str) -> tuple[str, dict[str, bytes]]:
-    findings = report.findings_of(index)
-    html, assets = _chart(site, report, labels, track, findings, index, path)
-    items = []
-    for f in findings:
-        c = f.claim.comparison
-        items.append(f"<li>{escape.html(_span(labels, track, c.before))} → {escape.html(_span(labels, track, c.after))}: "
-                     f"{claim_html(f)}</li>")
-    summary = "" if _has_change(findings) else f'<p class="bl-no-change">{escape.html(no_change_text(track, report.rule))}</p>\n'
-    claims = f'<ul class="bl-claims">\n{"".join(items)}\n</ul>\n' if items else ""
-    return f'<h3 id="track-{index}">{escape.html(track.label)}</h3>\n{summary}{claims}{html}\n', assets
-
-
-def _has_change(findings: Sequence[Finding]) -> bool:
-    """Whether one of a track's findings is a detected change."""
-    return any(f.claim.verdict == CHANGED for f in findings)
+    html, assets = _chart(site, report, labels, track, report.findings_of(index), index, path)
+    return f"{track_findings(report, labels, index)}{html}\n", assets
 
 
 def charted_tracks(report: SeriesReport) -> list[int]:
@@ -134,28 +116,13 @@ def charted_tracks(report: SeriesReport) -> list[int]:
     if len(report.tracks) <= MAX_TRACK_CHARTS:
         return list(range(len(report.tracks)))
     ranked = sorted(range(len(report.tracks)),
-                    key=lambda i: not _has_change(report.findings_of(i)))
+                    key=lambda i: not has_change(report.findings_of(i)))
     return sorted(ranked[:MAX_TRACK_CHARTS])
 
 
 def _uncharted_table(report: SeriesReport, labels: list[str], indices: list[int]) -> str:
-    """One row per track not drawn: its anchor (`change` citations link to it), how many records
-    have it, the first and last of them with their values, and what was found."""
-    rows = []
-    for i in indices:
-        track = report.tracks[i]
-        findings = report.findings_of(i)
-        unit = track.metric.unit
-        first, last = track.observations[0], track.observations[-1]
-        rows.append({
-            "track": f'<span id="track-{i}">{escape.html(track.label)}</span>',
-            "records": str(len(track.observations)),
-            "first": escape.html(f"{labels[track.positions[0]]}: {format_value(first.value, unit)}"),
-            "last": escape.html(f"{labels[track.positions[-1]]}: {format_value(last.value, unit)}"),
-            "found": "; ".join(claim_html(f) for f in findings) if _has_change(findings)
-                     else escape.html(no_change_text(track, report.rule)),
-        })
-    return html_table(frame(rows, ["track", "records", "first", "last", "found"]))
+    """One row per track not drawn (`claim.uncharted_row`)."""
+    return html_table(object_frame([uncharted_row(report, labels, i) for i in indices], list(UNCHARTED_COLUMNS)))
 
 
 def series_page(site: "SiteContext", report: SeriesReport) -> Page:

@@ -342,3 +342,91 @@ def test_a_series_page_removed_is_reported(drop_site, tmp_path):
     assert [str(p) for p in verify_site(site)] == [
         f"{site}/{SERIES}: missing: the served records hold the series 'Qwen2.5-72B-Instruct Q4_K_M, GPU layers 81: LLM "
         "server along runtime release', in which change detection finds 1 change(s) (bc915e547af1-5), and this is its page"]
+
+
+def _audit_edited(source: Path, tmp_path: Path, edit) -> list[str]:
+    """verify_site's findings on a copy of `source` whose series page `edit` rewrote, with
+    SHA256SUMS listed again (as a host that edits its pages would)."""
+    import shutil
+
+    from site_gen.audit import verify_site
+    from site_gen.checksums import site_sums
+
+    site = tmp_path / "site"
+    shutil.copytree(source, site)
+    page = site / SERIES
+    text = page.read_text(encoding="utf-8")
+    edited = edit(text)
+    assert edited != text
+    page.write_text(edited, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    return [str(p).replace(str(site), "SITE") for p in verify_site(site)]
+
+
+def _section(text: str, i: int) -> str:
+    return text.split(f'<h3 id="track-{i}">', 1)[1].split('<div class="bl-chart"', 1)[0]
+
+
+@pytest.mark.parametrize("edit", ["claim retold", "claim cut", "no-change note retold", "section cut"])
+def test_a_charted_track_s_findings_edited_are_reported(drop_site, steady_site, tmp_path, edit):
+    """Above each track's chart, its claims (or what it could have found) as change detection
+    makes them again from the served records: the "Detected changes" block was checked, but a
+    track's own claim retold or cut, its no-change note made bolder, or its whole section
+    removed, passed."""
+    changed = next(i for i in range(40) if 'data-verdict="changed"' in _section((drop_site / SERIES).read_text(), i))
+    steady = 0
+
+    def retell(text):
+        head, section = text.split(f'<h3 id="track-{changed}">', 1)
+        return head + f'<h3 id="track-{changed}">' + section.replace("changed, worse", "changed, better", 1)
+
+    def cut_claims(text):
+        section = _section(text, changed)
+        return text.replace(section, section.split("\n", 1)[0] + "\n", 1)
+
+    def bolder(text):
+        section = _section(text, steady)
+        return text.replace(section, re.sub(r"a step of about [0-9.]+%", "a step of about 0.1%", section), 1)
+
+    def cut_section(text):
+        head, rest = text.split(f'<h3 id="track-{steady}">', 1)
+        return head + rest.split("</details>", 1)[1]
+
+    source, track, action = {"claim retold": (drop_site, changed, retell), "claim cut": (drop_site, changed, cut_claims),
+                             "no-change note retold": (steady_site, steady, bolder),
+                             "section cut": (steady_site, steady, cut_section)}[edit]
+    messages = _audit_edited(source, tmp_path, action)
+    label = re.search(rf'<h3 id="track-{track}">([^<]*)</h3>', (source / SERIES).read_text()).group(1)
+    claims = _section((source / SERIES).read_text(), track).count('<span class="bl-claim')
+    expected = (f"SITE/{SERIES}: track-{track}: does not say what change detection finds along {html.unescape(label)!r} in the "
+                f"served records ({claims} claim(s)), above its chart or in its row: the page was edited")
+    if edit == "section cut":  # its chart went with it
+        assert expected in messages, messages
+    else:
+        assert messages == [expected]
+
+
+@pytest.mark.parametrize("cell", ["last", "found"])
+def test_a_track_s_row_among_those_not_charted_is_audited(tmp_path, monkeypatch, cell):
+    """Past the chart limit a track's findings are a table row (its first and last values and
+    what was found): the audit passes the page as built and reports a row edited."""
+    from site_gen.audit import verify_site
+
+    monkeypatch.setattr(series_pages, "MAX_TRACK_CHARTS", 2)
+    (tmp_path / "capped").mkdir()
+    capped = history_site(tmp_path / "capped", llm_history(8, drop_from=6))
+    assert verify_site(capped) == []
+    text = (capped / SERIES).read_text()
+    i, label, first, last = re.search(r'<td><span id="track-(\d+)">([^<]*)</span></td>\s*<td>\d+</td>\s*<td>([^<]*)</td>\s*'
+                                      r"<td>([^<]*)</td>", text).groups()
+
+    def edit(text):
+        row = text.split(f'<span id="track-{i}">', 1)[1].split("</tr>", 1)[0]
+        value = re.search(r"b11153: ([0-9.]+)", last).group(1)
+        new = row.replace(f"b11153: {value}", f"b11153: {float(value) * 2:g}", 1) if cell == "last" else \
+            re.sub(r"a step of about [0-9.]+%", "a step of about 0.1%", row)
+        return text.replace(row, new, 1)
+
+    assert _audit_edited(capped, tmp_path, edit) == [
+        f"SITE/{SERIES}: track-{i}: does not say what change detection finds along {html.unescape(label)!r} in the served "
+        "records (0 claim(s)), above its chart or in its row: the page was edited"]

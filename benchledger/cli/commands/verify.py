@@ -40,7 +40,8 @@ def add_arguments(parser):
                              "every page's stated hashes against the ledger it serves, every served record against its "
                              "stated bytes, every traced number and piece of record text against its record, every derived number against its formula, "
                              "every chart's points and the table behind it against their records, "
-                             "every series page's detected changes against change detection run on the served records, "
+                             "every series page's detected changes and each track's findings against change detection run on the "
+                             "served records, "
                              "and the signed transparency log (checkpoint, inclusion and consistency proofs)")
     parser.add_argument("--vkey", type=text, action="append", default=[], metavar="KEY",
                         help="with --site: a verifier key (NAME+KEYID+BASE64) you trust; the site's checkpoint must be "
