@@ -2,8 +2,10 @@
 ledger it serves: every file against the site-wide SHA256SUMS (none missing, altered or added);
 the ledger's chain; every served record's bytes against the ledger and
 SHA256SUMS; every hash a page states; the head against the audit page and `--expect-head`; every
-displayed number against the value in the served record under the formatting rule; no load
-from another host; and the signed log (site_gen.log_audit). Reports every problem at once."""
+displayed number against the value in the served record under the formatting rule; every
+chart's data; what the series pages, the history index, the feed and any claim say against
+change detection run again on the served records; no load from another host; and the signed
+log (site_gen.log_audit). Reports every problem at once."""
 
 from __future__ import annotations
 
@@ -802,6 +804,57 @@ def check_detected_changes(audit: SiteAudit) -> list[Problem]:
     return problems
 
 
+def check_change_listings(audit: SiteAudit) -> list[Problem]:
+    """Where else detected changes are told, each as change detection makes it again from the
+    served records, to the byte: the history index's list of every change, each change's entry
+    in the Atom feed (none added), and every claim any page shows (a write-up's `change`
+    citation as much as a series page's)."""
+    from site_gen.claim import change_entries, claim_html, index_changes
+    from site_gen.dirty_build import output_path
+    from site_gen.feed import FEED, entry_lines, written_site_url
+    from site_gen.history import HISTORY_INDEX, series_path
+    from site_gen.templating import url
+
+    if audit.series is None:
+        return []  # a record not served intact: the steps that read records say so
+    reports = list(audit.series.values())
+    problems = []
+    texts = {rel: text for rel, _, text in audit.pages}
+    index = output_path(HISTORY_INDEX)
+    if reports and index in texts \
+            and index_changes(reports, lambda report: url(HISTORY_INDEX, series_path(report.series))) not in texts[index]:
+        problems.append(Problem(audit.shown(index), "", f"does not list what change detection finds in the served records, "
+                                                        f"{sum(len(r.changes) for r in reports)} change(s): its \"Detected "
+                                                        f"changes\" was edited"))
+    feed_file = audit.site / FEED
+    if feed_file.is_file():
+        feed = feed_file.read_text(encoding="utf-8", errors="replace")
+        site_url = written_site_url(feed, FEED)
+        entries = change_entries(reports, {e.sha256: e.sealed_at for e in audit.read.entries})
+        if site_url is None:
+            problems.append(Problem(audit.shown(FEED), "", "has no self link as benchledger writes one, so its change entries "
+                                                           "cannot be made again: the feed was edited"))
+        else:
+            for entry in entries:
+                if "\n".join(entry_lines(entry, feed_path=FEED, site_url=site_url)) not in feed:
+                    problems.append(Problem(audit.shown(FEED), "", f"lacks the entry of the change {entry.title[:80]!r} as change "
+                                                                   f"detection finds it in the served records: the feed was edited"))
+            told = feed.count('\n    <category term="change"/>\n')
+            if told > len(entries):
+                problems.append(Problem(audit.shown(FEED), "", f"tells {told} changes, and change detection finds "
+                                                               f"{len(entries)} in the served records: the feed was edited"))
+    claims = {claim_html(f) for report in reports for f in report.findings}
+    for rel, _, text in audit.pages:
+        if "bl-claim" not in text:
+            continue
+        for shown in _CLAIM_SPAN.findall(text):
+            if shown not in claims:
+                problems.append(Problem(audit.shown(rel), "", f"shows a claim change detection does not make from the served "
+                                                              f"records, {htmllib.unescape(re.sub('<[^>]*>', '', shown))[:80]!r}: "
+                                                              f"the page was edited"))
+    return problems
+
+
 def check_no_external_loads(audit: SiteAudit) -> list[Problem]:
     """No page, script or style sheet loads anything from another host (links may point out)."""
     problems = []
@@ -824,11 +877,13 @@ def check_every_file(audit: SiteAudit) -> list[Problem]:
 
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
          check_derived_numbers, check_displayed_text, check_explorer_data, check_chart_data, check_detected_changes,
-         check_no_external_loads)
+         check_change_listings, check_no_external_loads)
 
 _MISSING = object()
 # Where a series page tells a track's findings: under its chart's heading, or in its row of the
 # tracks not charted (claim.track_findings, claim.uncharted_row), the first such place a track has.
+# A claim as claim.claim_html writes it: its text and title escaped, so its first </span> ends it.
+_CLAIM_SPAN = re.compile(r'<span class="bl-claim[ "][^>]*>[^<]*</span>')
 _TRACK_ANCHOR = re.compile(r'(<h3|      <td><span) id="track-(\d+)">')
 _SPEC_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])([^'")\s]+)""")

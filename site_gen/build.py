@@ -27,9 +27,8 @@ from site_gen.charts import ChartCache
 from site_gen.checksums import SUMS_NAME, site_hashes, sums_of
 from site_gen.context import BuildOptions, SiteContext
 from site_gen.docs_tree import MANIFEST_NAME as DOCS_MANIFEST_NAME, DocsTree
-from site_gen.feed import feed_title
+from site_gen.feed import FEED, feed_title
 from site_gen.page import Asset, Page, PendingAsset, asset_sha256
-from site_gen.pages.authored import FEED
 from site_gen.pages.registry import NAV, PAGE_KINDS
 from site_gen.render_cache import RenderCache
 from site_gen.search_index import index_site

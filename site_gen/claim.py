@@ -6,9 +6,13 @@ same thing."""
 
 from __future__ import annotations
 
+from typing import Callable, Mapping, Sequence
+
+from benchledger.cases.registry import KINDS
 from site_gen import escape
 from site_gen.changes.claims import CHANGED, EQUIVALENT
-from site_gen.history import Finding, SeriesReport, finding_json
+from site_gen.feed import FeedEntry
+from site_gen.history import Finding, SeriesReport, finding_json, series_path
 from site_gen.quantity import format_number, format_value
 
 
@@ -121,6 +125,43 @@ def changes_block(report: SeriesReport, field_label: str) -> str:
                      f"(<code>{change.at.record_sha256[:12]}</code>): {claims}</li>\n")
     return '<div class="bl-changes" id="changes"><p><strong>Detected changes</strong></p><ul>\n' + "".join(items) + "</ul></div>"
 
+
+def index_changes(reports: Sequence[SeriesReport], href: Callable[[SeriesReport], str]) -> str:
+    """The history index's list of every detected change (HTML), each linked to its place on its
+    series' page (`href`: that page's URL from the index). `verify --site` makes it again."""
+    changes = []
+    for report in reports:
+        field = escape.html(KINDS[report.series.schema].field(report.series.field).label)
+        for change in report.changes:
+            worse = "worse" if change.regression else "better"
+            changes.append(f'<li><a href="{href(report)}#change-{change.slug}">{escape.html(report.title)}</a>: '
+                           f"from {field} {escape.html(report.series.shown_of(change.at))} ({worse}): "
+                           + "; ".join(f"{escape.html(f.track.label)} {escape.html(claim_text(f))}" for f in change.findings)
+                           + "</li>")
+    return f'<ul class="bl-changes">\n{"".join(changes)}\n</ul>' if changes else \
+        '<p class="bl-no-change">No change detected in any series.</p>'
+
+
+def change_entries(reports: Sequence[SeriesReport], sealed_at: Mapping[str, str]) -> list[FeedEntry]:
+    """One Atom entry per detected change, dated by the sealing time (`sealed_at`, by record
+    sha256) of the last record it was computed from: when the ledger first held everything the
+    change rests on. `verify --site` makes them again."""
+    out = []
+    for report in reports:
+        for change in report.changes:
+            at = report.series.shown_of(change.at)
+            claims = "; ".join(f"{f.track.label}: {claim_text(f)}" for f in change.findings)
+            out.append(FeedEntry(
+                key=f"change:{change.slug}:{change.at.record_sha256[:16]}",
+                title=f"{'Regression' if change.regression else 'Change'}: {report.title} from {at}",
+                page_path=series_path(report.series),
+                anchor=f"change-{change.slug}",
+                stamp=max(sealed_at.get(sha, "") for sha in change.records),
+                summary=f"From {KINDS[report.series.schema].field(report.series.field).label} {at} "
+                        f"({change.at.record_path}, sha256 {change.at.record_sha256}): {claims}",
+                categories=("change", "regression") if change.regression else ("change",),
+            ))
+    return out
 
 def has_change(findings) -> bool:
     """Whether one of a track's findings is a detected change."""

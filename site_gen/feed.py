@@ -5,7 +5,9 @@ when the site URL is configured, relative to the feed otherwise."""
 
 from __future__ import annotations
 
+import html as htmllib
 import posixpath
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
@@ -13,6 +15,9 @@ from site_gen.escape import xml_attr, xml_text
 
 if TYPE_CHECKING:
     from site_gen.articles import Article
+
+
+FEED = "posts/feed.xml"  # its docs path: beside the write-ups (pages/authored.py)
 
 
 def _stamp(article: "Article") -> str:
@@ -48,6 +53,44 @@ def article_url(site_url: str, page_path: str) -> str:
     return f"{site_url.rstrip('/')}/{path}" if site_url else path
 
 
+def feed_link(page_path: str, *, feed_path: str, site_url: str) -> str:
+    """How the feed at `feed_path` links the page at docs path `page_path`: absolute under
+    `site_url`, else relative to the feed."""
+    if site_url:
+        return article_url(site_url, page_path)
+    return posixpath.relpath(article_url("", page_path), posixpath.dirname(feed_path) or ".")
+
+
+def written_site_url(feed: str, feed_path: str) -> str | None:
+    """The site URL the feed at `feed_path` was written with ("" for none), read back from its
+    self link (`verify --site` makes its entries again so); None when it has no self link as
+    `atom_feed` writes one."""
+    found = re.search(r'\n  <link rel="self" href="([^"]*)"/>\n', feed)
+    if found is None:
+        return None
+    self_link = htmllib.unescape(found.group(1))
+    if self_link == feed_link(feed_path, feed_path=feed_path, site_url=""):
+        return ""
+    return self_link[: -len(feed_path) - 1] if self_link.endswith(f"/{feed_path}") else None
+
+
+def entry_lines(e: FeedEntry, *, feed_path: str, site_url: str) -> list[str]:
+    """The lines of the feed entry of `e` (not an authored article), as `atom_feed` writes it."""
+    link = feed_link(e.page_path, feed_path=feed_path, site_url=site_url) + (f"#{e.anchor}" if e.anchor else "")
+    entry_id = link if site_url else f"urn:benchledger:{e.key}"
+    return [
+        "  <entry>",
+        f"    <title>{xml_text(e.title)}</title>",
+        f'    <link rel="alternate" type="text/html" href={xml_attr(link)}/>',
+        f"    <id>{xml_text(entry_id)}</id>",
+        f"    <published>{xml_text(e.stamp)}</published>",
+        f"    <updated>{xml_text(e.stamp)}</updated>",
+        *(f"    <category term={xml_attr(c)}/>" for c in e.categories),
+        f"    <summary>{xml_text(e.summary)}</summary>",
+        "  </entry>",
+    ]
+
+
 def feed_title(site_name: str) -> str:
     """The feed's title (plain text): in the feed and in the link to it in every page's head."""
     return f"{site_name}: articles and detected changes"
@@ -67,9 +110,7 @@ def atom_feed(
     ordered = sorted(articles, key=lambda a: (-a.date.toordinal(), a.slug))
 
     def href(page_path: str) -> str:
-        if site_url:
-            return article_url(site_url, page_path)
-        return posixpath.relpath(article_url("", page_path), posixpath.dirname(feed_path) or ".")
+        return feed_link(page_path, feed_path=feed_path, site_url=site_url)
 
     # Articles and other entries interleaved newest first; on equal times articles first, then
     # by slug or key, so the order never depends on the input's.
@@ -90,19 +131,7 @@ def atom_feed(
             "  </entry>",
         ]))
     for e in extra:
-        link = href(e.page_path) + (f"#{e.anchor}" if e.anchor else "")
-        entry_id = link if site_url else f"urn:benchledger:{e.key}"
-        blocks.append(_Block(e.stamp, 1, e.key, [
-            "  <entry>",
-            f"    <title>{xml_text(e.title)}</title>",
-            f'    <link rel="alternate" type="text/html" href={xml_attr(link)}/>',
-            f"    <id>{xml_text(entry_id)}</id>",
-            f"    <published>{xml_text(e.stamp)}</published>",
-            f"    <updated>{xml_text(e.stamp)}</updated>",
-            *(f"    <category term={xml_attr(c)}/>" for c in e.categories),
-            f"    <summary>{xml_text(e.summary)}</summary>",
-            "  </entry>",
-        ]))
+        blocks.append(_Block(e.stamp, 1, e.key, entry_lines(e, feed_path=feed_path, site_url=site_url)))
     blocks.sort(key=lambda b: (b.rank, b.key))
     blocks.sort(key=lambda b: b.stamp, reverse=True)
 

@@ -215,6 +215,9 @@ def report(series: Series, rule: Rule = DEFAULT_RULE) -> SeriesReport:
     return SeriesReport(series, tuple(tracks), tuple(tuple(c) for c in claims), rule)
 
 
+HISTORY_INDEX = "series/index.md"  # the docs path of the index of every series and change
+
+
 def series_path(series: Series) -> str:
     """The docs path of the page of `series` (served as .html)."""
     return f"series/{series.slug}.md"

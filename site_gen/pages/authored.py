@@ -12,8 +12,8 @@ from markupsafe import Markup
 from benchledger.errors import ProblemsError
 from site_gen.articles import Article, load_articles
 from site_gen.citations.expand import expand
-from site_gen.feed import article_url, atom_feed
-from site_gen.pages.series import feed_entries
+from site_gen.claim import change_entries
+from site_gen.feed import FEED, article_url, atom_feed
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.quantity import counted
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 PREFIX = "posts"
 INDEX = f"{PREFIX}/index.md"
-FEED = f"{PREFIX}/feed.xml"
 GUIDE = f"{PREFIX}/authoring.md"
 GUIDE_SOURCE = "authoring.md"  # the packaged syntax guide, published as written
 
@@ -64,7 +63,7 @@ class AuthoredArticles(PageKind):
         if problems:
             raise ProblemsError(problems, f"{len(problems)} problem(s) in articles")
         feed = atom_feed(articles, feed_path=FEED, page_paths={a.slug: article_path(a) for a in articles},
-                         site_name=site.options.site_name, site_url=site.options.site_url, extra=feed_entries(site))
+                         site_name=site.options.site_name, site_url=site.options.site_url, extra=change_entries(site.history, {e.sha256: e.sealed_at for e in site.entries}))
         tags = sorted({t for a in articles for t in a.tags})
         # titled as the navigation names it: "Articles" is the home page's (the records' articles)
         pages.append(self.listing(site, INDEX, "Write-ups", articles, tags, show_tags=True, assets={FEED: feed},

@@ -20,9 +20,8 @@ from site_gen.changes.detection import E_DIVISIVE
 from site_gen.changes.observation import Observation
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
 from site_gen.claim import (UNCHARTED_COLUMNS, changes_block, claim_kind, claim_label, claim_text, has_change,
-                            track_findings, uncharted_row)
-from site_gen.feed import FeedEntry
-from site_gen.history import Finding, SeriesReport, Track, case_labels, series_path, setup_items
+                            index_changes, track_findings, uncharted_row)
+from site_gen.history import HISTORY_INDEX, Finding, SeriesReport, Track, case_labels, series_path, setup_items
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
 from site_gen.quantity import Trace, counted
@@ -32,7 +31,6 @@ from site_gen.templating import url
 if TYPE_CHECKING:
     from site_gen.context import SiteContext
 
-INDEX = "series/index.md"
 # A page past this many charts is a wall no reader scrolls through, and a minute of drawing: one
 # synthetic series of 500 records with a token length per record had 2,550 tracks (17 MB of
 # HTML). Past it, the tracks with a detected change are charted first, then the others in page
@@ -179,34 +177,11 @@ def _page_inputs(site: "SiteContext", report: SeriesReport) -> list:
             [[dataclasses.asdict(v.entry), v.page_path] for v in views]]
 
 
-def feed_entries(site: "SiteContext") -> list[FeedEntry]:
-    """One Atom entry per detected change, dated by the sealing time of the last record it was
-    computed from (when the ledger first held everything the change rests on)."""
-    sealed_at = {e.sha256: e.sealed_at for e in site.entries}
-    out = []
-    for report in site.history:
-        for change in report.changes:
-            at = report.series.shown_of(change.at)
-            claims = "; ".join(f"{f.track.label}: {claim_text(f)}" for f in change.findings)
-            out.append(FeedEntry(
-                key=f"change:{change.slug}:{change.at.record_sha256[:16]}",
-                title=f"{'Regression' if change.regression else 'Change'}: {report.title} from {at}",
-                page_path=page_path(report),
-                anchor=f"change-{change.slug}",
-                stamp=max(sealed_at.get(sha, "") for sha in change.records),
-                summary=f"From {KINDS[report.series.schema].field(report.series.field).label} {at} "
-                        f"({change.at.record_path}, sha256 {change.at.record_sha256}): {claims}",
-                categories=("change", "regression") if change.regression else ("change",),
-            ))
-    return out
-
-
 class SeriesPages(PageKind):
     name = "series"
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         rows = []
-        changes = []
         # pages side by side too: most series are short, and one page's few charts would leave
         # the chart workers idle
         with ThreadPoolExecutor(RENDER_WORKERS) as pool:
@@ -217,10 +192,8 @@ class SeriesPages(PageKind):
         setups = [setup_items(report.series) for report in site.history]
         shared = [item for item in setups[0] if all(item in setup for setup in setups)] if len(setups) > 1 else []
         for report, setup in zip(site.history, setups):
-            kind = KINDS[report.series.schema]
-            href = url(INDEX, page_path(report))
             rows.append({
-                "series": f'<a href="{href}">{escape.html(report.title)}</a>',
+                "series": f'<a href="{url(HISTORY_INDEX, page_path(report))}">{escape.html(report.title)}</a>',
                 "setup": escape.html(", ".join(item for item in setup if item not in shared) or "as above"),
                 "records": str(len(report.series.records)),
                 # no break inside "b11146 → b11500" (escape.html folds record text's own spaces)
@@ -228,17 +201,10 @@ class SeriesPages(PageKind):
                              + escape.html(report.series.shown_of(report.series.cases[-1])),
                 "changes": str(len(report.changes)),
             })
-            for change in report.changes:
-                worse = "worse" if change.regression else "better"
-                changes.append(f'<li><a href="{href}#change-{change.slug}">{escape.html(report.title)}</a>: '
-                               f"from {escape.html(kind.field(report.series.field).label)} "
-                               f"{escape.html(report.series.shown_of(change.at))} ({worse}): "
-                               + "; ".join(f"{escape.html(f.track.label)} {escape.html(claim_text(f))}" for f in change.findings)
-                               + "</li>")
         parts: list[tuple[bool, str]] = [(False, "# History"), (True,
                  '<p class="bl-lede">A series is a comparison whose axis is ordered: records of one kind that agree on every '
                  "identity field and differ only in a runtime release, a driver, a library version, or (for repeats of one "
-                 f'setup) the test date. The rule that calls a change is on the <a href="{url(INDEX, "methodology.md")}#change-detection">'
+                 f'setup) the test date. The rule that calls a change is on the <a href="{url(HISTORY_INDEX, "methodology.md")}#change-detection">'
                  "methodology page</a>.</p>")]
         if rows:
             if shared:
@@ -246,9 +212,8 @@ class SeriesPages(PageKind):
             parts.append((True, "<div class=\"bl-scroll\">" + html_table(frame(rows, ["series", "setup", "records", "from → to", "changes"]))
                           + "</div>"))
             parts.append((False, "## Detected changes"))
-            parts.append((True, f'<ul class="bl-changes">\n{"".join(changes)}\n</ul>' if changes
-                          else '<p class="bl-no-change">No change detected in any series.</p>'))
+            parts.append((True, index_changes(site.history, lambda report: url(HISTORY_INDEX, page_path(report)))))
         else:
             parts.append((True, '<p class="bl-no-change">No series yet: no two records of one kind differ only along an ordered field.</p>'))
-        yield Page(INDEX, "History", raw_html.join(parts))
+        yield Page(HISTORY_INDEX, "History", raw_html.join(parts))
 

@@ -324,9 +324,12 @@ def test_detected_changes_edited_on_a_series_page_are_reported(drop_site, steady
     page.write_text(text.replace(block, edited, 1), encoding="utf-8")
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     found = "0 change(s)" if source is steady_site else "1 change(s) (bc915e547af1-5)"
-    assert [str(p) for p in verify_site(site)] == [
-        f"{site}/{SERIES}: does not say what change detection finds in the served records of this series, {found}: "
-        'its "Detected changes" was edited']
+    messages = [str(p) for p in verify_site(site)]
+    assert messages[0] == (f"{site}/{SERIES}: does not say what change detection finds in the served records of this series, "
+                           f'{found}: its "Detected changes" was edited')
+    # a change made up shows the claims of its two tracks, which change detection does not make
+    assert len(messages) == (3 if edit == "no change called a change" else 1), messages
+    assert all(m.startswith(f"{site}/{SERIES}: shows a claim change detection does not make") for m in messages[1:])
 
 
 def test_a_series_page_removed_is_reported(drop_site, tmp_path):
@@ -402,6 +405,9 @@ def test_a_charted_track_s_findings_edited_are_reported(drop_site, steady_site, 
                 f"served records ({claims} claim(s)), above its chart or in its row: the page was edited")
     if edit == "section cut":  # its chart went with it
         assert expected in messages, messages
+    elif edit == "claim retold":  # and the claim itself is one change detection does not make
+        assert messages[0] == expected and len(messages) == 2, messages
+        assert messages[1].startswith(f"SITE/{SERIES}: shows a claim change detection does not make from the served records, ")
     else:
         assert messages == [expected]
 

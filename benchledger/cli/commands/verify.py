@@ -40,8 +40,8 @@ def add_arguments(parser):
                              "every page's stated hashes against the ledger it serves, every served record against its "
                              "stated bytes, every traced number and piece of record text against its record, every derived number against its formula, "
                              "every chart's points and the table behind it against their records, "
-                             "every series page's detected changes and each track's findings against change detection run on the "
-                             "served records, "
+                             "every series page's detected changes and each track's findings, the history index's changes, the "
+                             "feed's change entries and every claim shown against change detection run on the served records, "
                              "and the signed transparency log (checkpoint, inclusion and consistency proofs)")
     parser.add_argument("--vkey", type=text, action="append", default=[], metavar="KEY",
                         help="with --site: a verifier key (NAME+KEYID+BASE64) you trust; the site's checkpoint must be "
@@ -144,8 +144,8 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
             log += "; it is signed with the key the site serves: pass --vkey with the publisher's key to pin it"
     print(f"{where}: {files}, every page's stated hashes match the served ledger, every served record has its stated bytes, "
           "every traced number and piece of record text reads as its record's value and every derived number as its formula "
-          "gives, every chart's points and the table behind it are their records' values, every series page says "
-          "what change detection finds in its served records"
+          "gives, every chart's points and the table behind it are their records' values, every series page, "
+          "the history index, the feed and every claim shown say what change detection finds in the served records"
           + (", every chart's image is what this vl-convert draws of its spec" if redraw_charts else "")
           + ", nothing loads from another host"
           + (", the head is the expected one" if expect_head else "") + f", and {log}")
