@@ -3,7 +3,7 @@ ledger it serves: every file against the site-wide SHA256SUMS (none missing, alt
 the ledger's chain; every served record's bytes against the ledger and
 SHA256SUMS; every hash a page states; the head against the audit page and `--expect-head`; every
 displayed number against the value in the served record under the formatting rule; every
-chart's data; what the series pages, the history index, the feed and any claim say against
+record's limitations on its page; every chart's data; what the series pages, the history index, the feed and any claim say against
 change detection run again on the served records; no load from another host; and the signed
 log (site_gen.log_audit). Reports every problem at once."""
 
@@ -337,6 +337,40 @@ def _as_text(value: Any) -> str:
     """A record value as a page shows it as text, read back as a browser reads it: its
     canonical text (`value_text`), whitespace folded as site_gen.escape writes it."""
     return htmllib.unescape(escape.shown_attr(value_text(value)))
+
+
+def check_limitations(audit: SiteAudit) -> list[Problem]:
+    """Each record's page (the one holding its audit block) shows every limitation of the record,
+    what it says of itself and what the generator's rules find in it (site_gen.limitations),
+    each under its anchor with its rule and its words; and every served record has its page. A
+    caveat cut from a record's page, or reworded, no longer passes."""
+    from site_gen.limitations import find_limitations
+
+    problems, paged = [], set()
+    for rel, page, text in audit.pages:
+        if page.suffix.lower() == ".svg" or 'class="bl-audit"' not in text:
+            continue
+        shown = {anchor: (source, rule, words) for source, anchors, rule, words in _LIMITATION_ITEM.findall(text)
+                 for anchor in _LIMITATION_ID.findall(anchors)}
+        for sha in dict.fromkeys(sha for sha, _, _ in _AUDIT_BLOCK.findall(text)):
+            paged.add(sha)
+            data = audit.record_data(sha)
+            if data is None:
+                continue  # not served intact: said by the steps that read records
+            for lim in find_limitations(data):
+                found = shown.get(lim.anchor)
+                if found is None:
+                    problems.append(Problem(audit.shown(rel), "", f"lacks the limitation {lim.anchor} of {sha[:12]} ({lim.rule_id}: "
+                                                                  f"{_q(lim.text[:80])}): a caveat of the record was cut from its page"))
+                elif found != (lim.source, escape.html(lim.rule_id), escape.html(lim.text)):
+                    problems.append(Problem(audit.shown(rel), "", f"shows the limitation {lim.anchor} of {sha[:12]} as "
+                                                                  f"{_q(htmllib.unescape(found[2])[:80])}, but the record's reads "
+                                                                  f"{_q(lim.text[:80])} ({lim.rule_id}): the page was edited"))
+    for entry in audit.read.entries:
+        if entry.sha256 not in paged and audit.record_data(entry.sha256) is not None:
+            problems.append(Problem(audit.shown(f"{RECORDS}/{entry.path}"), "", "no page shows this record's audit block and "
+                                                                                "limitations: its page was removed or cut"))
+    return problems
 
 
 def check_explorer_data(audit: SiteAudit) -> list[Problem]:
@@ -876,7 +910,7 @@ def check_every_file(audit: SiteAudit) -> list[Problem]:
 
 
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
-         check_derived_numbers, check_displayed_text, check_explorer_data, check_chart_data, check_detected_changes,
+         check_derived_numbers, check_displayed_text, check_limitations, check_explorer_data, check_chart_data, check_detected_changes,
          check_change_listings, check_no_external_loads)
 
 _MISSING = object()
@@ -884,6 +918,11 @@ _MISSING = object()
 # tracks not charted (claim.track_findings, claim.uncharted_row), the first such place a track has.
 # A claim as claim.claim_html writes it: its text and title escaped, so its first </span> ends it.
 _CLAIM_SPAN = re.compile(r'<span class="bl-claim[ "][^>]*>[^<]*</span>')
+# A record page's limitation note as pages/records/base.py writes it (its words escaped, so
+# no "<" inside): source, its anchors, rule id, words; and each anchor.
+_LIMITATION_ITEM = re.compile(r'<li class="bl-lim bl-lim-([a-z]+)">((?:<span id="lim-[0-9a-f]+"></span>)+)'
+                              r'<span class="bl-lim-rule" title="[^"]*">([^<]*)</span> ([^<]*)</li>')
+_LIMITATION_ID = re.compile(r'<span id="(lim-[0-9a-f]+)"></span>')
 _TRACK_ANCHOR = re.compile(r'(<h3|      <td><span) id="track-(\d+)">')
 _SPEC_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])([^'")\s]+)""")

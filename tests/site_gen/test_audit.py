@@ -693,3 +693,44 @@ def test_a_bundle_this_vl_convert_did_not_make_is_the_one_finding(site):
     bundle.unlink()
     (site / "SHA256SUMS").write_bytes(site_sums(site))
     assert [p.message.split(":")[0] for p in verify_site(site, redraw_charts=True)] == ["missing"]
+
+
+def _limitation_notes(html: str) -> list[str]:
+    return re.findall(r'<li class="bl-lim bl-lim-[a-z]+"><span id="lim-.*?</li>', html)
+
+
+@pytest.mark.parametrize("edit", ["cut", "reworded", "page removed"])
+def test_a_limitation_cut_from_its_record_s_page_or_reworded_is_reported(site, edit):
+    """Every limitation of a record (its own and the generator's rules') stands on its page under
+    its anchor: an auditor cut a caveat from the page, reworded one, or removed the page, listed
+    SHA256SUMS again, and verify passed."""
+    from site_gen.checksums import site_sums
+    from site_gen.limitations import find_limitations
+
+    page = site / OFFLOAD
+    html = page.read_text(encoding="utf-8")
+    record = json.loads((site / "records" / "llm-cpu-offload" / "2026-09-27.json").read_bytes())
+    lims = {lim.anchor: lim for lim in find_limitations(record)}
+    note = next(n for n in _limitation_notes(html) if n.count('<span id="lim-') == 1)
+    [anchor] = re.findall(r'<span id="(lim-[0-9a-f]+)">', note)
+    lim = lims[anchor]
+    if edit == "page removed":
+        page.unlink()
+    else:
+        words = lim.text.split(" ", 1)[1]  # the wording past its first word, as the page has it
+        new = "" if edit == "cut" else note.replace(f" {words}</li>", " (not a concern here)</li>")
+        assert new != note
+        page.write_text(html.replace(note, new, 1), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    messages = [str(p) for p in verify_site(site)]
+    cut_text = lim.text[:80]
+    expected = {
+        "cut": [f'{site}/{OFFLOAD}: lacks the limitation {anchor} of {OFFLOAD_SHA[:12]} ({lim.rule_id}: "{cut_text}"): '
+                "a caveat of the record was cut from its page"],
+        "reworded": [f'{site}/{OFFLOAD}: shows the limitation {anchor} of {OFFLOAD_SHA[:12]} as '
+                     f'"{lim.text.split(" ", 1)[0]} (not a concern here)", but the record\'s reads "{cut_text}" ({lim.rule_id}): '
+                     "the page was edited"],
+        "page removed": [f"{site}/records/llm-cpu-offload/2026-09-27.json: no page shows this record's audit block and "
+                         "limitations: its page was removed or cut"],
+    }[edit]
+    assert messages == expected
