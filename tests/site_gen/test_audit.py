@@ -4,6 +4,7 @@ hash the ledger does not seal, an edited ledger or SHA256SUMS are each reported;
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -15,7 +16,7 @@ from benchledger.cli.main import main
 from site_gen.audit import verify_site
 
 from tests.pools import force_process_pool
-from tests.site_gen.site_support import build, chart_edited
+from tests.site_gen.site_support import ROOT, build, chart_edited
 
 
 @pytest.fixture(scope="module")
@@ -734,3 +735,25 @@ def test_a_limitation_cut_from_its_record_s_page_or_reworded_is_reported(site, e
                          "limitations: its page was removed or cut"],
     }[edit]
     assert messages == expected
+
+
+def test_a_record_saying_in_its_own_words_what_a_rule_says_passes(tmp_path):
+    """Its page shows the words once, under the first of the two limitations' rules: the audit
+    holds the note to either, so a record's text cannot make an honest page fail."""
+    from benchledger.records.store import Store
+    from site_gen.build import build_site
+    from site_gen.context import BuildOptions
+    from site_gen.limitations import find_limitations
+
+    data = json.loads((ROOT / "records" / "llm-cpu-offload" / "2026-09-27.json").read_bytes())
+    rule = next(lim for lim in find_limitations(data) if lim.source == "generator" and lim.scope == "")
+    data["limitations"].insert(0, rule.text)
+    (tmp_path / "records").mkdir()
+    Store(tmp_path / "records").seal_bytes(json.dumps(data, indent=1).encode(), "gsh-llm-core-article/1", "echo.json")
+    (tmp_path / "articles").mkdir()
+    site = build_site(tmp_path / "records", tmp_path / "site", cache_dir=tmp_path / "cache",
+                      options=BuildOptions(articles_dir=tmp_path / "articles")).out_dir
+    page = (site / "articles" / "echo.html").read_text(encoding="utf-8")
+    [note] = [n for n in _limitation_notes(page) if html.escape(rule.text) in n]
+    assert note.count('<span id="lim-') == 2 and ">record-limitation</span>" in note
+    assert verify_site(site) == []
