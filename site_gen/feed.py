@@ -65,10 +65,10 @@ def written_site_url(feed: str, feed_path: str) -> str | None:
     """The site URL the feed at `feed_path` was written with ("" for none), read back from its
     self link (`verify --site` makes its entries again so); None when it has no self link as
     `atom_feed` writes one."""
-    found = re.search(r'\n  <link rel="self" href="([^"]*)"/>\n', feed)
-    if found is None:
+    found = re.search(r"""\n  <link rel="self" href=("[^"]*"|'[^']*')/>\n""", feed)  # xml_attr quotes either way
+    self_link = htmllib.unescape(found.group(1)[1:-1]) if found else None
+    if self_link is None or xml_attr(self_link) != found.group(1):
         return None
-    self_link = htmllib.unescape(found.group(1))
     if self_link == feed_link(feed_path, feed_path=feed_path, site_url=""):
         return ""
     return self_link[: -len(feed_path) - 1] if self_link.endswith(f"/{feed_path}") else None

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from site_gen.articles import Article
-from site_gen.feed import atom_feed
+from site_gen.feed import atom_feed, written_site_url
 
 from .authored_support import build_pages, copy_project, write_article
 
@@ -42,6 +44,15 @@ def test_absolute_links_with_site_url_relative_without():
     assert with_url.find(f"{ATOM}link").get("href") == "https://bench.example/sub/posts/feed.xml"
     without = ET.fromstring(feed(a))
     assert without.find(f"{ATOM}entry/{ATOM}link").get("href") == "one.html"
+
+
+@pytest.mark.parametrize("site_url", ["", "https://bench.example/sub", "https://bench.example/a&b/", 'https://bench.example/"q"/'])
+def test_the_site_url_is_read_back_from_the_self_link(site_url):
+    """`verify --site` makes a feed's change entries again from the site URL it was written with
+    (a quote in it makes xml_attr quote the link with apostrophes)."""
+    written = feed([article("one", "2026-01-01")], site_url).decode()
+    assert written_site_url(written, "posts/feed.xml") == site_url.rstrip("/")
+    assert written_site_url(written.replace('<link rel="self"', '<link rel="alternate"'), "posts/feed.xml") is None
 
 
 def test_text_is_escaped_and_output_deterministic():
