@@ -41,6 +41,7 @@ from site_gen.checksums import check_site_files
 from site_gen.explorer import ASSETS_DIR as EXPLORER_DATA, rounded
 from site_gen.formula import recompute
 from site_gen.log_audit import check_site_log
+from site_gen.page import output_path
 from site_gen.pages.audit import SUMS_NAME, sha256sums
 from site_gen.quantity import DIGITS, MAX_DIGITS, Formatted, axis_number, declared_unit, format_value, ladder, rescaled
 from site_gen.static_chart import static_sha256, static_spec, svg_path
@@ -165,7 +166,6 @@ class SiteAudit:
         """Each series the served records hold (a `history.SeriesReport`), by the site path of
         its page, as change detection finds it again; None when a record is not served intact
         (the steps that read records say so), since no series can then be made again."""
-        from site_gen.dirty_build import output_path
         from site_gen.history import history, series_path  # change detection: numpy and scipy, for these steps only
 
         records = []
@@ -850,7 +850,6 @@ def check_change_listings(audit: SiteAudit) -> list[Problem]:
     in the Atom feed (none added), and every claim any page shows (a write-up's `change`
     citation as much as a series page's)."""
     from site_gen.claim import change_entries, claim_html, index_changes
-    from site_gen.dirty_build import output_path
     from site_gen.feed import FEED, entry_lines, written_site_url
     from site_gen.history import HISTORY_INDEX, series_path
     from site_gen.templating import url

@@ -36,6 +36,7 @@ from benchledger.files import stat_identity
 from benchledger.records import cache_mac
 from benchledger.records.digest import sha256_hex
 from site_gen.checksums import SUMS_NAME, parse_sums
+from site_gen.page import output_path
 
 STATE_VERSION = 1
 STATE_NAME = "mkdocs-state.json"  # in the build's cache folder
@@ -54,11 +55,6 @@ class Plan:
     reason: str
     delete: tuple[str, ...] = ()  # site-relative outputs to delete before a dirty build
     anchors: dict[str, list[str]] | None = None  # skipped pages' anchors, for the hooks
-
-
-def output_path(docs_rel: str) -> str:
-    """Where MkDocs writes the docs file `docs_rel` (no directory URLs: a.md -> a.html)."""
-    return docs_rel[: -len(".md")] + ".html" if docs_rel.endswith(".md") else docs_rel
 
 
 def site_manifest(out_dir: Path) -> dict[str, list[int]]:

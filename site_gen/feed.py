@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from site_gen.escape import xml_attr, xml_text
+from site_gen.page import output_path
 
 if TYPE_CHECKING:
     from site_gen.articles import Article
@@ -49,7 +50,7 @@ class _Block(NamedTuple):
 def article_url(site_url: str, page_path: str) -> str:
     """The published URL of the page at docs path `page_path` (`.md` -> `.html`), absolute
     under `site_url`, or the bare site path when there is none."""
-    path = page_path[: -len(".md")] + ".html" if page_path.endswith(".md") else page_path
+    path = output_path(page_path)
     return f"{site_url.rstrip('/')}/{path}" if site_url else path
 
 

@@ -14,6 +14,12 @@ from benchledger.errors import BuildError, os_reason
 from benchledger.records.digest import sha256_hex
 
 
+def output_path(docs_rel: str) -> str:
+    """Where MkDocs writes the docs file `docs_rel` (no directory URLs: a.md -> a.html): what a
+    link to it, the feed and `verify --site` name."""
+    return docs_rel[: -len(".md")] + ".html" if docs_rel.endswith(".md") else docs_rel
+
+
 @dataclass(frozen=True)
 class StoredAsset:
     """An asset's bytes as a render-cache blob holds them, named by their SHA-256: read only if

@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from benchledger.errors import Problem
 from site_gen import escape, raw_html
+from site_gen.page import output_path
 from site_gen.quantity import counted
 from site_gen.resources import template_names, templates_dir
 
@@ -23,9 +24,7 @@ from site_gen.resources import template_names, templates_dir
 def url(from_page: str, target: str) -> str:
     """A relative URL from the page at docs path `from_page` to docs path `target`, as the built
     site has it (`.md` -> `.html`), for links inside raw HTML (which MkDocs does not rewrite)."""
-    if target.endswith(".md"):
-        target = target[: -len(".md")] + ".html"
-    return Markup(html.escape(escape.url_path(relative_path(target, posixpath.dirname(from_page))), quote=True))
+    return Markup(html.escape(escape.url_path(relative_path(output_path(target), posixpath.dirname(from_page))), quote=True))
 
 
 def relative_path(target: str, start: str) -> str:
