@@ -3,9 +3,9 @@ ledger it serves: every file against the site-wide SHA256SUMS (none missing, alt
 the ledger's chain; every served record's bytes against the ledger and
 SHA256SUMS; every hash a page states; the head against the audit page and `--expect-head`; every
 displayed number against the value in the served record under the formatting rule; every
-record's limitations on its page; every chart's data; what the series pages, the history index, the feed and any claim say against
-change detection run again on the served records; no load from another host; and the signed
-log (site_gen.log_audit). Reports every problem at once."""
+record's limitations on its page; every chart's data; what the series pages, the history index,
+the feed and any claim say against change detection run again on the served records; no load
+from another host; and the signed log (site_gen.log_audit). Reports every problem at once."""
 
 from __future__ import annotations
 
@@ -122,6 +122,11 @@ class SiteAudit:
         """A site file as problems name it: under the site folder as given, as the other
         steps (SHA256SUMS, the served records) name theirs."""
         return (self.site / rel).as_posix()
+
+    @cached_property
+    def texts(self) -> dict[str, str]:
+        """Each page's text by its site path (`pages`)."""
+        return {rel: text for rel, _, text in self.pages}
 
     @cached_property
     def pages(self) -> list[tuple[str, Path, str]]:
@@ -815,7 +820,7 @@ def check_detected_changes(audit: SiteAudit) -> list[Problem]:
     from site_gen.history import case_labels
     from site_gen.tables import html_row
 
-    texts = {rel: text for rel, _, text in audit.pages}
+    texts = audit.texts
     problems = []
     for rel, report in (audit.series or {}).items():
         found = f"{len(report.changes)} change(s)" + (f" ({', '.join(c.slug for c in report.changes)})" if report.changes else "")
@@ -858,7 +863,7 @@ def check_change_listings(audit: SiteAudit) -> list[Problem]:
         return []  # a record not served intact: the steps that read records say so
     reports = list(audit.series.values())
     problems = []
-    texts = {rel: text for rel, _, text in audit.pages}
+    texts = audit.texts
     index = output_path(HISTORY_INDEX)
     if reports and index in texts \
             and index_changes(reports, lambda report: url(HISTORY_INDEX, series_path(report.series))) not in texts[index]:
@@ -915,12 +920,10 @@ def check_every_file(audit: SiteAudit) -> list[Problem]:
 
 
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
-         check_derived_numbers, check_displayed_text, check_limitations, check_explorer_data, check_chart_data, check_detected_changes,
-         check_change_listings, check_no_external_loads)
+         check_derived_numbers, check_displayed_text, check_limitations, check_explorer_data, check_chart_data,
+         check_detected_changes, check_change_listings, check_no_external_loads)
 
 _MISSING = object()
-# Where a series page tells a track's findings: under its chart's heading, or in its row of the
-# tracks not charted (claim.track_findings, claim.uncharted_row), the first such place a track has.
 # A claim as claim.claim_html writes it: its text and title escaped, so its first </span> ends it.
 _CLAIM_SPAN = re.compile(r'<span class="bl-claim[ "][^>]*>[^<]*</span>')
 # A record page's limitation note as pages/records/base.py writes it (its words escaped, so
@@ -928,6 +931,8 @@ _CLAIM_SPAN = re.compile(r'<span class="bl-claim[ "][^>]*>[^<]*</span>')
 _LIMITATION_ITEM = re.compile(r'<li class="bl-lim bl-lim-([a-z]+)">((?:<span id="lim-[0-9a-f]+"></span>)+)'
                               r'<span class="bl-lim-rule" title="[^"]*">([^<]*)</span> ([^<]*)</li>')
 _LIMITATION_ID = re.compile(r'<span id="(lim-[0-9a-f]+)"></span>')
+# Where a series page tells a track's findings: under its chart's heading, or in its row of the
+# tracks not charted (claim.track_findings, claim.uncharted_row), the first such place a track has.
 _TRACK_ANCHOR = re.compile(r'(<h3|      <td><span) id="track-(\d+)">')
 _SPEC_URL = re.compile(r'"url"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])([^'")\s]+)""")

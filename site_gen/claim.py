@@ -163,6 +163,7 @@ def change_entries(reports: Sequence[SeriesReport], sealed_at: Mapping[str, str]
             ))
     return out
 
+
 def has_change(findings) -> bool:
     """Whether one of a track's findings is a detected change."""
     return any(f.claim.verdict == CHANGED for f in findings)

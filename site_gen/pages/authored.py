@@ -62,8 +62,9 @@ class AuthoredArticles(PageKind):
                 problems.extend(err.problems)
         if problems:
             raise ProblemsError(problems, f"{len(problems)} problem(s) in articles")
+        changes = change_entries(site.history, {e.sha256: e.sealed_at for e in site.entries})
         feed = atom_feed(articles, feed_path=FEED, page_paths={a.slug: article_path(a) for a in articles},
-                         site_name=site.options.site_name, site_url=site.options.site_url, extra=change_entries(site.history, {e.sha256: e.sealed_at for e in site.entries}))
+                         site_name=site.options.site_name, site_url=site.options.site_url, extra=changes)
         tags = sorted({t for a in articles for t in a.tags})
         # titled as the navigation names it: "Articles" is the home page's (the records' articles)
         pages.append(self.listing(site, INDEX, "Write-ups", articles, tags, show_tags=True, assets={FEED: feed},
