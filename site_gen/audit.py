@@ -135,6 +135,17 @@ class SiteAudit:
         return [(p.relative_to(self.site).as_posix(), p, p.read_text(encoding="utf-8", errors="replace"))
                 for p in sorted(self.site.rglob("*")) if p.suffix.lower() in _PAGE_SUFFIXES and p.is_file()]
 
+    @cached_property
+    def record_pages(self) -> dict[str, str]:
+        """The site path of each record's page, by the record's sha256: the first page holding
+        the record's audit block."""
+        out: dict[str, str] = {}
+        for rel, page, text in self.pages:
+            if page.suffix.lower() != ".svg" and 'class="bl-audit"' in text:
+                for sha, _, _ in _AUDIT_BLOCK.findall(text):
+                    out.setdefault(sha, rel)
+        return out
+
     def scan(self, rel: str) -> "Scanned":
         """What the page at `rel` loads and the traced numbers it shows (every page parsed once,
         for every step that reads its elements)."""
@@ -351,34 +362,31 @@ def check_limitations(audit: SiteAudit) -> list[Problem]:
     caveat cut from a record's page, or reworded, no longer passes."""
     from site_gen.limitations import find_limitations
 
-    problems, paged = [], set()
-    for rel, page, text in audit.pages:
-        if page.suffix.lower() == ".svg" or 'class="bl-audit"' not in text:
-            continue
+    problems = []
+    for sha, rel in audit.record_pages.items():
+        data = audit.record_data(sha)
+        if data is None:
+            continue  # not served intact: said by the steps that read records
+        text = audit.texts[rel]
         shown = {anchor: (source, rule, words) for source, anchors, rule, words in _LIMITATION_ITEM.findall(text)
                  for anchor in _LIMITATION_ID.findall(anchors)}
-        for sha in dict.fromkeys(sha for sha, _, _ in _AUDIT_BLOCK.findall(text)):
-            paged.add(sha)
-            data = audit.record_data(sha)
-            if data is None:
-                continue  # not served intact: said by the steps that read records
-            lims = find_limitations(data)
-            # a note shows its text once, under the first rule of those with that text: a record
-            # may say in its own words what a rule says
-            named: dict[str, set[tuple[str, str]]] = {}
-            for lim in lims:
-                named.setdefault(lim.text, set()).add((lim.source, escape.html(lim.rule_id)))
-            for lim in lims:
-                found = shown.get(lim.anchor)
-                if found is None:
-                    problems.append(Problem(audit.shown(rel), "", f"lacks the limitation {lim.anchor} of {sha[:12]} ({lim.rule_id}: "
-                                                                  f"{_q(lim.text[:80])}): a caveat of the record was cut from its page"))
-                elif found[2] != escape.html(lim.text) or found[:2] not in named[lim.text]:
-                    problems.append(Problem(audit.shown(rel), "", f"shows the limitation {lim.anchor} of {sha[:12]} as "
-                                                                  f"{_q(htmllib.unescape(found[2])[:80])}, but the record's reads "
-                                                                  f"{_q(lim.text[:80])} ({lim.rule_id}): the page was edited"))
+        lims = find_limitations(data)
+        # a note shows its text once, under the first rule of those with that text: a record may
+        # say in its own words what a rule says
+        named: dict[str, set[tuple[str, str]]] = {}
+        for lim in lims:
+            named.setdefault(lim.text, set()).add((lim.source, escape.html(lim.rule_id)))
+        for lim in lims:
+            found = shown.get(lim.anchor)
+            if found is None:
+                problems.append(Problem(audit.shown(rel), "", f"lacks the limitation {lim.anchor} of {sha[:12]} ({lim.rule_id}: "
+                                                              f"{_q(lim.text[:80])}): a caveat of the record was cut from its page"))
+            elif found[2] != escape.html(lim.text) or found[:2] not in named[lim.text]:
+                problems.append(Problem(audit.shown(rel), "", f"shows the limitation {lim.anchor} of {sha[:12]} as "
+                                                              f"{_q(htmllib.unescape(found[2])[:80])}, but the record's reads "
+                                                              f"{_q(lim.text[:80])} ({lim.rule_id}): the page was edited"))
     for entry in audit.read.entries:
-        if entry.sha256 not in paged and audit.record_data(entry.sha256) is not None:
+        if entry.sha256 not in audit.record_pages and audit.record_data(entry.sha256) is not None:
             problems.append(Problem(audit.shown(f"{RECORDS}/{entry.path}"), "", "no page shows this record's audit block and "
                                                                                 "limitations: its page was removed or cut"))
     return problems
@@ -809,16 +817,19 @@ def local_references(html: str) -> list[str]:
     return parser.local
 
 
-def check_detected_changes(audit: SiteAudit) -> list[Problem]:
+def check_series_pages(audit: SiteAudit) -> list[Problem]:
     """Each series page says, to the byte, what change detection (site_gen.history, with the rule
     every site uses) finds in the served records: its "Detected changes", or that none was found,
     and along each track its claims or what it could have found (above the track's chart, or in
-    its row of the tracks not charted, with its first and last values). A change left out,
-    added, moved to another record or retold (a regression called an improvement) no longer
-    passes, and neither does a series' page removed or a track's findings cut from it."""
-    from site_gen.claim import changes_block, track_findings, uncharted_row
+    its row of the tracks not charted, with its first and last values); and it states the series
+    as the served records give it: its lede, the setup every record shares and the records along
+    it (site_gen/series_page.py). A change left out, added, moved to another record or retold (a
+    regression called an improvement) no longer passes, and neither does a series' page removed,
+    a track's findings cut from it, or a record or a setting of the series edited on it."""
+    from site_gen.claim import changes_block, track_findings
     from site_gen.history import case_labels
-    from site_gen.tables import html_row
+    from site_gen.series_page import lede, records_table, setup_table, uncharted_row
+    from site_gen.tables import html_row, table_html
 
     texts = audit.texts
     problems = []
@@ -833,6 +844,13 @@ def check_detected_changes(audit: SiteAudit) -> list[Problem]:
             problems.append(Problem(audit.shown(rel), "", f"does not say what change detection finds in the served records of "
                                                           f"this series, {found}: its \"Detected changes\" was edited"))
         labels = case_labels(report.series)
+        paged = all(sha in audit.record_pages for sha in report.series.records)  # else said by check_limitations
+        for what, expected in (("lede", lede(report, rel)), ("setup table", table_html(*setup_table(report))),
+                               ("records table", table_html(*records_table(report, labels, rel, audit.record_pages.get))
+                                if paged else "")):
+            if expected not in text:
+                problems.append(Problem(audit.shown(rel), "", f"does not state the series {report.title[:80]!r} as its served "
+                                                              f"records give it: its {what} was edited"))
         anchors: dict[int, re.Match] = {}
         for anchor in _TRACK_ANCHOR.finditer(text):  # one scan of the page for every track's place
             anchors.setdefault(int(anchor.group(2)), anchor)
@@ -921,7 +939,7 @@ def check_every_file(audit: SiteAudit) -> list[Problem]:
 
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
          check_derived_numbers, check_displayed_text, check_limitations, check_explorer_data, check_chart_data,
-         check_detected_changes, check_change_listings, check_no_external_loads)
+         check_series_pages, check_change_listings, check_no_external_loads)
 
 _MISSING = object()
 # A claim as claim.claim_html writes it: its text and title escaped, so its first </span> ends it.

@@ -13,7 +13,7 @@ from site_gen import escape
 from site_gen.changes.claims import CHANGED, EQUIVALENT
 from site_gen.feed import FeedEntry
 from site_gen.history import Finding, SeriesReport, finding_json, series_path
-from site_gen.quantity import format_number, format_value
+from site_gen.quantity import format_number
 
 
 def percent(ratio: float) -> str:
@@ -186,24 +186,6 @@ def track_findings(report: SeriesReport, labels: list[str], index: int) -> str:
     summary = "" if has_change(findings) else f'<p class="bl-no-change">{escape.html(no_change_text(track, report.rule))}</p>\n'
     claims = f'<ul class="bl-claims">\n{"".join(items)}\n</ul>\n' if items else ""
     return f'<h3 id="track-{index}">{escape.html(track.label)}</h3>\n{summary}{claims}'
-
-
-UNCHARTED_COLUMNS = ("track", "records", "first", "last", "found")
-
-
-def uncharted_row(report: SeriesReport, labels: list[str], index: int) -> list[str]:
-    """A track's row (HTML cells, UNCHARTED_COLUMNS) where its series page has no room for its
-    chart: its anchor (`change` citations link to it), how many records have it, the first and
-    last of them with their values, and what was found. `verify --site` makes it again."""
-    track, findings = report.tracks[index], report.findings_of(index)
-    first, last = track.observations[0], track.observations[-1]
-    return [
-        f'<span id="track-{index}">{escape.html(track.label)}</span>',
-        str(len(track.observations)),
-        escape.html(f"{labels[track.positions[0]]}: {format_value(first.value, track.metric.unit)}"),
-        escape.html(f"{labels[track.positions[-1]]}: {format_value(last.value, track.metric.unit)}"),
-        "; ".join(claim_html(f) for f in findings) if has_change(findings) else escape.html(no_change_text(track, report.rule)),
-    ]
 
 
 def no_change_text(track, rule) -> str:

@@ -66,14 +66,22 @@ def html_table(table: pd.DataFrame, caption: str | None = None, cell: Callable[[
     by record text: a comparison's axis, a case's value) and are escaped here, always. Cells must
     already be safe HTML (escaped record text or markup from site_gen.quantity), or `cell` makes
     each value so (as `table.map(cell)` would, without building a second DataFrame per table)."""
+    # one conversion, not itertuples' column by column
+    return table_html(list(table.columns), table.to_numpy(dtype=object).tolist(), caption, cell)
+
+
+def table_html(columns: Iterable[object], rows: Iterable[Iterable[object]], caption: str | None = None,
+               cell: Callable[[object], str] | None = None) -> str:
+    """`html_table` of a table given as its column names and rows of cells: what `verify --site`
+    makes again, without pandas, to find on a page."""
     lines = ['<table class="dataframe bl-table">']
     if caption:
         lines.append(f"<caption>{escape.html(caption)}</caption>")
     # a table's header row is no passage to quote: search excerpts read "field value. Run. ..."
     lines += ["  <thead data-pagefind-ignore>", "    <tr>"]
-    lines += [f'      <th scope="col">{escape.html(c)}</th>' for c in table.columns]
+    lines += [f'      <th scope="col">{escape.html(c)}</th>' for c in columns]
     lines += ["    </tr>", "  </thead>", "  <tbody>"]
-    for row in table.to_numpy(dtype=object).tolist():  # one conversion, not itertuples' column by column
+    for row in rows:
         lines += ["    <tr>", html_row(row if cell is None else map(cell, row)), "    </tr>"]
     lines += ["  </tbody>", "</table>"]
     return "\n".join(lines)

@@ -12,18 +12,18 @@ import statistics
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from benchledger.cases.base import Measure, Role
+from benchledger.cases.base import Measure
 from benchledger.cases.registry import KINDS
 from site_gen import escape, raw_html
 from site_gen.changes.claims import CHANGED
 from site_gen.changes.detection import E_DIVISIVE
 from site_gen.changes.observation import Observation
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
-from site_gen.claim import (UNCHARTED_COLUMNS, changes_block, claim_kind, claim_label, claim_text, has_change,
-                            index_changes, track_findings, uncharted_row)
+from site_gen.claim import changes_block, claim_kind, claim_label, claim_text, has_change, index_changes, track_findings
 from site_gen.history import HISTORY_INDEX, Finding, SeriesReport, Track, case_labels, series_path, setup_items
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
+from site_gen.series_page import UNCHARTED_COLUMNS, lede, records_table, setup_table, uncharted_row
 from site_gen.quantity import Trace, counted
 from site_gen.tables import frame, html_table, object_frame
 from site_gen.templating import url
@@ -80,27 +80,6 @@ def _range(sha256: str, measure: Measure, obs: Observation) -> tuple[float | Non
     return obs.minimum, obs.maximum, (Trace(sha256, low_at), Trace(sha256, high_at))
 
 
-def _records_table(site: "SiteContext", report: SeriesReport, labels: list[str], path: str) -> str:
-    kind = KINDS[report.series.schema]
-    date = next((f.name for f in kind.fields_of(Role.CONTEXT) if f.ordered and f.name != report.series.field
-                 and f.name in report.series.cases[0].values), None)
-    rows = []
-    for i, case in enumerate(report.series.cases):
-        view = site.view(case.record_sha256)
-        row = {
-            "#": str(i + 1),
-            kind.field(report.series.field).label: escape.html(labels[i]),
-            "record": f'<a href="{url(path, view.page_path)}">{escape.html(case.record_path)}</a>',
-            "case": escape.html(case.label),
-            "sha256": f'<code title="{case.record_sha256}">{case.record_sha256[:12]}</code>',
-        }
-        if date:
-            row[kind.field(date).label] = escape.html(case.values[date].text)
-        rows.append(row)
-    columns = ["#", kind.field(report.series.field).label] + ([kind.field(date).label] if date else []) + ["record", "case", "sha256"]
-    return html_table(frame(rows, columns))
-
-
 def _track_section(site: "SiteContext", report: SeriesReport, labels: list[str], track: Track, index: int,
                    path: str) -> tuple[str, dict[str, bytes]]:
     html, assets = _chart(site, report, labels, track, report.findings_of(index), index, path)
@@ -118,35 +97,26 @@ def charted_tracks(report: SeriesReport) -> list[int]:
     return sorted(ranked[:MAX_TRACK_CHARTS])
 
 
-def _uncharted_table(report: SeriesReport, labels: list[str], indices: list[int]) -> str:
-    """One row per track not drawn (`claim.uncharted_row`)."""
-    return html_table(object_frame([uncharted_row(report, labels, i) for i in indices], list(UNCHARTED_COLUMNS)))
+def _table(columns: list[str], rows: list[list[str]]) -> str:
+    """A table of the page (site_gen/series_page.py), through pandas as every page's."""
+    return html_table(object_frame(rows, columns))
 
 
 def series_page(site: "SiteContext", report: SeriesReport) -> Page:
     """The page of one series."""
     path = page_path(report)
-    kind = KINDS[report.series.schema]
-    series = report.series
     title = report.title
-    field_label = kind.field(series.field).label
+    field_label = KINDS[report.series.schema].field(report.series.field).label
     # (is generated HTML, text): headings stay Markdown, HTML runs become raw blocks
     parts: list[tuple[bool, str]] = [(False, f"# {escape.text(title)}")]
-    parts.append((True, f'<p class="bl-lede">{counted(len(series.cases), "case")} from {counted(len(series.records), "record")} of <code>{series.schema}</code> '
-                  f"that agree on every identity field"
-                  + (f" and on every other axis field, ordered by {escape.html(field_label)}." if series.along_axis else
-                     f" and on every axis field (repeats of one setup), ordered by {escape.html(field_label)}.")
-                  + f' How changes are found and called: <a href="{url(path, "methodology.md")}#change-detection">methodology</a>.</p>'))
+    parts.append((True, lede(report, path)))
     parts.append((True, changes_block(report, field_label)))
-    identity = [{"field": escape.html(kind.field(n).label), "value": escape.html(v), "role": "identity"}
-                for n, v in series.identity]
-    fixed = [{"field": escape.html(kind.field(n).label), "value": escape.html(v), "role": "held fixed"}
-             for n, v in series.fixed if v != "n/a"]
     parts.append((True, "<details class=\"bl-setup\"><summary>The setup every record shares</summary>\n"
-                  + html_table(frame(identity + fixed, ["field", "value", "role"])) + "\n</details>"))
+                  + _table(*setup_table(report)) + "\n</details>"))
     parts.append((False, "## Records"))
     labels = case_labels(report.series)  # once per page: every track and the records table use them
-    parts.append((True, "<div class=\"bl-scroll bl-listing\">" + _records_table(site, report, labels, path) + "</div>"))
+    records = records_table(report, labels, path, lambda sha256: site.view(sha256).page_path)
+    parts.append((True, "<div class=\"bl-scroll bl-listing\">" + _table(*records) + "</div>"))
     parts.append((False, "## Metrics along the series"))
     charted = charted_tracks(report)
     uncharted = sorted(set(range(len(report.tracks))) - set(charted))
@@ -164,7 +134,8 @@ def series_page(site: "SiteContext", report: SeriesReport) -> Page:
         assets.update(more)
     if uncharted:
         parts.append((False, "### Tracks not charted {#uncharted}"))
-        parts.append((True, "<div class=\"bl-scroll bl-listing\">" + _uncharted_table(report, labels, uncharted) + "</div>"))
+        rows = [uncharted_row(report, labels, i) for i in uncharted]
+        parts.append((True, "<div class=\"bl-scroll bl-listing\">" + _table(list(UNCHARTED_COLUMNS), rows) + "</div>"))
     return Page(path, title, raw_html.join(parts), assets)
 
 

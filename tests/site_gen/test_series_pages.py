@@ -436,3 +436,26 @@ def test_a_track_s_row_among_those_not_charted_is_audited(tmp_path, monkeypatch,
     assert _audit_edited(capped, tmp_path, edit) == [
         f"SITE/{SERIES}: track-{i}: does not say what change detection finds along {html.unescape(label)!r} in the served "
         "records (0 claim(s)), above its chart or in its row: the page was edited"]
+
+
+@pytest.mark.parametrize("edit", ["lede", "setup table", "records table"])
+def test_the_series_stated_otherwise_than_its_records_give_it_is_reported(drop_site, tmp_path, edit):
+    """A series page's lede (how many cases of which records), the setup every record shares and
+    the table of its records are made again from the served records: a case count, a model or a
+    record's hash edited on the page passed."""
+    def lede(text):
+        return text.replace('<p class="bl-lede">8 cases from 8 records', '<p class="bl-lede">9 cases from 9 records', 1)
+
+    def setup(text):
+        table = text.split('<details class="bl-setup">', 1)[1].split("</details>", 1)[0]
+        cell = re.findall(r"<td>([^<]*)</td>\s*<td>identity</td>", table)[0]
+        return text.replace(table, table.replace(f"<td>{cell}</td>", f"<td>{cell}-Instruct-AWQ</td>", 1), 1)
+
+    def records(text):
+        short = re.search(r'<code title="([0-9a-f]{64})">([0-9a-f]{12})</code>', text).group(2)
+        return text.replace(f">{short}</code>", f">{short[::-1]}</code>", 1)
+
+    messages = _audit_edited(drop_site, tmp_path, {"lede": lede, "setup table": setup, "records table": records}[edit])
+    title = re.search(r"<title>([^<]*?) - ", (drop_site / SERIES).read_text()).group(1)
+    assert messages == [f"SITE/{SERIES}: does not state the series {html.unescape(title)[:80]!r} as its served records give it: "
+                        f"its {edit} was edited"], messages

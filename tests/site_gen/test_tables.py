@@ -4,7 +4,7 @@ pandas rendering), with a caption when asked; headers and the caption are text, 
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from site_gen import escape
@@ -23,6 +23,7 @@ def pandas_html(table) -> str:
             .replace("<th>", '<th scope="col">'))  # and its cells say which way they head
 
 
+@settings(deadline=None)  # the first example imports pandas (a quarter second), in `frame`
 @given(st.lists(st.from_regex(WORDS, fullmatch=True), min_size=1, max_size=4, unique=True), st.data())
 def test_same_bytes_as_pandas(columns, data):
     rows = data.draw(st.lists(st.fixed_dictionaries({c: cells for c in columns}), max_size=4))

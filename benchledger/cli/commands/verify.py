@@ -41,8 +41,9 @@ def add_arguments(parser):
                              "stated bytes, every traced number and piece of record text against its record, every derived number against its formula, "
                              "every record's page against the record's limitations, "
                              "every chart's points and the table behind it against their records, "
-                             "every series page's detected changes and each track's findings, the history index's changes, the "
-                             "feed's change entries and every claim shown against change detection run on the served records, "
+                             "every series page (its records, setup, detected changes and each track's findings), the history "
+                             "index's changes, the feed's change entries and every claim shown against the served records and "
+                             "change detection run on them, "
                              "and the signed transparency log (checkpoint, inclusion and consistency proofs)")
     parser.add_argument("--vkey", type=text, action="append", default=[], metavar="KEY",
                         help="with --site: a verifier key (NAME+KEYID+BASE64) you trust; the site's checkpoint must be "

@@ -1,0 +1,76 @@
+"""What a series page states about its series besides its claims (site_gen/claim.py), as the
+HTML the page writes: its lede, the setup every record shares, the records along the series and
+a row per track not charted. Tables come as column names and rows of HTML cells; the page kind
+(pages/series.py) renders them and `verify --site` makes them again from the served records and
+finds them on the page (`tables.table_html`, `tables.html_row`), so neither needs the other's
+code paths."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from benchledger.cases.base import Role
+from benchledger.cases.registry import KINDS
+from site_gen import escape
+from site_gen.claim import claim_html, has_change, no_change_text
+from site_gen.history import SeriesReport
+from site_gen.quantity import counted, format_value
+from site_gen.templating import url
+
+UNCHARTED_COLUMNS = ("track", "records", "first", "last", "found")
+
+
+def lede(report: SeriesReport, path: str) -> str:
+    """The page's first paragraph (HTML): how many cases from how many records of which kind,
+    what they agree on, what orders them, and a link to the rule (`path`: the page's)."""
+    series = report.series
+    field_label = escape.html(KINDS[series.schema].field(series.field).label)
+    return (f'<p class="bl-lede">{counted(len(series.cases), "case")} from {counted(len(series.records), "record")} of '
+            f"<code>{series.schema}</code> that agree on every identity field"
+            + (f" and on every other axis field, ordered by {field_label}." if series.along_axis else
+               f" and on every axis field (repeats of one setup), ordered by {field_label}.")
+            + f' How changes are found and called: <a href="{url(path, "methodology.md")}#change-detection">methodology</a>.</p>')
+
+
+def setup_table(report: SeriesReport) -> tuple[list[str], list[list[str]]]:
+    """The setup every record of the series shares: each identity field and each axis field
+    held fixed, with its value."""
+    kind = KINDS[report.series.schema]
+    rows = [[escape.html(kind.field(n).label), escape.html(v), "identity"] for n, v in report.series.identity]
+    rows += [[escape.html(kind.field(n).label), escape.html(v), "held fixed"] for n, v in report.series.fixed if v != "n/a"]
+    return ["field", "value", "role"], rows
+
+
+def records_table(report: SeriesReport, labels: list[str], path: str,
+                  page_of: Callable[[str], str]) -> tuple[list[str], list[list[str]]]:
+    """One row per case along the series: its place, its label (`labels`, history.case_labels),
+    its date where the kind has one besides the series field, its record linked to the record's
+    page (`page_of`: a record sha256's page path; `path`: this page's), its case and its hash."""
+    kind = KINDS[report.series.schema]
+    series = report.series
+    date = next((f.name for f in kind.fields_of(Role.CONTEXT) if f.ordered and f.name != series.field
+                 and f.name in series.cases[0].values), None)
+    columns = ["#", kind.field(series.field).label] + ([kind.field(date).label] if date else []) + ["record", "case", "sha256"]
+    rows = []
+    for i, case in enumerate(series.cases):
+        rows.append([str(i + 1), escape.html(labels[i])] + ([escape.html(case.values[date].text)] if date else []) + [
+            f'<a href="{url(path, page_of(case.record_sha256))}">{escape.html(case.record_path)}</a>',
+            escape.html(case.label),
+            f'<code title="{case.record_sha256}">{case.record_sha256[:12]}</code>',
+        ])
+    return columns, rows
+
+
+def uncharted_row(report: SeriesReport, labels: list[str], index: int) -> list[str]:
+    """A track's row (HTML cells, UNCHARTED_COLUMNS) where its series page has no room for its
+    chart: its anchor (`change` citations link to it), how many records have it, the first and
+    last of them with their values, and what was found."""
+    track, findings = report.tracks[index], report.findings_of(index)
+    first, last = track.observations[0], track.observations[-1]
+    return [
+        f'<span id="track-{index}">{escape.html(track.label)}</span>',
+        str(len(track.observations)),
+        escape.html(f"{labels[track.positions[0]]}: {format_value(first.value, track.metric.unit)}"),
+        escape.html(f"{labels[track.positions[-1]]}: {format_value(last.value, track.metric.unit)}"),
+        "; ".join(claim_html(f) for f in findings) if has_change(findings) else escape.html(no_change_text(track, report.rule)),
+    ]
