@@ -27,6 +27,26 @@ def build(tmp: Path, records: Path | None = None, name: str = "site") -> BuildRe
     return build_site(records, tmp / name, cache_dir=tmp / "cache", options=BuildOptions(articles_dir=ROOT / "docs" / "articles"))
 
 
+def audited_after_edit(source: Path, tmp_path: Path, rel: str, edit: Callable[[str], str]) -> list[str]:
+    """`verify_site`'s findings, the site folder written SITE, on a copy of the built site
+    `source` whose file `rel` `edit` rewrote (it must change it) and whose SHA256SUMS is listed
+    again: a host that edits its pages and covers its tracks."""
+    import shutil
+
+    from site_gen.audit import verify_site
+    from site_gen.checksums import site_sums
+
+    site = tmp_path / "site"
+    shutil.copytree(source, site)
+    path = site / rel
+    text = path.read_text(encoding="utf-8")
+    edited = edit(text)
+    assert edited != text
+    path.write_text(edited, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    return [str(p).replace(str(site), "SITE") for p in verify_site(site)]
+
+
 def chart_table_cell_edited(html: str, old: str, new: str) -> str:
     """`html` with the first cell reading `old` in the first table behind a chart made `new`
     (a chart tampered with where its table agrees)."""

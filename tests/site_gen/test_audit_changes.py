@@ -6,17 +6,16 @@ again, passed before: only the series pages were checked against change detectio
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from site_gen.audit import verify_site
 from site_gen.build import build_site
-from site_gen.checksums import site_sums
 from site_gen.context import BuildOptions
 from site_gen.feed import FEED
 from tests.site_gen.authored_support import write_article
+from tests.site_gen.site_support import audited_after_edit
 from tests.site_gen.test_change_citation import CITE, _records, _store
 
 SITE_URL = "https://bench.example/ledger/"
@@ -34,20 +33,6 @@ def built(tmp_path_factory) -> Path:
                       options=BuildOptions(articles_dir=articles, site_url=SITE_URL)).out_dir
 
 
-def _edited(built: Path, tmp_path: Path, rel: str, edit) -> list[str]:
-    """The audit's findings on a copy of the site whose file `rel` `edit` rewrote, SHA256SUMS
-    listed again (as a host that edits its pages would)."""
-    site = tmp_path / "site"
-    shutil.copytree(built, site)
-    path = site / rel
-    text = path.read_text(encoding="utf-8")
-    edited = edit(text)
-    assert edited != text
-    path.write_text(edited, encoding="utf-8")
-    (site / "SHA256SUMS").write_bytes(site_sums(site))
-    return [str(p).replace(str(site), "SITE") for p in verify_site(site)]
-
-
 def _entry(feed: str) -> str:
     [entry] = re.findall(r"  <entry>\n(?:(?!  <entry>).)*?<category term=\"change\"/>.*?</entry>\n", feed, re.S)
     return entry
@@ -62,7 +47,7 @@ def test_the_site_as_built_passes_and_tells_its_change_everywhere(built):
 
 
 def test_the_history_index_s_list_edited_is_reported(built, tmp_path):
-    messages = _edited(built, tmp_path, "series/index.html", lambda text: text.replace("(worse)", "(better)", 1))
+    messages = audited_after_edit(built, tmp_path, "series/index.html", lambda text: text.replace("(worse)", "(better)", 1))
     assert messages == ["SITE/series/index.html: does not list what change detection finds in the served records, "
                         '1 change(s): its "Detected changes" was edited']
 
@@ -74,7 +59,7 @@ def test_a_feed_change_entry_edited_is_reported(built, tmp_path, edit):
     title = re.search(r"<title>(.*)</title>", entry).group(1)
     new = {"retold": entry.replace("<title>Regression: ", "<title>Change: ", 1).replace('    <category term="regression"/>\n', ""),
            "removed": "", "added": entry + entry.replace("Regression: ", "Regression again: ")}[edit]
-    messages = _edited(built, tmp_path, FEED, lambda text: text.replace(entry, new, 1))
+    messages = audited_after_edit(built, tmp_path, FEED, lambda text: text.replace(entry, new, 1))
     lacks = f"SITE/{FEED}: lacks the entry of the change {title[:80]!r} as change detection finds it in the served records: the feed was edited"
     assert messages == ([f"SITE/{FEED}: tells 2 changes, and change detection finds 1 in the served records: the feed was edited"]
                         if edit == "added" else [lacks])
@@ -85,7 +70,7 @@ def test_a_cited_claim_edited_in_a_write_up_is_reported(built, tmp_path):
         claim = re.search(r'<span class="bl-claim [^>]*>[^<]*</span>', text).group(0)
         return text.replace(claim, claim.replace("changed, worse</span>", "changed, better</span>"), 1)
 
-    messages = _edited(built, tmp_path, WRITE_UP, edit)
+    messages = audited_after_edit(built, tmp_path, WRITE_UP, edit)
     assert len(messages) == 1 and re.fullmatch(
         rf"SITE/{WRITE_UP}: shows a claim change detection does not make from the served records, "
         r"'−1\d\.\d%, changed, better': the page was edited", messages[0]), messages
@@ -93,6 +78,6 @@ def test_a_cited_claim_edited_in_a_write_up_is_reported(built, tmp_path):
 
 def test_a_feed_whose_self_link_is_not_benchledger_s_is_reported(built, tmp_path):
     """Its change entries' links are made from the site URL its self link was written with."""
-    messages = _edited(built, tmp_path, FEED, lambda text: re.sub(r'<link rel="self" href="[^"]*"/>', "<link rel='self'/>", text))
+    messages = audited_after_edit(built, tmp_path, FEED, lambda text: re.sub(r'<link rel="self" href="[^"]*"/>', "<link rel='self'/>", text))
     assert messages == [f"SITE/{FEED}: has no self link as benchledger writes one, so its change entries cannot be made "
                         "again: the feed was edited"]

@@ -17,6 +17,7 @@ from site_gen.build import build_site
 from site_gen.pages import series as series_pages
 from site_gen.context import BuildOptions
 from tests.history import llm_history
+from tests.site_gen.site_support import audited_after_edit
 
 SERIES = "series/bc915e547af1.html"  # the full-offload case (gpu_layers 81) along runtime_release
 
@@ -347,25 +348,6 @@ def test_a_series_page_removed_is_reported(drop_site, tmp_path):
         "server along runtime release', in which change detection finds 1 change(s) (bc915e547af1-5), and this is its page"]
 
 
-def _audit_edited(source: Path, tmp_path: Path, edit) -> list[str]:
-    """verify_site's findings on a copy of `source` whose series page `edit` rewrote, with
-    SHA256SUMS listed again (as a host that edits its pages would)."""
-    import shutil
-
-    from site_gen.audit import verify_site
-    from site_gen.checksums import site_sums
-
-    site = tmp_path / "site"
-    shutil.copytree(source, site)
-    page = site / SERIES
-    text = page.read_text(encoding="utf-8")
-    edited = edit(text)
-    assert edited != text
-    page.write_text(edited, encoding="utf-8")
-    (site / "SHA256SUMS").write_bytes(site_sums(site))
-    return [str(p).replace(str(site), "SITE") for p in verify_site(site)]
-
-
 def _section(text: str, i: int) -> str:
     return text.split(f'<h3 id="track-{i}">', 1)[1].split('<div class="bl-chart"', 1)[0]
 
@@ -398,7 +380,7 @@ def test_a_charted_track_s_findings_edited_are_reported(drop_site, steady_site, 
     source, track, action = {"claim retold": (drop_site, changed, retell), "claim cut": (drop_site, changed, cut_claims),
                              "no-change note retold": (steady_site, steady, bolder),
                              "section cut": (steady_site, steady, cut_section)}[edit]
-    messages = _audit_edited(source, tmp_path, action)
+    messages = audited_after_edit(source, tmp_path, SERIES, action)
     label = re.search(rf'<h3 id="track-{track}">([^<]*)</h3>', (source / SERIES).read_text()).group(1)
     claims = _section((source / SERIES).read_text(), track).count('<span class="bl-claim')
     expected = (f"SITE/{SERIES}: track-{track}: does not say what change detection finds along {html.unescape(label)!r} in the "
@@ -433,7 +415,7 @@ def test_a_track_s_row_among_those_not_charted_is_audited(tmp_path, monkeypatch,
             re.sub(r"a step of about [0-9.]+%", "a step of about 0.1%", row)
         return text.replace(row, new, 1)
 
-    assert _audit_edited(capped, tmp_path, edit) == [
+    assert audited_after_edit(capped, tmp_path, SERIES, edit) == [
         f"SITE/{SERIES}: track-{i}: does not say what change detection finds along {html.unescape(label)!r} in the served "
         "records (0 claim(s)), above its chart or in its row: the page was edited"]
 
@@ -455,7 +437,7 @@ def test_the_series_stated_otherwise_than_its_records_give_it_is_reported(drop_s
         short = re.search(r'<code title="([0-9a-f]{64})">([0-9a-f]{12})</code>', text).group(2)
         return text.replace(f">{short}</code>", f">{short[::-1]}</code>", 1)
 
-    messages = _audit_edited(drop_site, tmp_path, {"lede": lede, "setup table": setup, "records table": records}[edit])
+    messages = audited_after_edit(drop_site, tmp_path, SERIES, {"lede": lede, "setup table": setup, "records table": records}[edit])
     title = re.search(r"<title>([^<]*?) - ", (drop_site / SERIES).read_text()).group(1)
     assert messages == [f"SITE/{SERIES}: does not state the series {html.unescape(title)[:80]!r} as its served records give it: "
                         f"its {edit} was edited"], messages
