@@ -875,6 +875,8 @@ def check_change_listings(audit: SiteAudit) -> list[Problem]:
     from site_gen.claim import change_entries, claim_html, index_changes
     from site_gen.feed import FEED, entry_lines, written_site_url
     from site_gen.history import HISTORY_INDEX, series_path
+    from site_gen.series_page import index_table
+    from site_gen.tables import table_html
     from site_gen.templating import url
 
     if audit.series is None:
@@ -883,11 +885,19 @@ def check_change_listings(audit: SiteAudit) -> list[Problem]:
     problems = []
     texts = audit.texts
     index = output_path(HISTORY_INDEX)
-    if reports and index in texts \
-            and index_changes(reports, lambda report: url(HISTORY_INDEX, series_path(report.series))) not in texts[index]:
-        problems.append(Problem(audit.shown(index), "", f"does not list what change detection finds in the served records, "
-                                                        f"{sum(len(r.changes) for r in reports)} change(s): its \"Detected "
-                                                        f"changes\" was edited"))
+
+    def from_index(report) -> str:
+        return url(HISTORY_INDEX, series_path(report.series))
+
+    if reports and index in texts:
+        if index_changes(reports, from_index) not in texts[index]:
+            problems.append(Problem(audit.shown(index), "", f"does not list what change detection finds in the served records, "
+                                                            f"{sum(len(r.changes) for r in reports)} change(s): its \"Detected "
+                                                            f"changes\" was edited"))
+        shared, table = index_table(reports, from_index)
+        if shared not in texts[index] or table_html(*table) not in texts[index]:
+            problems.append(Problem(audit.shown(index), "", f"does not list the {len(reports)} series the served records hold as "
+                                                            f"they give them: its table of series was edited"))
     feed_file = audit.site / FEED
     if feed_file.is_file():
         feed = feed_file.read_text(encoding="utf-8", errors="replace")

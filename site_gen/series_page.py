@@ -1,19 +1,19 @@
-"""What a series page states about its series besides its claims (site_gen/claim.py), as the
-HTML the page writes: its lede, the setup every record shares, the records along the series and
-a row per track not charted. Tables come as column names and rows of HTML cells; the page kind
+"""What the history pages state about series besides their claims (site_gen/claim.py), as the
+HTML the pages write: a series page's lede, the setup every record shares, the records along the
+series and a row per track not charted; the index's table of every series. Tables come as column names and rows of HTML cells; the page kind
 (pages/series.py) renders them and `verify --site` makes them again from the served records and
 finds them on the page (`tables.table_html`, `tables.html_row`), so neither needs the other's
 code paths."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 from benchledger.cases.base import Role
 from benchledger.cases.registry import KINDS
 from site_gen import escape
 from site_gen.claim import claim_html, has_change, no_change_text
-from site_gen.history import SeriesReport
+from site_gen.history import SeriesReport, setup_items
 from site_gen.quantity import counted, format_value
 from site_gen.templating import url
 
@@ -74,3 +74,21 @@ def uncharted_row(report: SeriesReport, labels: list[str], index: int) -> list[s
         escape.html(f"{labels[track.positions[-1]]}: {format_value(last.value, track.metric.unit)}"),
         "; ".join(claim_html(f) for f in findings) if has_change(findings) else escape.html(no_change_text(track, report.rule)),
     ]
+
+
+def index_table(reports: Sequence[SeriesReport], href: Callable[[SeriesReport], str]) -> tuple[str, tuple[list[str], list[list[str]]]]:
+    """The history index's table of every series (`href`: a series page's URL from the index),
+    and the paragraph above it naming what every series holds fixed ("" when nothing is): said
+    once there, each row keeps its own (three series of one setup repeated 300 characters each,
+    differing in GPU layers)."""
+    setups = [setup_items(report.series) for report in reports]
+    shared = [item for item in setups[0] if all(item in setup for setup in setups)] if len(setups) > 1 else []
+    rows = [[f'<a href="{href(report)}">{escape.html(report.title)}</a>',
+             escape.html(", ".join(item for item in setup if item not in shared) or "as above"),
+             str(len(report.series.records)),
+             # no break inside "b11146 → b11500" (escape.html folds record text's own spaces)
+             escape.html(report.series.shown_of(report.series.cases[0])) + "&nbsp;→&nbsp;"
+             + escape.html(report.series.shown_of(report.series.cases[-1])),
+             str(len(report.changes))] for report, setup in zip(reports, setups)]
+    above = f'<p class="bl-lede">Every series below holds fixed: {escape.html(", ".join(shared))}.</p>' if shared else ""
+    return above, (["series", "setup", "records", "from → to", "changes"], rows)

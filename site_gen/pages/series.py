@@ -20,12 +20,12 @@ from site_gen.changes.detection import E_DIVISIVE
 from site_gen.changes.observation import Observation
 from site_gen.charts import SeriesMark, SeriesPoint, chart_html, series_chart
 from site_gen.claim import changes_block, claim_kind, claim_label, claim_text, has_change, index_changes, track_findings
-from site_gen.history import HISTORY_INDEX, Finding, SeriesReport, Track, case_labels, series_path, setup_items
+from site_gen.history import HISTORY_INDEX, Finding, SeriesReport, Track, case_labels, series_path
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
-from site_gen.series_page import UNCHARTED_COLUMNS, lede, records_table, setup_table, uncharted_row
+from site_gen.series_page import UNCHARTED_COLUMNS, index_table, lede, records_table, setup_table, uncharted_row
 from site_gen.quantity import Trace, counted
-from site_gen.tables import frame, html_table, object_frame
+from site_gen.tables import html_table, object_frame
 from site_gen.templating import url
 
 if TYPE_CHECKING:
@@ -148,42 +148,32 @@ def _page_inputs(site: "SiteContext", report: SeriesReport) -> list:
             [[dataclasses.asdict(v.entry), v.page_path] for v in views]]
 
 
+def _from_index(report: SeriesReport) -> str:
+    """The URL of a series' page from the history index."""
+    return url(HISTORY_INDEX, page_path(report))
+
+
 class SeriesPages(PageKind):
     name = "series"
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
-        rows = []
         # pages side by side too: most series are short, and one page's few charts would leave
         # the chart workers idle
         with ThreadPoolExecutor(RENDER_WORKERS) as pool:
             yield from pool.map(lambda report: site.render_cache.page_inputs(_page_inputs(site, report), "series",
                                                                              lambda: series_page(site, report)), site.history)
-        # what every series holds fixed is said once above the table, each row keeping its own
-        # (three series of one setup repeated 300 characters each, differing in GPU layers)
-        setups = [setup_items(report.series) for report in site.history]
-        shared = [item for item in setups[0] if all(item in setup for setup in setups)] if len(setups) > 1 else []
-        for report, setup in zip(site.history, setups):
-            rows.append({
-                "series": f'<a href="{url(HISTORY_INDEX, page_path(report))}">{escape.html(report.title)}</a>',
-                "setup": escape.html(", ".join(item for item in setup if item not in shared) or "as above"),
-                "records": str(len(report.series.records)),
-                # no break inside "b11146 → b11500" (escape.html folds record text's own spaces)
-                "from → to": escape.html(report.series.shown_of(report.series.cases[0])) + "&nbsp;→&nbsp;"
-                             + escape.html(report.series.shown_of(report.series.cases[-1])),
-                "changes": str(len(report.changes)),
-            })
+        shared, table = index_table(site.history, _from_index)
         parts: list[tuple[bool, str]] = [(False, "# History"), (True,
                  '<p class="bl-lede">A series is a comparison whose axis is ordered: records of one kind that agree on every '
                  "identity field and differ only in a runtime release, a driver, a library version, or (for repeats of one "
                  f'setup) the test date. The rule that calls a change is on the <a href="{url(HISTORY_INDEX, "methodology.md")}#change-detection">'
                  "methodology page</a>.</p>")]
-        if rows:
+        if site.history:
             if shared:
-                parts.append((True, f'<p class="bl-lede">Every series below holds fixed: {escape.html(", ".join(shared))}.</p>'))
-            parts.append((True, "<div class=\"bl-scroll\">" + html_table(frame(rows, ["series", "setup", "records", "from → to", "changes"]))
-                          + "</div>"))
+                parts.append((True, shared))
+            parts.append((True, "<div class=\"bl-scroll\">" + _table(*table) + "</div>"))
             parts.append((False, "## Detected changes"))
-            parts.append((True, index_changes(site.history, lambda report: url(HISTORY_INDEX, page_path(report)))))
+            parts.append((True, index_changes(site.history, _from_index)))
         else:
             parts.append((True, '<p class="bl-no-change">No series yet: no two records of one kind differ only along an ordered field.</p>'))
         yield Page(HISTORY_INDEX, "History", raw_html.join(parts))

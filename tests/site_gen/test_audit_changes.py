@@ -52,6 +52,18 @@ def test_the_history_index_s_list_edited_is_reported(built, tmp_path):
                         '1 change(s): its "Detected changes" was edited']
 
 
+def test_the_history_index_s_table_of_series_edited_is_reported(built, tmp_path):
+    """Its rows (each series' setup, records, first and last values, changes) are made again."""
+    def edit(text):
+        last = re.search(r"&nbsp;→&nbsp;([^<]*)</td>", text).group(1)
+        return text.replace(f"&nbsp;→&nbsp;{last}</td>", "&nbsp;→&nbsp;b99999</td>", 1)
+
+    messages = audited_after_edit(built, tmp_path, "series/index.html", edit)
+    count = len(re.findall(r'<a href="[0-9a-f]{12}\.html">', (built / "series/index.html").read_text(encoding="utf-8")))
+    assert messages == [f"SITE/series/index.html: does not list the {count} series the served records hold as they give "
+                        "them: its table of series was edited"]
+
+
 @pytest.mark.parametrize("edit", ["retold", "removed", "added"])
 def test_a_feed_change_entry_edited_is_reported(built, tmp_path, edit):
     feed = (built / FEED).read_text(encoding="utf-8")
