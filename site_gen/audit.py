@@ -868,10 +868,10 @@ def check_series_pages(audit: SiteAudit) -> list[Problem]:
 
 
 def check_change_listings(audit: SiteAudit) -> list[Problem]:
-    """Where else detected changes are told, each as change detection makes it again from the
-    served records, to the byte: the history index's list of every change, each change's entry
-    in the Atom feed (none added), and every claim any page shows (a write-up's `change`
-    citation as much as a series page's)."""
+    """Where else series and their detected changes are told, each as the served records and
+    change detection run on them make it again, to the byte: the history index's table of every
+    series and list of every change, each change's entry in the Atom feed (none added), and every
+    claim any page shows (a write-up's `change` citation as much as a series page's)."""
     from site_gen.claim import change_entries, claim_html, index_changes
     from site_gen.feed import FEED, entry_lines, written_site_url
     from site_gen.history import HISTORY_INDEX, series_path
