@@ -32,6 +32,7 @@ from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from benchledger.records.keys import VerifierKey
 from benchledger.records.digest import SHA256_HEX, distinct_prefixes, sha256_hex
+from benchledger.records.display import readable
 from benchledger.records.ledger import LEDGER_NAME, LedgerRead, read_ledger
 from benchledger.records.verification import pool_workers
 from site_gen import escape, urls
@@ -385,10 +386,33 @@ def check_limitations(audit: SiteAudit) -> list[Problem]:
                 problems.append(Problem(audit.shown(rel), "", f"shows the limitation {lim.anchor} of {sha[:12]} as "
                                                               f"{_q(htmllib.unescape(found[2])[:80])}, but the record's reads "
                                                               f"{_q(lim.text[:80])} ({lim.rule_id}): the page was edited"))
+        problems += _marker_problems(audit.shown(rel), sha, lims, _LIMITATION_MARK.findall(text))
     for entry in audit.read.entries:
         if entry.sha256 not in audit.record_pages and audit.record_data(entry.sha256) is not None:
             problems.append(Problem(audit.shown(f"{RECORDS}/{entry.path}"), "", "no page shows this record's audit block and "
                                                                                 "limitations: its page was removed or cut"))
+    return problems
+
+
+def _marker_problems(shown: str, sha: str, lims: list, marks: list[tuple[str, str, str]]) -> list[Problem]:
+    """A record page's ⚠ markers beside its numbers (`quantity.limitations_marker`): each links
+    to one of the record's limitations, and its hover lists that limitation's words first, then
+    the others it counts, each a limitation of the record. (The words are compared one by one
+    where no limitation's words are empty or hold the "·" that joins them.)"""
+    by_anchor = {lim.anchor: lim for lim in lims}
+    texts = {readable(lim.text) for lim in lims}
+    plain = all(text and "·" not in text for text in texts)
+    problems = []
+    for anchor, title, count in marks:
+        lim = by_anchor.get(anchor)
+        words = htmllib.unescape(title).split(" · ")
+        if lim is None:
+            problems.append(Problem(shown, "", f"marks a number with {anchor}, which is no limitation of {sha[:12]}: "
+                                               f"the page was edited"))
+        elif plain and (len(words) != int(count or 1) or words[0] != readable(lim.text) or not set(words) <= texts):
+            problems.append(Problem(shown, "", f"marks a number with {anchor} of {sha[:12]}, whose hover reads "
+                                               f"{_q(htmllib.unescape(title)[:80])}, not the record's limitations: "
+                                               f"the page was edited"))
     return problems
 
 
@@ -959,6 +983,10 @@ _CLAIM_SPAN = re.compile(r'<span class="bl-claim[ "][^>]*>[^<]*</span>')
 _LIMITATION_ITEM = re.compile(r'<li class="bl-lim bl-lim-([a-z]+)">((?:<span id="lim-[0-9a-f]+"></span>)+)'
                               r'<span class="bl-lim-rule" title="[^"]*">([^<]*)</span> ([^<]*)</li>')
 _LIMITATION_ID = re.compile(r'<span id="(lim-[0-9a-f]+)"></span>')
+# A marker beside a number linking to a note on its page (quantity.limitations_marker): its
+# anchor, its hover (the limitations' words, escaped) and how many it counts (none: one).
+_LIMITATION_MARK = re.compile(r'<a class="bl-lim-mark" href="#(lim-[0-9a-f]+)" aria-label="[^"]*" title="([^"]*)">'
+                              r"&#9888;(?:<sup>(\d+)</sup>)?</a>")
 # Where a series page tells a track's findings: under its chart's heading, or in its row of the
 # tracks not charted (claim.track_findings, claim.uncharted_row), the first such place a track has.
 _TRACK_ANCHOR = re.compile(r'(<h3|      <td><span) id="track-(\d+)">')

@@ -757,3 +757,24 @@ def test_a_record_saying_in_its_own_words_what_a_rule_says_passes(tmp_path):
     [note] = [n for n in _limitation_notes(page) if html.escape(rule.text) in n]
     assert note.count('<span id="lim-') == 2 and ">record-limitation</span>" in note
     assert verify_site(site) == []
+
+
+@pytest.mark.parametrize("edit", ["hover", "link"])
+def test_a_limitation_marker_retold_or_linked_elsewhere_is_reported(site, edit):
+    """A ⚠ beside a number links to one of its record's limitations and its hover lists their
+    words: an auditor made one's hover read "no concern", or linked it to no note, listed
+    SHA256SUMS again, and verify passed."""
+    from site_gen.checksums import site_sums
+
+    page = site / OFFLOAD
+    html_text = page.read_text(encoding="utf-8")
+    mark = re.search(r'<a class="bl-lim-mark" href="#(lim-[0-9a-f]+)" aria-label="[^"]*" title="([^"]*)">&#9888;</a>', html_text)
+    anchor, title = mark.groups()
+    new = mark.group(0).replace(f'title="{title}"', 'title="No concern here."') if edit == "hover" else \
+        mark.group(0).replace(f'href="#{anchor}"', 'href="#lim-0000000000"')
+    page.write_text(html_text.replace(mark.group(0), new, 1), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p) for p in verify_site(site)] == [
+        f'{site}/{OFFLOAD}: marks a number with {anchor} of {OFFLOAD_SHA[:12]}, whose hover reads "No concern here.", not the '
+        "record's limitations: the page was edited" if edit == "hover" else
+        f"{site}/{OFFLOAD}: marks a number with lim-0000000000, which is no limitation of {OFFLOAD_SHA[:12]}: the page was edited"]
