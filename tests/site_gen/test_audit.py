@@ -778,3 +778,18 @@ def test_a_limitation_marker_retold_or_linked_elsewhere_is_reported(site, edit):
         f'{site}/{OFFLOAD}: marks a number with {anchor} of {OFFLOAD_SHA[:12]}, whose hover reads "No concern here.", not the '
         "record's limitations: the page was edited" if edit == "hover" else
         f"{site}/{OFFLOAD}: marks a number with lim-0000000000, which is no limitation of {OFFLOAD_SHA[:12]}: the page was edited"]
+
+
+def test_a_marker_whose_record_words_hold_the_joining_dot_is_held_to_its_link_only():
+    """A hover joins its limitations' words with " · ": where a record's own words hold that dot,
+    they cannot be told apart, so only the marker's link is checked (an honest page never fails)."""
+    from site_gen.audit import _marker_problems
+    from site_gen.limitations import Limitation
+
+    dotted = Limitation("record-limitation", "", "Alpha · beta", "record")
+    rule = Limitation("synthetic-prompts", "/cases/0", "Gamma.", "generator")
+    assert _marker_problems("p", OFFLOAD_SHA, [dotted, rule], [(dotted.anchor, "Alpha · beta · Gamma.", "2")]) == []
+    plain = Limitation("record-limitation", "", "Alpha.", "record")
+    assert _marker_problems("p", OFFLOAD_SHA, [plain, rule], [(plain.anchor, "Alpha. · Gamma.", "2")]) == []
+    [problem] = _marker_problems("p", OFFLOAD_SHA, [plain, rule], [(plain.anchor, "Alpha. · Gamma.", "3")])
+    assert "whose hover reads" in problem.message
