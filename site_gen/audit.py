@@ -918,8 +918,8 @@ def check_change_listings(audit: SiteAudit) -> list[Problem]:
             problems.append(Problem(audit.shown(index), "", f"does not list what change detection finds in the served records, "
                                                             f"{sum(len(r.changes) for r in reports)} change(s): its \"Detected "
                                                             f"changes\" was edited"))
-        shared, table = index_table(reports, from_index)
-        if shared not in texts[index] or table_html(*table) not in texts[index]:
+        fixed_by_all, table = index_table(reports, from_index)
+        if fixed_by_all not in texts[index] or table_html(*table) not in texts[index]:
             problems.append(Problem(audit.shown(index), "", f"does not list the {len(reports)} series the served records hold as "
                                                             f"they give them: its table of series was edited"))
     feed_file = audit.site / FEED

@@ -1,9 +1,9 @@
 """What the history pages state about series besides their claims (site_gen/claim.py), as the
 HTML the pages write: a series page's lede, the setup every record shares, the records along the
-series and a row per track not charted; the index's table of every series. Tables come as column names and rows of HTML cells; the page kind
-(pages/series.py) renders them and `verify --site` makes them again from the served records and
-finds them on the page (`tables.table_html`, `tables.html_row`), so neither needs the other's
-code paths."""
+series and a row per track not charted; the index's table of every series. Tables come as
+column names and rows of HTML cells: the page kind (pages/series.py) renders them, and `verify
+--site` makes them again from the served records and finds them on the page
+(`tables.table_html`, `tables.html_row`)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,8 @@ def uncharted_row(report: SeriesReport, labels: list[str], index: int) -> list[s
     ]
 
 
-def index_table(reports: Sequence[SeriesReport], href: Callable[[SeriesReport], str]) -> tuple[str, tuple[list[str], list[list[str]]]]:
+def index_table(reports: Sequence[SeriesReport],
+                href: Callable[[SeriesReport], str]) -> tuple[str, tuple[list[str], list[list[str]]]]:
     """The history index's table of every series (`href`: a series page's URL from the index),
     and the paragraph above it naming what every series holds fixed ("" when nothing is): said
     once there, each row keeps its own (three series of one setup repeated 300 characters each,

@@ -162,15 +162,15 @@ class SeriesPages(PageKind):
         with ThreadPoolExecutor(RENDER_WORKERS) as pool:
             yield from pool.map(lambda report: site.render_cache.page_inputs(_page_inputs(site, report), "series",
                                                                              lambda: series_page(site, report)), site.history)
-        shared, table = index_table(site.history, _from_index)
+        fixed_by_all, table = index_table(site.history, _from_index)
         parts: list[tuple[bool, str]] = [(False, "# History"), (True,
                  '<p class="bl-lede">A series is a comparison whose axis is ordered: records of one kind that agree on every '
                  "identity field and differ only in a runtime release, a driver, a library version, or (for repeats of one "
                  f'setup) the test date. The rule that calls a change is on the <a href="{url(HISTORY_INDEX, "methodology.md")}#change-detection">'
                  "methodology page</a>.</p>")]
         if site.history:
-            if shared:
-                parts.append((True, shared))
+            if fixed_by_all:
+                parts.append((True, fixed_by_all))
             parts.append((True, "<div class=\"bl-scroll\">" + _table(*table) + "</div>"))
             parts.append((False, "## Detected changes"))
             parts.append((True, index_changes(site.history, _from_index)))
