@@ -115,6 +115,7 @@ class SiteAudit:
         self._records: dict[str, Any] = {}
         self._cases: dict[str, tuple[CaseKind, list[Case]] | None] = {}
         self._case_labels: dict[str, dict[tuple[str, str], str] | None] = {}
+        self._limitations: dict[str, list | None] = {}
         # each SVG a checked chart shows (its site path) -> the first such chart: what
         # --redraw-charts draws again
         self.charts: dict[str, ShownChart] = {}
@@ -205,6 +206,16 @@ class SiteAudit:
                 (case.record_sha256, case.pointer): chart_label(label)
                 for case, label in zip(report.series.cases, case_labels(report.series))}
         return self._case_labels[rel]
+
+    def limitations(self, sha256: str) -> list | None:
+        """Every limitation of the served record with this sha256 (site_gen.limitations), made
+        once per record; None when it is not served intact."""
+        if sha256 not in self._limitations:
+            from site_gen.limitations import find_limitations
+
+            data = self.record_data(sha256)
+            self._limitations[sha256] = None if data is None else find_limitations(data)
+        return self._limitations[sha256]
 
     def record_data(self, sha256: str) -> Any:
         """The parsed served record with this sha256 (None when not served intact)."""
@@ -361,17 +372,14 @@ def check_limitations(audit: SiteAudit) -> list[Problem]:
     what it says of itself and what the generator's rules find in it (site_gen.limitations),
     each under its anchor with its rule and its words; and every served record has its page. A
     caveat cut from a record's page, or reworded, no longer passes."""
-    from site_gen.limitations import find_limitations
-
     problems = []
     for sha, rel in audit.record_pages.items():
-        data = audit.record_data(sha)
-        if data is None:
+        lims = audit.limitations(sha)
+        if lims is None:
             continue  # not served intact: said by the steps that read records
         text = audit.texts[rel]
         shown = {anchor: (source, rule, words) for source, anchors, rule, words in _LIMITATION_ITEM.findall(text)
                  for anchor in _LIMITATION_ID.findall(anchors)}
-        lims = find_limitations(data)
         # a note shows its text once, under the first rule of those with that text: a record may
         # say in its own words what a rule says
         named: dict[str, set[tuple[str, str]]] = {}
@@ -391,6 +399,28 @@ def check_limitations(audit: SiteAudit) -> list[Problem]:
         if entry.sha256 not in audit.record_pages and audit.record_data(entry.sha256) is not None:
             problems.append(Problem(audit.shown(f"{RECORDS}/{entry.path}"), "", "no page shows this record's audit block and "
                                                                                 "limitations: its page was removed or cut"))
+    return problems + _placed_problems(audit)
+
+
+def _placed_problems(audit: SiteAudit) -> list[Problem]:
+    """A limitation shown where records are compared (pages/comparisons.py: its rule and words,
+    then the records it applies to) is one the first record it names has, in those words."""
+    by_path = {entry.path: entry.sha256 for entry in audit.read.entries}
+    problems = []
+    for rel, _, text in audit.pages:
+        if "bl-lim-where" not in text:
+            continue
+        for source, rule, words, where in _PLACED_LIMITATION.findall(text):
+            path = htmllib.unescape(where).split(" ", 1)[0]  # a store path holds no space
+            sha = by_path.get(path)
+            lims = audit.limitations(sha) if sha is not None else None
+            if sha is None:
+                problems.append(Problem(audit.shown(rel), "", f"shows a limitation of {_q(path[:80])}, which the ledger does not "
+                                                              f"seal: the page was edited"))
+            elif lims is not None and not any(lim.source == source and escape.html(lim.rule_id) == rule
+                                              and escape.html(lim.text) == words for lim in lims):
+                problems.append(Problem(audit.shown(rel), "", f"shows {_q(htmllib.unescape(words)[:80])} ({htmllib.unescape(rule)}) "
+                                                              f"as a limitation of {path}, which it is not: the page was edited"))
     return problems
 
 
@@ -983,6 +1013,10 @@ _CLAIM_SPAN = re.compile(r'<span class="bl-claim[ "][^>]*>[^<]*</span>')
 _LIMITATION_ITEM = re.compile(r'<li class="bl-lim bl-lim-([a-z]+)">((?:<span id="lim-[0-9a-f]+"></span>)+)'
                               r'<span class="bl-lim-rule" title="[^"]*">([^<]*)</span> ([^<]*)</li>')
 _LIMITATION_ID = re.compile(r'<span id="(lim-[0-9a-f]+)"></span>')
+# A limitation where records are compared (pages/comparisons.py): source, rule id, words, and
+# the records it applies to ("path pointer; ..."), all escaped.
+_PLACED_LIMITATION = re.compile(r'<li class="bl-lim bl-lim-([a-z]+)"><span class="bl-lim-rule">([^<]*)</span> ([^<]*) '
+                                r'<span class="bl-lim-where">\(([^<]*)\)</span></li>')
 # A marker beside a number linking to a note on its page (quantity.limitations_marker): its
 # anchor, its hover (the limitations' words, escaped) and how many it counts (none: one).
 _LIMITATION_MARK = re.compile(r'<a class="bl-lim-mark" href="#(lim-[0-9a-f]+)" aria-label="[^"]*" title="([^"]*)">'

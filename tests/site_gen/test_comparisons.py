@@ -336,3 +336,29 @@ def test_many_numeric_axis_values_are_charted_along_x_with_a_line_per_point(tmp_
         assert lines == {"context 2,048", "context 8,192"}
         assert {1, 10} <= {row["x"] for row in spec["datasets"]["points"]}
     assert "one line per context" in layers_page and "by GPU layers, one line per" in layers_page
+
+
+@pytest.mark.parametrize("edit", ["reworded", "moved to a record that lacks it"])
+def test_a_limitation_shown_where_records_are_compared_is_one_its_record_has(site, tmp_path, edit):
+    """A comparison page lists the limitations of the records it compares, with the records they
+    apply to: one reworded ("Single stream" made "Many streams"), or named as another record's,
+    with SHA256SUMS listed again, passed."""
+    from site_gen.audit import verify_site
+    from tests.site_gen.site_support import audited_after_edit
+
+    out = site[1].out_dir
+    assert verify_site(out) == []
+    index = page(site, "comparisons/index.html")
+    rel = "comparisons/" + links(index, "gsh-llm-core-article-1")["gpu"]
+    note = re.search(r'<li class="bl-lim bl-lim-generator"><span class="bl-lim-rule">single-stream</span> ([^<]*) '
+                     r'<span class="bl-lim-where">\(([^ ]*) ', page(site, rel))
+    words, path = note.groups()
+    if edit == "reworded":
+        new, expected = note.group(0).replace(words, "Many streams: throughput under load is measured."), \
+            f'SITE/{rel}: shows "Many streams: throughput under load is measured." (single-stream) as a limitation of {path}, ' \
+            "which it is not: the page was edited"
+    else:
+        other = "torch-graph-replay/h200.json"
+        new, expected = note.group(0).replace(f"({path} ", f"({other} "), \
+            f'SITE/{rel}: shows "{words}" (single-stream) as a limitation of {other}, which it is not: the page was edited'
+    assert audited_after_edit(out, tmp_path, rel, lambda text: text.replace(note.group(0), new, 1)) == [expected]
