@@ -419,7 +419,7 @@ def _placed_problems(audit: SiteAudit) -> list[Problem]:
                                                               f"seal: the page was edited"))
             elif lims is not None and not any(lim.source == source and escape.html(lim.rule_id) == rule
                                               and escape.html(lim.text) == words for lim in lims):
-                problems.append(Problem(audit.shown(rel), "", f"shows {_q(htmllib.unescape(words)[:80])} ({htmllib.unescape(rule)}) "
+                problems.append(Problem(audit.shown(rel), "", f"shows {_q(htmllib.unescape(words)[:80])} ({htmllib.unescape(rule)[:80]}) "
                                                               f"as a limitation of {path}, which it is not: the page was edited"))
     return problems
 
