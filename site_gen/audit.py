@@ -115,6 +115,7 @@ class SiteAudit:
         self._records: dict[str, Any] = {}
         self._cases: dict[str, tuple[CaseKind, list[Case]] | None] = {}
         self._case_labels: dict[str, dict[tuple[str, str], str] | None] = {}
+        self._series_labels: dict[str, list[str]] = {}
         self._limitations: dict[str, list | None] = {}
         # each SVG a checked chart shows (its site path) -> the first such chart: what
         # --redraw-charts draws again
@@ -200,12 +201,19 @@ class SiteAudit:
         Made once per page: each of its charts asks."""
         if rel not in self._case_labels:
             report = (self.series or {}).get(rel)
-            from site_gen.history import case_labels
-
             self._case_labels[rel] = None if report is None else {
                 (case.record_sha256, case.pointer): chart_label(label)
-                for case, label in zip(report.series.cases, case_labels(report.series))}
+                for case, label in zip(report.series.cases, self.series_labels(rel))}
         return self._case_labels[rel]
+
+    def series_labels(self, rel: str) -> list[str]:
+        """The case labels of the series whose page is at `rel`, in series order, as its page
+        writes them (`history.case_labels`); made once per page."""
+        if rel not in self._series_labels:
+            from site_gen.history import case_labels
+
+            self._series_labels[rel] = case_labels(self.series[rel].series)
+        return self._series_labels[rel]
 
     def limitations(self, sha256: str) -> list | None:
         """Every limitation of the served record with this sha256 (site_gen.limitations), made
@@ -881,7 +889,6 @@ def check_series_pages(audit: SiteAudit) -> list[Problem]:
     regression called an improvement) no longer passes, and neither does a series' page removed,
     a track's findings cut from it, or a record or a setting of the series edited on it."""
     from site_gen.claim import changes_block, track_findings
-    from site_gen.history import case_labels
     from site_gen.series_page import lede, records_table, setup_table, uncharted_row
     from site_gen.tables import html_row, table_html
 
@@ -897,7 +904,7 @@ def check_series_pages(audit: SiteAudit) -> list[Problem]:
         if changes_block(report, KINDS[report.series.schema].field(report.series.field).label) not in text:
             problems.append(Problem(audit.shown(rel), "", f"does not say what change detection finds in the served records of "
                                                           f"this series, {found}: its \"Detected changes\" was edited"))
-        labels = case_labels(report.series)
+        labels = audit.series_labels(rel)
         paged = all(sha in audit.record_pages for sha in report.series.records)  # else said by check_limitations
         for what, expected in (("lede", lede(report, rel)), ("setup table", table_html(*setup_table(report))),
                                ("records table", table_html(*records_table(report, labels, rel, audit.record_pages.get))
@@ -928,10 +935,9 @@ def check_change_listings(audit: SiteAudit) -> list[Problem]:
     claim any page shows (a write-up's `change` citation as much as a series page's)."""
     from site_gen.claim import change_entries, claim_html, index_changes
     from site_gen.feed import FEED, entry_lines, written_site_url
-    from site_gen.history import HISTORY_INDEX, series_path
-    from site_gen.series_page import index_table
+    from site_gen.history import HISTORY_INDEX
+    from site_gen.series_page import index_href, index_table
     from site_gen.tables import table_html
-    from site_gen.templating import url
 
     if audit.series is None:
         return []  # a record not served intact: the steps that read records say so
@@ -940,15 +946,12 @@ def check_change_listings(audit: SiteAudit) -> list[Problem]:
     texts = audit.texts
     index = output_path(HISTORY_INDEX)
 
-    def from_index(report) -> str:
-        return url(HISTORY_INDEX, series_path(report.series))
-
     if reports and index in texts:
-        if index_changes(reports, from_index) not in texts[index]:
+        if index_changes(reports, index_href) not in texts[index]:
             problems.append(Problem(audit.shown(index), "", f"does not list what change detection finds in the served records, "
                                                             f"{sum(len(r.changes) for r in reports)} change(s): its \"Detected "
                                                             f"changes\" was edited"))
-        fixed_by_all, table = index_table(reports, from_index)
+        fixed_by_all, table = index_table(reports, index_href)
         if fixed_by_all not in texts[index] or table_html(*table) not in texts[index]:
             problems.append(Problem(audit.shown(index), "", f"does not list the {len(reports)} series the served records hold as "
                                                             f"they give them: its table of series was edited"))

@@ -13,7 +13,7 @@ from benchledger.cases.base import Role
 from benchledger.cases.registry import KINDS
 from site_gen import escape
 from site_gen.claim import claim_html, has_change, no_change_text
-from site_gen.history import SeriesReport, setup_items
+from site_gen.history import HISTORY_INDEX, SeriesReport, series_path, setup_items
 from site_gen.quantity import counted, format_value
 from site_gen.templating import url
 
@@ -74,6 +74,11 @@ def uncharted_row(report: SeriesReport, labels: list[str], index: int) -> list[s
         escape.html(f"{labels[track.positions[-1]]}: {format_value(last.value, track.metric.unit)}"),
         "; ".join(claim_html(f) for f in findings) if has_change(findings) else escape.html(no_change_text(track, report.rule)),
     ]
+
+
+def index_href(report: SeriesReport) -> str:
+    """The URL of a series' page from the history index."""
+    return url(HISTORY_INDEX, series_path(report.series))
 
 
 def index_table(reports: Sequence[SeriesReport],

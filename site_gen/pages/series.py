@@ -23,7 +23,7 @@ from site_gen.claim import changes_block, claim_kind, claim_label, claim_text, h
 from site_gen.history import HISTORY_INDEX, Finding, SeriesReport, Track, case_labels, series_path
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
-from site_gen.series_page import UNCHARTED_COLUMNS, index_table, lede, records_table, setup_table, uncharted_row
+from site_gen.series_page import UNCHARTED_COLUMNS, index_href, index_table, lede, records_table, setup_table, uncharted_row
 from site_gen.quantity import Trace, counted
 from site_gen.tables import html_table, object_frame
 from site_gen.templating import url
@@ -148,11 +148,6 @@ def _page_inputs(site: "SiteContext", report: SeriesReport) -> list:
             [[dataclasses.asdict(v.entry), v.page_path] for v in views]]
 
 
-def _from_index(report: SeriesReport) -> str:
-    """The URL of a series' page from the history index."""
-    return url(HISTORY_INDEX, page_path(report))
-
-
 class SeriesPages(PageKind):
     name = "series"
 
@@ -162,7 +157,7 @@ class SeriesPages(PageKind):
         with ThreadPoolExecutor(RENDER_WORKERS) as pool:
             yield from pool.map(lambda report: site.render_cache.page_inputs(_page_inputs(site, report), "series",
                                                                              lambda: series_page(site, report)), site.history)
-        fixed_by_all, table = index_table(site.history, _from_index)
+        fixed_by_all, table = index_table(site.history, index_href)
         parts: list[tuple[bool, str]] = [(False, "# History"), (True,
                  '<p class="bl-lede">A series is a comparison whose axis is ordered: records of one kind that agree on every '
                  "identity field and differ only in a runtime release, a driver, a library version, or (for repeats of one "
@@ -173,7 +168,7 @@ class SeriesPages(PageKind):
                 parts.append((True, fixed_by_all))
             parts.append((True, "<div class=\"bl-scroll\">" + _table(*table) + "</div>"))
             parts.append((False, "## Detected changes"))
-            parts.append((True, index_changes(site.history, _from_index)))
+            parts.append((True, index_changes(site.history, index_href)))
         else:
             parts.append((True, '<p class="bl-no-change">No series yet: no two records of one kind differ only along an ordered field.</p>'))
         yield Page(HISTORY_INDEX, "History", raw_html.join(parts))
