@@ -1,5 +1,5 @@
 """A URL as a browser reads it, for the checks that judge where a link goes or what a page
-loads (site_gen/prose.py for an article's prose, site_gen/audit.py for a built site): entities
+loads (site_gen/prose.py for an article's prose, site_gen/audit/scan.py for a built site): entities
 decoded, the tabs, newlines and control characters browsers drop removed, and a backslash read
 as a slash, as browsers read it in http(s) URLs."""
 

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlsplit
 from benchledger.errors import BuildError
 from benchledger.files import read_input
 from site_gen import dialect, urls
-from site_gen.audit import external_loads, local_references
+from site_gen.audit.scan import external_loads, local_references
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 

@@ -385,7 +385,8 @@ def test_every_derived_number_of_the_built_site_is_recomputed(built):
     """Each formula a page states is one the audit recomputes (a new shape of formula would be
     left unchecked without this failing), and each recomputes to what the page shows."""
     from benchledger.records.ledger import read_ledger
-    from site_gen.audit import SiteAudit, _named, check_derived_numbers
+    from site_gen.audit import SiteAudit
+    from site_gen.audit.numbers import check_derived_numbers, named
     from site_gen.formula import recompute
     from benchledger.records.pointer import resolve
 
@@ -393,7 +394,7 @@ def test_every_derived_number_of_the_built_site_is_recomputed(built):
     spans = [span for rel, _, _ in audit.pages for span in audit.scan(rel).derived]
     assert len(spans) > 20 and {s.formula for s in spans} >= {"joules / completed_output_tokens", "eager.mean_ms - graph.mean_ms"}
     for span in spans:
-        inputs, records = _named(span.inputs), _named(span.input_sha256)
+        inputs, records = named(span.inputs), named(span.input_sha256)
         values = {name: resolve(audit.record_data(records.get(name, span.sha256)), pointer) for name, pointer in inputs.items()}
         assert recompute(span.formula, values) is not None or span.formula == "count of the entries that give a value", span
     assert check_derived_numbers(audit) == []
@@ -502,7 +503,8 @@ def test_every_chart_point_of_a_built_site_carries_a_trace_the_audit_follows(bui
     """Each chart of the built site draws traced points only, each one the audit recomputes
     (a point traced by a pointer, a rescaled size and a derived energy per token among them)."""
     from benchledger.records.ledger import read_ledger
-    from site_gen.audit import SiteAudit, check_chart_data
+    from site_gen.audit import SiteAudit
+    from site_gen.audit.charts import check_chart_data
 
     audit = SiteAudit(built, read_ledger((built / "records" / "ledger.jsonl").read_bytes(), "ledger"), "ledger", None)
     traces = [row["trace"] for rel, _, _ in audit.pages for _, text in audit.scan(rel).specs
@@ -783,7 +785,7 @@ def test_a_limitation_marker_retold_or_linked_elsewhere_is_reported(site, edit):
 def test_a_marker_whose_record_words_hold_the_joining_dot_is_held_to_its_link_only():
     """A hover joins its limitations' words with " · ": where a record's own words hold that dot,
     they cannot be told apart, so only the marker's link is checked (an honest page never fails)."""
-    from site_gen.audit import _marker_problems
+    from site_gen.audit.limitations import _marker_problems
     from site_gen.limitations import Limitation
 
     dotted = Limitation("record-limitation", "", "Alpha · beta", "record")

@@ -112,10 +112,10 @@ def test_a_range_gets_the_digits_that_tell_its_ends_apart(low, high, unit, digit
 
 
 def test_verify_site_reads_a_range_end_shown_with_more_digits_and_refuses_a_wrong_one():
-    from site_gen.audit import _reads_as
+    from site_gen.audit.numbers import reads_as
 
-    assert _reads_as("1.077\u202ftokens/s", 1.0771, "/x/median") and _reads_as("1.08\u202ftokens/s", 1.0771, "/x/median")
-    assert not _reads_as("1.078\u202ftokens/s", 1.0771, "/x/median")
+    assert reads_as("1.077\u202ftokens/s", 1.0771, "/x/median") and reads_as("1.08\u202ftokens/s", 1.0771, "/x/median")
+    assert not reads_as("1.078\u202ftokens/s", 1.0771, "/x/median")
 
 
 @pytest.mark.parametrize("text,value,pointer,reads", [
@@ -139,15 +139,16 @@ def test_verify_site_reads_a_range_end_shown_with_more_digits_and_refuses_a_wron
     ("1.00\u202fGiB", 1000, "/cases/0/fit_target", False),
 ])
 def test_verify_site_reads_a_rescaled_number_in_the_unit_its_field_declares(text, value, pointer, reads):
-    from site_gen.audit import _reads_as
+    from site_gen.audit.numbers import reads_as
 
-    assert _reads_as(text, value, pointer) is reads
+    assert reads_as(text, value, pointer) is reads
 
 
 def test_a_range_writes_its_unit_once_in_the_unit_both_ends_read_in():
     """A median of 0.2 s reads "200 ms"; the range under it read "0.195–0.210", another number
     to a reader, once durations under a second were shown in ms."""
-    from site_gen.audit import _reads_as, scan_page
+    from site_gen.audit.numbers import reads_as
+    from site_gen.audit.scan import scan_page
     from site_gen.quantity import traced_range
 
     shown = traced_range(0.195, 0.21, "s", SHA, ("/g/ttft/minimum", "/g/ttft/maximum"))
@@ -159,10 +160,10 @@ def test_a_range_writes_its_unit_once_in_the_unit_both_ends_read_in():
     assert re.sub(r"<[^>]+>", "", traced_range(99.7, 99.9, "%", SHA, ("/a", "/b"))) == "99.7–99.9%"
     # verify --site reads the first end with the unit written after the range, and only so
     first, second = scan_page(shown).numbers
-    assert first.text == "195\u202fms" and _reads_as(first.text, 0.195, first.pointer)
-    assert _reads_as(second.text, 0.21, second.pointer)
+    assert first.text == "195\u202fms" and reads_as(first.text, 0.195, first.pointer)
+    assert reads_as(second.text, 0.21, second.pointer)
     (wrong,) = scan_page(shown.split("–")[0].replace('data-unit="ms"', 'data-unit="s"')).numbers
-    assert not _reads_as(wrong.text, 0.195, wrong.pointer)
+    assert not reads_as(wrong.text, 0.195, wrong.pointer)
 
 
 def test_counted_puts_the_noun_in_the_number_the_count_takes():

@@ -156,7 +156,7 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
 
 def _log_coverage(site: Path) -> tuple[int | None, int]:
     """(entries the site's latest checkpoint signs or None without one, entries its ledger holds)."""
-    from site_gen.log_audit import coverage
+    from site_gen.audit.transparency_log import coverage
     from site_gen.audit import RECORDS
 
     ledger = site / RECORDS / LEDGER_NAME

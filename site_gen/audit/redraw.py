@@ -2,7 +2,7 @@
 checked, and compared byte for byte with the SVG the site serves.
 
 Without it the audit checks an image by its name only: the site names each SVG by the hash of
-the spec it is drawn from (`site_gen.audit._chart_image`), so an image of other data is named
+the spec it is drawn from (`charts._chart_image`), so an image of other data is named
 otherwise, but an SVG edited in place, with SHA256SUMS listed again, passes. Drawing it again
 catches that. vl-convert draws the same bytes of the same spec in every process and on every
 machine with one build of it (its workers load no system font: site_gen/chart_workers.py), and

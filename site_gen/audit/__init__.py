@@ -1,0 +1,67 @@
+"""`benchledger verify --site DIR`: check a built (or downloaded) copy of the site against the
+ledger it serves: every file against the site-wide SHA256SUMS (none missing, altered or added);
+the ledger's chain; every served record's bytes against the ledger and
+SHA256SUMS; every hash a page states; the head against the audit page and `--expect-head`; every
+displayed number against the value in the served record under the formatting rule; every
+record's limitations on its page; every chart's data; what the series pages, the history index,
+the feed and any claim say against change detection run again on the served records; no load
+from another host; and the signed log (transparency_log.py). Reports every problem at once."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Sequence
+
+from benchledger.errors import Problem
+from benchledger.records.keys import VerifierKey
+from benchledger.records.ledger import LEDGER_NAME, read_ledger
+from site_gen.audit.charts import check_chart_data
+from site_gen.audit.explorer_data import check_explorer_data
+from site_gen.audit.hashes import check_every_file, check_head, check_served_records, check_stated_hashes, check_sums
+from site_gen.audit.limitations import check_limitations
+from site_gen.audit.loads import check_no_external_loads
+from site_gen.audit.numbers import check_derived_numbers, check_displayed_numbers, check_displayed_text
+from site_gen.audit.redraw import redraw_problems
+from site_gen.audit.series import check_change_listings, check_series_pages
+from site_gen.audit.site import RECORDS, SiteAudit
+from site_gen.audit.transparency_log import check_site_log
+
+__all__ = ["RECORDS", "STEPS", "SiteAudit", "verify_site"]
+
+# Each step is a function of a SiteAudit returning its problems, in the order they are reported.
+STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
+         check_derived_numbers, check_displayed_text, check_limitations, check_explorer_data, check_chart_data,
+         check_series_pages, check_change_listings, check_no_external_loads)
+
+
+def verify_site(site_dir: Path | str, *, pinned: Sequence[VerifierKey] = (),
+                kept: tuple[str, bytes] | None = None, expect_head: str | None = None,
+                redraw_charts: bool = False) -> list[Problem]:
+    """Every problem found in the site at `site_dir` (empty when it holds). `pinned` and `kept`
+    are the auditor's verifier keys and earlier checkpoint, for the transparency-log steps;
+    `expect_head` the ledger head the auditor was told to expect; `redraw_charts`: draw every
+    checked chart's SVG again and compare its bytes (redraw.py; vl-convert, a
+    minute of CPU at 1,000 articles). Each step is a function of a `SiteAudit` (`STEPS` above),
+    in the module of what it checks: add one by writing it there and listing it in `STEPS`."""
+    site = Path(site_dir)
+    ledger_file = site / RECORDS / LEDGER_NAME
+    shown = ledger_file.as_posix()
+    if not site.is_dir():
+        given = str(site_dir)  # as typed: Path() would turn "ftp://x" into "ftp:/x"
+        scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", given)
+        what = (f"{scheme.group(1)}:// addresses are not fetched (only http:// and https://)" if scheme
+                else "a file, not a site folder" if site.exists() else "no such site folder")
+        return [Problem(given, "", f"{what}: give the folder `benchledger build --out` wrote, or an http(s) URL")]
+    if not ledger_file.is_file():
+        return [Problem(shown, "", "missing: a benchledger site serves its ledger here")]
+    read = read_ledger(ledger_file.read_bytes(), shown)
+    audit = SiteAudit(site, read, shown, expect_head)
+    problems = list(read.problems)
+    for step in STEPS:
+        problems += step(audit)
+    if redraw_charts:  # the images of the charts whose data the steps above checked
+        problems += redraw_problems(site, audit.charts)
+    # The signed transparency log (ledger/): its own steps (transparency_log.py).
+    problems += check_site_log(site, read.entries, shown, pinned=pinned, kept=kept)
+    return problems

@@ -1,0 +1,108 @@
+"""`verify --site`'s step on caveats: each record's page shows every limitation of the record
+(site_gen.limitations) and marks numbers only with them, and a comparison page lists only
+limitations of the records it names."""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+
+from benchledger.errors import Problem
+from benchledger.records.display import readable
+from site_gen import escape
+from site_gen.audit.numbers import quoted
+from site_gen.audit.site import RECORDS, SiteAudit
+
+
+# A record page's limitation note as pages/records/base.py writes it (its words escaped, so
+# no "<" inside): source, its anchors, rule id, words; and each anchor.
+_LIMITATION_ITEM = re.compile(r'<li class="bl-lim bl-lim-([a-z]+)">((?:<span id="lim-[0-9a-f]+"></span>)+)'
+                              r'<span class="bl-lim-rule" title="[^"]*">([^<]*)</span> ([^<]*)</li>')
+_LIMITATION_ID = re.compile(r'<span id="(lim-[0-9a-f]+)"></span>')
+# A limitation where records are compared (pages/comparisons.py): source, rule id, words, and
+# the records it applies to ("path pointer; ..."), all escaped.
+_PLACED_LIMITATION = re.compile(r'<li class="bl-lim bl-lim-([a-z]+)"><span class="bl-lim-rule">([^<]*)</span> ([^<]*) '
+                                r'<span class="bl-lim-where">\(([^<]*)\)</span></li>')
+# A marker beside a number linking to a note on its page (quantity.limitations_marker): its
+# anchor, its hover (the limitations' words, escaped) and how many it counts (none: one).
+_LIMITATION_MARK = re.compile(r'<a class="bl-lim-mark" href="#(lim-[0-9a-f]+)" aria-label="[^"]*" title="([^"]*)">'
+                              r"&#9888;(?:<sup>(\d+)</sup>)?</a>")
+
+
+def check_limitations(audit: SiteAudit) -> list[Problem]:
+    """Each record's page (the one holding its audit block) shows every limitation of the record,
+    what it says of itself and what the generator's rules find in it (site_gen.limitations),
+    each under its anchor with its rule and its words; and every served record has its page. A
+    caveat cut from a record's page, or reworded, no longer passes."""
+    problems = []
+    for sha, rel in audit.record_pages.items():
+        lims = audit.limitations(sha)
+        if lims is None:
+            continue  # not served intact: said by the steps that read records
+        text = audit.texts[rel]
+        shown = {anchor: (source, rule, words) for source, anchors, rule, words in _LIMITATION_ITEM.findall(text)
+                 for anchor in _LIMITATION_ID.findall(anchors)}
+        # a note shows its text once, under the first rule of those with that text: a record may
+        # say in its own words what a rule says
+        named: dict[str, set[tuple[str, str]]] = {}
+        for lim in lims:
+            named.setdefault(lim.text, set()).add((lim.source, escape.html(lim.rule_id)))
+        for lim in lims:
+            found = shown.get(lim.anchor)
+            if found is None:
+                problems.append(Problem(audit.shown(rel), "", f"lacks the limitation {lim.anchor} of {sha[:12]} ({lim.rule_id}: "
+                                                              f"{quoted(lim.text[:80])}): a caveat of the record was cut from its page"))
+            elif found[2] != escape.html(lim.text) or found[:2] not in named[lim.text]:
+                problems.append(Problem(audit.shown(rel), "", f"shows the limitation {lim.anchor} of {sha[:12]} as "
+                                                              f"{quoted(htmllib.unescape(found[2])[:80])}, but the record's reads "
+                                                              f"{quoted(lim.text[:80])} ({lim.rule_id}): the page was edited"))
+        problems += _marker_problems(audit.shown(rel), sha, lims, _LIMITATION_MARK.findall(text))
+    for entry in audit.read.entries:
+        if entry.sha256 not in audit.record_pages and audit.record_data(entry.sha256) is not None:
+            problems.append(Problem(audit.shown(f"{RECORDS}/{entry.path}"), "", "no page shows this record's audit block and "
+                                                                                "limitations: its page was removed or cut"))
+    return problems + _placed_problems(audit)
+
+
+def _placed_problems(audit: SiteAudit) -> list[Problem]:
+    """A limitation shown where records are compared (pages/comparisons.py: its rule and words,
+    then the records it applies to) is one the first record it names has, in those words."""
+    by_path = {entry.path: entry.sha256 for entry in audit.read.entries}
+    problems = []
+    for rel, _, text in audit.pages:
+        if "bl-lim-where" not in text:
+            continue
+        for source, rule, words, where in _PLACED_LIMITATION.findall(text):
+            path = htmllib.unescape(where).split(" ", 1)[0]  # a store path holds no space
+            sha = by_path.get(path)
+            lims = audit.limitations(sha) if sha is not None else None
+            if sha is None:
+                problems.append(Problem(audit.shown(rel), "", f"shows a limitation of {quoted(path[:80])}, which the ledger does not "
+                                                              f"seal: the page was edited"))
+            elif lims is not None and not any(lim.source == source and escape.html(lim.rule_id) == rule
+                                              and escape.html(lim.text) == words for lim in lims):
+                problems.append(Problem(audit.shown(rel), "", f"shows {quoted(htmllib.unescape(words)[:80])} ({htmllib.unescape(rule)[:80]}) "
+                                                              f"as a limitation of {path}, which it is not: the page was edited"))
+    return problems
+
+
+def _marker_problems(shown: str, sha: str, lims: list, marks: list[tuple[str, str, str]]) -> list[Problem]:
+    """A record page's ⚠ markers beside its numbers (`quantity.limitations_marker`): each links
+    to one of the record's limitations, and its hover lists that limitation's words first, then
+    the others it counts, each a limitation of the record. (The words are compared one by one
+    where no limitation's words are empty or hold the "·" that joins them.)"""
+    by_anchor = {lim.anchor: lim for lim in lims}
+    texts = {readable(lim.text) for lim in lims}
+    plain = all(text and "·" not in text for text in texts)
+    problems = []
+    for anchor, title, count in marks:
+        lim = by_anchor.get(anchor)
+        words = htmllib.unescape(title).split(" · ")
+        if lim is None:
+            problems.append(Problem(shown, "", f"marks a number with {anchor}, which is no limitation of {sha[:12]}: "
+                                               f"the page was edited"))
+        elif plain and (len(words) != int(count or 1) or words[0] != readable(lim.text) or not set(words) <= texts):
+            problems.append(Problem(shown, "", f"marks a number with {anchor} of {sha[:12]}, whose hover reads "
+                                               f"{quoted(htmllib.unescape(title)[:80])}, not the record's limitations: "
+                                               f"the page was edited"))
+    return problems
