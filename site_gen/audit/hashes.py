@@ -8,7 +8,7 @@ import re
 from benchledger.errors import Problem
 from benchledger.records.digest import SHA256_HEX, distinct_prefixes, sha256_hex
 from site_gen import escape
-from site_gen.audit.site import AUDIT_BLOCK, RECORDS, SiteAudit
+from site_gen.audit.site import RECORDS, SiteAudit
 from site_gen.checksums import check_site_files
 from site_gen.pages.audit import SUMS_NAME, sha256sums
 
@@ -87,7 +87,7 @@ def check_stated_hashes(audit: SiteAudit) -> list[Problem]:
             listing = _SUMS_LISTING.search(html)
             if not unknown and listing and listing.group(1) != escape.pre(sha256sums(audit.read.entries).decode()):
                 problems.append(Problem(shown, "", f"its copy of {RECORDS}/{SUMS_NAME} is not the served ledger's list of records and hashes"))
-        for sha, src, block in AUDIT_BLOCK.findall(html):
+        for sha, src, block in audit.audit_blocks.get(rel, ()):
             target = (page.parent / src).resolve()
             entry = audit.sealed.get(sha)
             if entry is None:

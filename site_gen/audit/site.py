@@ -25,7 +25,7 @@ from site_gen.page import output_path
 RECORDS = "records"
 _PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".shtml", ".svg", ".xml"}
 # A record's audit block (pages/records/base.py): its sha256, the link to its served bytes, its words.
-AUDIT_BLOCK = re.compile(f'<div class="bl-audit" data-sha256="({SHA256_HEX})" data-src="([^"]+)">(.*?)</div>', re.S)
+_AUDIT_BLOCK = re.compile(f'<div class="bl-audit" data-sha256="({SHA256_HEX})" data-src="([^"]+)">(.*?)</div>', re.S)
 
 
 class SiteAudit:
@@ -66,14 +66,20 @@ class SiteAudit:
                 for p in sorted(self.site.rglob("*")) if p.suffix.lower() in _PAGE_SUFFIXES and p.is_file()]
 
     @cached_property
+    def audit_blocks(self) -> dict[str, list[tuple[str, str, str]]]:
+        """The audit blocks of each page that has one, by its site path: (record sha256, the link
+        to its served bytes, the block's HTML) each, as pages/records/base.py writes them."""
+        return {rel: _AUDIT_BLOCK.findall(text) for rel, page, text in self.pages
+                if page.suffix.lower() != ".svg" and 'class="bl-audit"' in text}
+
+    @cached_property
     def record_pages(self) -> dict[str, str]:
         """The site path of each record's page, by the record's sha256: the first page holding
         the record's audit block."""
         out: dict[str, str] = {}
-        for rel, page, text in self.pages:
-            if page.suffix.lower() != ".svg" and 'class="bl-audit"' in text:
-                for sha, _, _ in AUDIT_BLOCK.findall(text):
-                    out.setdefault(sha, rel)
+        for rel, blocks in self.audit_blocks.items():
+            for sha, _, _ in blocks:
+                out.setdefault(sha, rel)
         return out
 
     def scan(self, rel: str) -> "Scanned":
