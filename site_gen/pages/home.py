@@ -36,9 +36,10 @@ def cards_of(site: "SiteContext") -> dict[str, dict]:
     return site.derived["cards"]
 
 
-def _linked(card: dict, view: "RecordView") -> dict:
-    """The card with its headline's limitation markers linking to the notes on the article."""
-    article = url("index.md", view.page_path)
+def _linked(card: dict, view: "RecordView", page_path: str) -> dict:
+    """The card, on the list page at `page_path`, with its headline's limitation markers linking
+    to the notes on the article."""
+    article = url(page_path, view.page_path)
     summary = card["summary"]
     summary = {**summary, "headline_html": on_home(summary["headline_html"], article)}
     return {**card, "summary": summary}
@@ -59,7 +60,7 @@ class HomePage(PageKind):
 
     def pages(self, site: "SiteContext") -> Iterable[Page]:
         known = cards_of(site)
-        cards = [{"view": view, **_linked(known[view.sha256], view)} for view in site.views]
+        cards = [{"view": view, **known[view.sha256]} for view in site.views]
         cards.sort(key=lambda c: chronological(c["summary"]["date"], c["view"]), reverse=True)  # newest first
         intro = guide_text("home.md")
         explorers = [(kind.title, explorer_path(kind)) for kind in comparisons_of(site).kinds]
@@ -74,7 +75,8 @@ class HomePage(PageKind):
                      "older": list_page_path(number + 1) if number < count else None,
                      "pages": _pager_numbers(number, count)}
             yield Page(path, title, site.render("home.md.j2", intro=intro if number == 1 else "", title=title,
-                                                cards=cards[first:first + CARDS_PER_PAGE], pager=pager,
+                                                cards=[_linked(c, c["view"], path) for c in cards[first:first + CARDS_PER_PAGE]],
+                                                pager=pager,
                                                 explorers=explorers, page_path=path))
 
 

@@ -14,6 +14,7 @@ import pytest
 from benchledger.records.pointer import resolve
 from benchledger.records.store import Store
 
+from site_gen.audit import verify_site
 from tests.site_gen.site_support import ROOT, build
 from tests.store_copies import shipped_copy
 
@@ -390,6 +391,16 @@ def test_the_article_list_is_paged_newest_first_with_every_card_once(site, tmp_p
     assert '<a href="../index.html" rel="prev">newer</a>' in texts[1] and '<a href="3.html" rel="next">older</a>' in texts[1]
     assert 'rel="next"' not in texts[2] and "<title>Articles, page 3 of 3" in texts[2]
     assert '<a href="explore/gsh-llm-core-article-1.html">' in texts[0]
+    # each card's ⚠ links to its note on the article from every page of the list: the older
+    # pages' markers pointed under older/, where no article is, and the audit holds each card
+    # to the headline its record makes there
+    marks = [(page, *mark) for page, text in zip(pages, texts)
+             for mark in re.findall(r'<a class="bl-lim-mark" href="([^"#]+)#(lim-[0-9a-f]+)"', text)]
+    assert any(page != pages[0] for page, _, _ in marks)
+    for page, article, anchor in marks:
+        target = (page.parent / article).resolve()
+        assert target.is_file() and f'id="{anchor}"' in target.read_text(encoding="utf-8"), (page, article)
+    assert verify_site(out) == []
 
 
 def test_a_pager_links_the_ends_and_the_pages_around_the_current_one():
