@@ -25,13 +25,14 @@ from site_gen.audit.numbers import check_derived_numbers, check_displayed_number
 from site_gen.audit.redraw import redraw_problems
 from site_gen.audit.series import check_change_listings, check_series_pages
 from site_gen.audit.site import RECORDS, SiteAudit
+from site_gen.audit.summaries import check_summaries
 from site_gen.audit.transparency_log import check_site_log
 
 __all__ = ["RECORDS", "STEPS", "SiteAudit", "verify_site"]
 
 # Each step is a function of a SiteAudit returning its problems, in the order they are reported.
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
-         check_derived_numbers, check_displayed_text, check_limitations, check_explorer_data, check_chart_data,
+         check_derived_numbers, check_displayed_text, check_limitations, check_summaries, check_explorer_data, check_chart_data,
          check_series_pages, check_change_listings, check_no_external_loads)
 
 

@@ -9,6 +9,8 @@ import re
 
 from benchledger.errors import Problem
 from benchledger.records.display import readable
+from benchledger.records.numbers import is_number
+from benchledger.records.pointer import resolve
 from site_gen import escape
 from site_gen.audit.numbers import quoted
 from site_gen.audit.site import RECORDS, SiteAudit
@@ -27,6 +29,12 @@ _PLACED_LIMITATION = re.compile(r'<li class="bl-lim bl-lim-([a-z]+)"><span class
 # anchor, its hover (the limitations' words, escaped) and how many it counts (none: one).
 _LIMITATION_MARK = re.compile(r'<a class="bl-lim-mark" href="#(lim-[0-9a-f]+)" aria-label="[^"]*" title="([^"]*)">'
                               r"&#9888;(?:<sup>(\d+)</sup>)?</a>")
+
+# One of the record's own numbers, not derived (quantity.traced), with the markers right after
+# it (quantity.limitation_marker, limitations_marker): its sha256, pointer (escaped) and markers.
+_MARKED_NUMBER = re.compile(r'<span class="bl-num" data-sha256="([0-9a-f]{64})"(?: data-unit="[^"]*")? '
+                            r'data-pointer="([^"]*)" title="[^"]*">[^<]*</span>'
+                            r'((?:&#8288;<a class="bl-lim-mark" [^>]*>&#9888;(?:<sup>\d+</sup>)?</a>)*)')
 
 
 def check_limitations(audit: SiteAudit) -> list[Problem]:
@@ -57,6 +65,7 @@ def check_limitations(audit: SiteAudit) -> list[Problem]:
                                                               f"{quoted(htmllib.unescape(found[2])[:80])}, but the record's reads "
                                                               f"{quoted(lim.text[:80])} ({lim.rule_id}): the page was edited"))
         problems += _marker_problems(audit.shown(rel), sha, lims, _LIMITATION_MARK.findall(text))
+        problems += _unmarked_problems(audit.shown(rel), sha, audit.record_data(sha), lims, text)
     for entry in audit.read.entries:
         if entry.sha256 not in audit.record_pages and audit.record_data(entry.sha256) is not None:
             problems.append(Problem(audit.shown(f"{RECORDS}/{entry.path}"), "", "no page shows this record's audit block and "
@@ -105,4 +114,33 @@ def _marker_problems(shown: str, sha: str, lims: list, marks: list[tuple[str, st
             problems.append(Problem(shown, "", f"marks a number with {anchor} of {sha[:12]}, whose hover reads "
                                                f"{quoted(htmllib.unescape(title)[:80])}, not the record's limitations: "
                                                f"the page was edited"))
+    return problems
+
+
+def _unmarked_problems(shown: str, sha: str, data: object, lims: list, text: str) -> list[Problem]:
+    """Every number of the record on its page that limitations are scoped at carries their ⚠
+    markers (as `RecordPage.num` writes them): each limitation linked by a marker or, where one
+    marker counts several (a headline's), among the words of its hover. (Where a limitation's
+    words hold the "·" that joins them, only how many the markers count is held.) A ⚠ removed
+    from beside a number, its note left lower on the page, no longer passes."""
+    from site_gen.limitations import by_scope
+
+    scoped = by_scope(lims)
+    plain = all(readable(lim.text) and "·" not in readable(lim.text) for lim in lims)
+    problems = []
+    for number_sha, pointer_attr, markers in _MARKED_NUMBER.findall(text):
+        pointer = htmllib.unescape(pointer_attr)
+        expected = scoped.get(pointer) if number_sha == sha else None
+        # a summary's pointer stands for a percentile it withholds (`RecordPage.percentile`),
+        # which shows that percentile's limitation alone
+        if not expected or not is_number(resolve(data, pointer, default=None)):
+            continue
+        marks = _LIMITATION_MARK.findall(markers)
+        linked = {anchor for anchor, _, _ in marks}
+        told = {word for _, title, _ in marks for word in htmllib.unescape(title).split(" · ")}
+        unmarked = [lim for lim in expected if lim.anchor not in linked and readable(lim.text) not in told]
+        if unmarked if plain else sum(int(count or 1) for _, _, count in marks) < len(expected):
+            lim = unmarked[0] if unmarked else expected[0]
+            problems.append(Problem(shown, "", f"shows {sha[:12]} {pointer[:80]} without the ⚠ of its limitation {lim.anchor} "
+                                               f"({lim.rule_id}: {quoted(lim.text[:80])}): the page was edited"))
     return problems

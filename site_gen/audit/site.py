@@ -8,7 +8,7 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchledger.cases.base import Case, CaseKind
 from benchledger.cases.registry import kind_for
@@ -21,6 +21,9 @@ from site_gen.audit.redraw import ShownChart
 from site_gen.audit.scan import Scanned, scan_file, scan_page
 from site_gen.chart_labels import chart_label
 from site_gen.page import output_path
+
+if TYPE_CHECKING:
+    from site_gen.context import RecordView
 
 RECORDS = "records"
 _PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".shtml", ".svg", ".xml"}
@@ -43,7 +46,7 @@ class SiteAudit:
         self._cases: dict[str, tuple[CaseKind, list[Case]] | None] = {}
         self._case_labels: dict[str, dict[tuple[str, str], str] | None] = {}
         self._series_labels: dict[str, list[str]] = {}
-        self._limitations: dict[str, list | None] = {}
+        self._views: dict[str, RecordView | None] = {}
         # each SVG a checked chart shows (its site path) -> the first such chart: what
         # --redraw-charts draws again
         self.charts: dict[str, ShownChart] = {}
@@ -151,12 +154,21 @@ class SiteAudit:
     def limitations(self, sha256: str) -> list | None:
         """Every limitation of the served record with this sha256 (site_gen.limitations), made
         once per record; None when it is not served intact."""
-        if sha256 not in self._limitations:
-            from site_gen.limitations import find_limitations
+        view = self.view(sha256)
+        return None if view is None else view.limitations
+
+    def view(self, sha256: str) -> "RecordView | None":
+        """The served record with this sha256 as the generator's pages see it (`RecordView`, its
+        limitations made once); None when it is not served intact."""
+        if sha256 not in self._views:
+            from benchledger.records.verification import SealedRecord
+            from site_gen.context import BuildOptions, RecordView
 
             data = self.record_data(sha256)
-            self._limitations[sha256] = None if data is None else find_limitations(data)
-        return self._limitations[sha256]
+            # what the audit makes again from a record reads its data, never its bytes (their
+            # hash is checked by check_served_records)
+            self._views[sha256] = None if data is None else RecordView(SealedRecord(self.sealed[sha256], b"", data), BuildOptions())
+        return self._views[sha256]
 
     def record_data(self, sha256: str) -> Any:
         """The parsed served record with this sha256 (None when not served intact)."""

@@ -52,10 +52,12 @@ def test_page_stating_an_unsealed_hash_is_reported(site):
     sha = "ebcfc483a547a02e0f9e7e00a6c699af613474daff04624c2863ae89c6af96a1"
     page.write_text(text.replace(f'data-sha256="{sha}"', f'data-sha256="{"f" * 64}"', 1), encoding="utf-8")
     problems = verify_site(site)
-    # the edit itself (against the site-wide SHA256SUMS), and what the page now states
-    # both named as the site file they are (one path for one file, whichever step found it)
-    assert [p.file for p in problems] == [f"{site}/articles/llm-cpu-offload/2026-09-27.html"] * 2
+    # the edit itself (against the site-wide SHA256SUMS), what the page now states, and the
+    # headline it was made in, no longer its record's; all named as the site file they are (one
+    # path for one file, whichever step found it)
+    assert [p.file for p in problems] == [f"{site}/articles/llm-cpu-offload/2026-09-27.html"] * 3
     assert problems[0].message.startswith("altered: ") and "which the ledger does not seal" in problems[1].message
+    assert problems[2].message.startswith("leads with ") and problems[2].message.endswith(": the page was edited")
 
 
 def test_edited_ledger_and_sums_are_reported(site):
@@ -77,10 +79,11 @@ def test_an_edited_displayed_number_is_reported(site, capsys):
     assert ">25.8\u202ftokens/s</span>" in html
     page.write_text(html.replace(">25.8\u202ftokens/s</span>", ">99.9\u202ftokens/s</span>", 1), encoding="utf-8")
     problems = verify_site(site)
-    assert len(problems) == 2, problems
+    assert len(problems) == 3, problems  # the number was the headline's: its words are checked too
     assert problems[0].file == f"{site}/{OFFLOAD}" and problems[0].message.startswith("altered: ")
     assert problems[1].file == f"{site}/{OFFLOAD}" and 'shows "99.9 tokens/s"' in problems[1].message
     assert '("25.8 tokens/s" under the formatting rule)' in problems[1].message
+    assert problems[2].message.startswith('leads with "Median server decode at a 2048\u2011token context: 99.9 tokens/s')
     assert main(["verify", "--site", str(site)]) == 1
 
 

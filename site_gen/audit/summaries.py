@@ -1,0 +1,97 @@
+"""`verify --site`'s step on each record's summary: the headline its article leads with and its
+card repeats (the home page and the older pages), and the cases it says were left out of the
+numbers, as the record's renderer makes them again from the served record
+(`RecordRenderer.summary`). Traced numbers are checked one by one elsewhere; this holds the
+words around them: a headline whose "falling to" was edited to "rising to", or whose failed
+cases were cut, no longer passes."""
+
+from __future__ import annotations
+
+import html as htmllib
+import posixpath
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from benchledger.errors import Problem
+from site_gen import escape
+from site_gen.audit.numbers import quoted
+from site_gen.audit.site import SiteAudit
+
+if TYPE_CHECKING:
+    from site_gen.pages.records.base import Summary
+
+_HEADLINE = re.compile(r'<p class="bl-headline">(.*?)</p>', re.S)
+# The parts of a card (templates/home.md.j2), in page order: its link to the article, its
+# headline, and what it says was left out.
+_CARD_PART = re.compile(r'<h2 class="bl-card-title"[^>]*><a href="([^"]*)">|<p class="bl-card-headline">(.*?)</p>'
+                        r'|<p class="bl-left-out">(.*?)</p>', re.S)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def check_summaries(audit: SiteAudit) -> list[Problem]:
+    """Each record's page leads with the headline its record makes and says which cases were
+    left out; each card shows its article's headline (its ⚠ markers linking into the article,
+    `records.base.on_home`) and what was left out, or nothing where nothing was."""
+    from site_gen.pages.records.base import on_home
+
+    problems = []
+    for sha, rel in audit.record_pages.items():
+        summary = _summary(audit, sha)
+        if summary is None:
+            continue  # not served intact: said by the steps that read records
+        text = audit.texts[rel]
+        problems += [Problem(audit.shown(rel), "", f"leads with {_words(shown)}, but its record {sha[:12]} makes "
+                                                   f"{_words(summary.headline_html)}: the page was edited")
+                     for shown in _HEADLINE.findall(text) if shown != summary.headline_html]
+        if summary.left_out and f'<p class="bl-left-out">{escape.html(summary.left_out)}</p>' not in text:
+            problems.append(Problem(audit.shown(rel), "", f"does not say {quoted(summary.left_out[:80])}, which its record "
+                                                          f"{sha[:12]} gives: the page was edited"))
+    pages = {rel: sha for sha, rel in audit.record_pages.items()}
+    for rel, _, text in audit.pages:
+        if 'class="bl-card-headline"' not in text:
+            continue
+        for href, headline, left_out in _cards(text):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), unquote(htmllib.unescape(href))))
+            summary = _summary(audit, pages[target]) if target in pages else None
+            if summary is None:
+                continue  # no record's page, or one not served intact: their own steps say so
+            where = f"its card of {target}"
+            if headline is not None and headline != on_home(summary.headline_html, href):
+                problems.append(Problem(audit.shown(rel), "", f"{where} reads {_words(headline)}, but its record "
+                                                              f"{pages[target][:12]} makes {_words(summary.headline_html)}: "
+                                                              "the page was edited"))
+            if left_out != (escape.html(summary.left_out) if summary.left_out else None):
+                problems.append(Problem(audit.shown(rel), "", f"{where} says {_words(left_out or 'no case was left out')} "
+                                                              f"where its record {pages[target][:12]} gives "
+                                                              f"{quoted((summary.left_out or 'none left out')[:80])}: the page was edited"))
+    return problems
+
+
+def _summary(audit: SiteAudit, sha256: str) -> "Summary | None":
+    """The summary the record's renderer makes of the served record (None: not served intact,
+    or of a schema no renderer writes)."""
+    from site_gen.pages.records.registry import RENDERERS
+
+    view = audit.view(sha256)
+    renderer = RENDERERS.get(view.schema) if view is not None else None
+    return renderer.summary(view) if renderer is not None else None
+
+
+def _cards(text: str) -> list[tuple[str, str | None, str | None]]:
+    """Each card of a page: (its link as written, its headline, what it says was left out),
+    the last two None where the card shows none."""
+    cards: list[list] = []
+    for href, headline, left_out in _CARD_PART.findall(text):
+        if href:
+            cards.append([href, None, None])
+        elif cards and headline:
+            cards[-1][1] = headline
+        elif cards and left_out and cards[-1][1] is not None:
+            cards[-1][2] = left_out
+    return [(href, headline, left_out) for href, headline, left_out in cards]
+
+
+def _words(html: str) -> str:
+    """Page HTML quoted for a message as a reader reads it: its text, cut to 80 characters."""
+    return quoted(htmllib.unescape(_TAG.sub("", html))[:80])
