@@ -20,6 +20,7 @@ from site_gen.audit.charts import check_chart_data
 from site_gen.audit.explorer_data import check_explorer_data
 from site_gen.audit.hashes import check_every_file, check_head, check_served_records, check_stated_hashes, check_sums
 from site_gen.audit.limitations import check_limitations
+from site_gen.audit.links import check_links
 from site_gen.audit.loads import check_no_external_loads
 from site_gen.audit.numbers import check_derived_numbers, check_displayed_numbers, check_displayed_text
 from site_gen.audit.redraw import redraw_problems
@@ -33,7 +34,7 @@ __all__ = ["RECORDS", "STEPS", "SiteAudit", "verify_site"]
 # Each step is a function of a SiteAudit returning its problems, in the order they are reported.
 STEPS = (check_every_file, check_served_records, check_sums, check_stated_hashes, check_head, check_displayed_numbers,
          check_derived_numbers, check_displayed_text, check_limitations, check_summaries, check_explorer_data, check_chart_data,
-         check_series_pages, check_change_listings, check_no_external_loads)
+         check_series_pages, check_change_listings, check_links, check_no_external_loads)
 
 
 def verify_site(site_dir: Path | str, *, pinned: Sequence[VerifierKey] = (),

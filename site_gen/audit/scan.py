@@ -232,14 +232,14 @@ class _Charts(HTMLParser):
 
 
 class _PageScan(HTMLParser):
-    """One pass over a page for every step that reads its elements: what it loads (`loads`, a
-    `Loads`), its traced numbers (`numbers`, a `_Numbers`) and its charts' data (`charts`, a
-    `_Charts`). At 1,000 articles the pages and
+    """One pass over a page for every step that reads its elements: what it loads and links
+    (`loads`, a `Loads`), its traced numbers (`numbers`, a `_Numbers`) and its charts' data
+    (`charts`, a `_Charts`). At 1,000 articles the pages and
     chart SVGs are tens of megabytes, and parsing them was most of `verify --site`."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.loads, self.numbers, self.charts = Loads(), _Numbers(), _Charts()
+        self.loads, self.numbers, self.charts = Loads(keep_local=True), _Numbers(), _Charts()
 
     def updatepos(self, i: int, j: int) -> int:
         """Where the parser is, without the line and column it would count: no finding names a
@@ -264,10 +264,12 @@ class _PageScan(HTMLParser):
 
 @dataclass(frozen=True)
 class Scanned:
-    """What one page loads from another host, (tag, URL) each, its traced numbers, plain and
-    derived, its record text, and its charts' specs and data tables (`_Charts`)."""
+    """What one page loads from another host, (tag, URL) each, every other URL it loads or links
+    (`links`, as written), its traced numbers, plain and derived, its record text, and its
+    charts' specs and data tables (`_Charts`)."""
 
     loads: tuple[tuple[str, str], ...]
+    links: tuple[str, ...]
     numbers: tuple["_Shown", ...]
     derived: tuple["_Derived", ...]
     texts: tuple["_Shown", ...]
@@ -282,7 +284,8 @@ def scan_page(html: str) -> Scanned:
     parser = _PageScan()
     parser.feed(html)
     parser.close()
-    return Scanned(tuple(parser.loads.external), tuple(parser.numbers.found), tuple(parser.numbers.derived),
+    return Scanned(tuple(parser.loads.external), tuple(parser.loads.local or ()), tuple(parser.numbers.found),
+                   tuple(parser.numbers.derived),
                    tuple(parser.numbers.texts), tuple(parser.charts.specs),
                    tuple(tuple(tuple(row) for row in table if row) for table in parser.charts.tables),  # not the header's
                    tuple(parser.charts.images))

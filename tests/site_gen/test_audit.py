@@ -190,7 +190,8 @@ def test_a_missing_or_garbled_list_is_reported(site):
     assert len(altered.message.split(" lists ")[1].split()[0]) == 64  # the two differ in the last digit: shown in full
     sums.unlink()
     problems = verify_site(site)
-    assert [p.file for p in problems] == [f"{site}/{SUMS_NAME}"] and problems[0].message.startswith("missing: ")
+    assert [p.file for p in problems] == [f"{site}/{SUMS_NAME}", f"{site}/audit.html"] and problems[0].message.startswith("missing: ")
+    assert problems[1].message == f"links {SUMS_NAME!r}, which leads to no file of the site ({SUMS_NAME}): the link is dead"
 
 
 def test_a_listed_path_outside_the_site_is_never_read(site, tmp_path):
@@ -621,7 +622,9 @@ def test_a_chart_whose_static_svg_is_gone_is_reported(site):
 
     (site / TIMING_SVG).unlink()
     (site / "SHA256SUMS").write_bytes(site_sums(site))
-    assert [str(p) for p in verify_site(site)] == [f"{site}/{GRAPH}: script spec-timing <img>: shows {TIMING_SVG}, which the site does not hold"]
+    assert [str(p) for p in verify_site(site)] == [
+        f"{site}/{GRAPH}: script spec-timing <img>: shows {TIMING_SVG}, which the site does not hold",
+        f"{site}/{GRAPH}: links '../../{TIMING_SVG}', which leads to no file of the site ({TIMING_SVG}): the link is dead"]
 
 
 def test_a_second_view_of_a_chart_showing_another_image_is_reported(site):
@@ -739,6 +742,10 @@ def test_a_limitation_cut_from_its_record_s_page_or_reworded_is_reported(site, e
         "page removed": [f"{site}/records/llm-cpu-offload/2026-09-27.json: no page shows this record's audit block and "
                          "limitations: its page was removed or cut"],
     }[edit]
+    if edit == "page removed":  # and every link to it is dead
+        dead = messages[len(expected):]
+        assert dead and all(f"which leads to no file of the site ({OFFLOAD}): the link is dead" in m for m in dead), dead
+        messages = messages[:len(expected)]
     assert messages == expected
 
 
@@ -782,7 +789,9 @@ def test_a_limitation_marker_retold_or_linked_elsewhere_is_reported(site, edit):
     assert [str(p) for p in verify_site(site)] == [
         f'{site}/{OFFLOAD}: marks a number with {anchor} of {OFFLOAD_SHA[:12]}, whose hover reads "No concern here.", not the '
         "record's limitations: the page was edited" if edit == "hover" else
-        f"{site}/{OFFLOAD}: marks a number with lim-0000000000, which is no limitation of {OFFLOAD_SHA[:12]}: the page was edited"]
+        f"{site}/{OFFLOAD}: marks a number with lim-0000000000, which is no limitation of {OFFLOAD_SHA[:12]}: the page was edited"] + \
+        ([] if edit == "hover" else [f"{site}/{OFFLOAD}: links '#lim-0000000000', but {OFFLOAD} has no element with the id "
+                                     "'lim-0000000000': the link is dead"])
 
 
 def test_a_marker_whose_record_words_hold_the_joining_dot_is_held_to_its_link_only():

@@ -116,7 +116,7 @@ def test_the_summary_says_how_much_of_the_ledger_the_log_signs_and_whether_its_k
     assert report["signed_log"] == {"signed_entries": 2, "ledger_entries": 3, "key_pinned": False}
     assert report["steps"] == ["every_file", "served_records", "sums", "stated_hashes", "head", "displayed_numbers",
                                "derived_numbers", "displayed_text", "limitations", "summaries", "explorer_data", "chart_data", "series_pages",
-                               "change_listings", "no_external_loads", "site_log"]
+                               "change_listings", "links", "no_external_loads", "site_log"]
 
 
 def _free_port() -> int:

@@ -328,9 +328,14 @@ def test_detected_changes_edited_on_a_series_page_are_reported(drop_site, steady
     messages = [str(p) for p in verify_site(site)]
     assert messages[0] == (f"{site}/{SERIES}: does not say what change detection finds in the served records of this series, "
                            f'{found}: its "Detected changes" was edited')
-    # a change made up shows the claims of its two tracks, which change detection does not make
-    assert len(messages) == (3 if edit == "no change called a change" else 1), messages
-    assert all(m.startswith(f"{site}/{SERIES}: shows a claim change detection does not make") for m in messages[1:])
+    # a change made up shows the claims of its two tracks, which change detection does not make;
+    # a change hidden leaves the history index's link to it dead
+    assert len(messages) == (3 if edit == "no change called a change" else 2 if edit == "change hidden" else 1), messages
+    if edit == "change hidden":
+        assert messages[1] == (f"{site}/series/index.html: links 'bc915e547af1.html#change-bc915e547af1-5', but {SERIES} has "
+                               "no element with the id 'change-bc915e547af1-5': the link is dead")
+    else:
+        assert all(m.startswith(f"{site}/{SERIES}: shows a claim change detection does not make") for m in messages[1:])
 
 
 def test_a_series_page_removed_is_reported(drop_site, tmp_path):
@@ -343,9 +348,12 @@ def test_a_series_page_removed_is_reported(drop_site, tmp_path):
     shutil.copytree(drop_site, site)
     (site / SERIES).unlink()
     (site / "SHA256SUMS").write_bytes(site_sums(site))
-    assert [str(p) for p in verify_site(site)] == [
+    messages = [str(p) for p in verify_site(site)]
+    assert messages[0] == (
         f"{site}/{SERIES}: missing: the served records hold the series 'Qwen2.5-72B-Instruct Q4_K_M, GPU layers 81: LLM "
-        "server along runtime release', in which change detection finds 1 change(s) (bc915e547af1-5), and this is its page"]
+        "server along runtime release', in which change detection finds 1 change(s) (bc915e547af1-5), and this is its page")
+    # and every link to it is dead (the history index's, its records' articles')
+    assert messages[1:] and all(f"which leads to no file of the site ({SERIES}): the link is dead" in m for m in messages[1:])
 
 
 def _section(text: str, i: int) -> str:

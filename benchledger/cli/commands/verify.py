@@ -44,7 +44,7 @@ def add_arguments(parser):
                              "every chart's points and the table behind it against their records, "
                              "every series page (its records, setup, detected changes and each track's findings), the history "
                              "index's changes, the feed's change entries and every claim shown against the served records and "
-                             "change detection run on them, "
+                             "change detection run on them, every link and load of every page against the site's files, "
                              "and the signed transparency log (checkpoint, inclusion and consistency proofs)")
     parser.add_argument("--vkey", type=text, action="append", default=[], metavar="KEY",
                         help="with --site: a verifier key (NAME+KEYID+BASE64) you trust; the site's checkpoint must be "
@@ -150,7 +150,7 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
           "gives, every record's page shows each of its limitations, every headline is its record's, every chart's points and the table behind it are their records' values, every series page, "
           "the history index, the feed and every claim shown say what change detection finds in the served records"
           + (", every chart's image is what this vl-convert draws of its spec" if redraw_charts else "")
-          + ", nothing loads from another host"
+          + ", every link leads to a page or file the site holds, nothing loads from another host"
           + (", the head is the expected one" if expect_head else "") + f", and {log}")
     return 0
 
