@@ -36,8 +36,9 @@ def check_summaries(audit: SiteAudit) -> list[Problem]:
     from site_gen.pages.records.base import on_home
 
     problems = []
+    made: dict[str, Summary | None] = {}  # each record's summary, for its page and its card
     for sha, rel in audit.record_pages.items():
-        summary = _summary(audit, sha)
+        summary = _summary(audit, sha, made)
         if summary is None:
             continue  # not served intact: said by the steps that read records
         text = audit.texts[rel]
@@ -53,7 +54,7 @@ def check_summaries(audit: SiteAudit) -> list[Problem]:
             continue
         for href, headline, left_out in _cards(text):
             target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), unquote(htmllib.unescape(href))))
-            summary = _summary(audit, pages[target]) if target in pages else None
+            summary = _summary(audit, pages[target], made) if target in pages else None
             if summary is None:
                 continue  # no record's page, or one not served intact: their own steps say so
             where = f"its card of {target}"
@@ -68,14 +69,16 @@ def check_summaries(audit: SiteAudit) -> list[Problem]:
     return problems
 
 
-def _summary(audit: SiteAudit, sha256: str) -> "Summary | None":
+def _summary(audit: SiteAudit, sha256: str, made: dict[str, "Summary | None"]) -> "Summary | None":
     """The summary the record's renderer makes of the served record (None: not served intact,
-    or of a schema no renderer writes)."""
+    or of a schema no renderer writes), made once into `made`."""
     from site_gen.pages.records.registry import RENDERERS
 
-    view = audit.view(sha256)
-    renderer = RENDERERS.get(view.schema) if view is not None else None
-    return renderer.summary(view) if renderer is not None else None
+    if sha256 not in made:
+        view = audit.view(sha256)
+        renderer = RENDERERS.get(view.schema) if view is not None else None
+        made[sha256] = renderer.summary(view) if renderer is not None else None
+    return made[sha256]
 
 
 def _cards(text: str) -> list[tuple[str, str | None, str | None]]:
