@@ -3,9 +3,11 @@ ledger it serves: every file against the site-wide SHA256SUMS (none missing, alt
 the ledger's chain; every served record's bytes against the ledger and
 SHA256SUMS; every hash a page states; the head against the audit page and `--expect-head`; every
 displayed number against the value in the served record under the formatting rule; every
-record's limitations on its page; every chart's data; what the series pages, the history index,
-the feed and any claim say against change detection run again on the served records; no load
-from another host; and the signed log (transparency_log.py). Reports every problem at once."""
+record's limitations on its page; each record's headline and left-out cases on its article and
+its card; every chart's data; what the series pages, the history index, the feed and any claim
+say against change detection run again on the served records; every link and load against the
+files the site holds; no load from another host; and the signed log (transparency_log.py).
+Reports every problem at once."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`verify --site`'s step on caveats: each record's page shows every limitation of the record
-(site_gen.limitations) and marks numbers only with them, and a comparison page lists only
-limitations of the records it names."""
+(site_gen.limitations), marks numbers only with them and every number one is scoped at with its
+⚠, and a comparison page lists only limitations of the records it names."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def _marker_problems(shown: str, sha: str, lims: list, marks: list[tuple[str, st
 
 def _unmarked_problems(shown: str, sha: str, data: object, lims: list, text: str) -> list[Problem]:
     """Every number of the record on its page that limitations are scoped at carries their ⚠
-    markers (as `RecordPage.num` writes them): each limitation linked by a marker or, where one
+    markers (as `ArticleWriter.num` writes them): each limitation linked by a marker or, where one
     marker counts several (a headline's), among the words of its hover. (Where a limitation's
     words hold the "·" that joins them, only how many the markers count is held.) A ⚠ removed
     from beside a number, its note left lower on the page, no longer passes."""
@@ -131,7 +131,7 @@ def _unmarked_problems(shown: str, sha: str, data: object, lims: list, text: str
     for number_sha, pointer_attr, markers in _MARKED_NUMBER.findall(text):
         pointer = htmllib.unescape(pointer_attr)
         expected = scoped.get(pointer) if number_sha == sha else None
-        # a summary's pointer stands for a percentile it withholds (`RecordPage.percentile`),
+        # a summary's pointer stands for a percentile it withholds (`ArticleWriter.percentile`),
         # which shows that percentile's limitation alone
         if not expected or not is_number(resolve(data, pointer, default=None)):
             continue
