@@ -119,7 +119,8 @@ def _marker_problems(shown: str, sha: str, lims: list, marks: list[tuple[str, st
 
 def _unmarked_problems(shown: str, sha: str, data: object, lims: list, text: str) -> list[Problem]:
     """Every number of the record on its page that limitations are scoped at carries their ⚠
-    markers (as `ArticleWriter.num` writes them): each limitation linked by a marker or, where one
+    markers (as `ArticleWriter.num` writes them), and so does a block shown as unavailable: each
+    limitation linked by a marker or, where one
     marker counts several (a headline's), among the words of its hover. (Where a limitation's
     words hold the "·" that joins them, only how many the markers count is held.) A ⚠ removed
     from beside a number, its note left lower on the page, no longer passes."""
@@ -130,10 +131,14 @@ def _unmarked_problems(shown: str, sha: str, data: object, lims: list, text: str
     problems = []
     for number_sha, pointer_attr, markers in _MARKED_NUMBER.findall(text):
         pointer = htmllib.unescape(pointer_attr)
-        expected = scoped.get(pointer) if number_sha == sha else None
-        # a summary's pointer stands for a percentile it withholds (`ArticleWriter.percentile`),
-        # which shows that percentile's limitation alone
-        if not expected or not is_number(resolve(data, pointer, default=None)):
+        value = resolve(data, pointer, default=None) if number_sha == sha else None
+        # a block shown as unavailable (its `available` flag false) carries the block's caveats
+        # (`ArticleWriter.num`'s limited_at); a summary's pointer stands for a percentile it
+        # withholds (`ArticleWriter.percentile`), which shows that percentile's caveat alone
+        scope = pointer if is_number(value) else pointer.rpartition("/")[0] if value is False and \
+            pointer.endswith("/available") else None
+        expected = scoped.get(scope) if scope is not None else None
+        if not expected:
             continue
         marks = _LIMITATION_MARK.findall(markers)
         linked = {anchor for anchor, _, _ in marks}

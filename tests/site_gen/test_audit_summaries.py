@@ -79,12 +79,16 @@ def test_left_out_cases_cut_from_an_article_are_reported(built, tmp_path):
                      f"which its record {sha[:12]} gives: the page was edited"]
 
 
-def test_a_limitation_marker_removed_from_beside_its_number_is_reported(built, tmp_path):
-    """A ⚠ cut from beside a number, its note left lower on the page, passed before."""
+@pytest.mark.parametrize("pointer, scope", [
+    ("/cases/0/telemetry/maximum_host_gap_seconds", "/cases/0/telemetry/maximum_host_gap_seconds"),  # a number
+    ("/cases/0/resources_by_phase/baseline/gpu_energy/available", "/cases/0/resources_by_phase/baseline/gpu_energy"),
+])
+def test_a_limitation_marker_removed_from_beside_its_number_is_reported(built, tmp_path, pointer, scope):
+    """A ⚠ cut from beside a number, or from an energy block shown as "unavailable" (the
+    block's caveat), its note left lower on the page, passed before."""
     sha = _sha(built, "llm-cpu-offload/2026-09-27.json")
     record = json.loads((built / "records" / "llm-cpu-offload" / "2026-09-27.json").read_bytes())
-    pointer = "/cases/0/telemetry/maximum_host_gap_seconds"
-    [lim] = [lim for lim in find_limitations(record) if lim.scope == pointer]
+    [lim] = [lim for lim in find_limitations(record) if lim.scope == scope]
     marked = re.compile(rf'(data-pointer="{pointer}" title="[^"]*">[^<]*</span>)&#8288;<a class="bl-lim-mark" [^>]*>&#9888;</a>')
     found = audited_after_edit(built, tmp_path, LLM, lambda html: marked.sub(r"\1", html, count=1))
     assert found == [f'SITE/{LLM}: shows {sha[:12]} {pointer} without the ⚠ of its limitation {lim.anchor} ({lim.rule_id}: '
