@@ -1,6 +1,7 @@
 """`verify --site`'s step on caveats: each record's page shows every limitation of the record
 (site_gen.limitations), marks numbers only with them and every number one is scoped at with its
-⚠, and a comparison page lists only limitations of the records it names."""
+⚠, and a comparison page lists only limitations of the records it names, and every one that
+applies to all of a compared record's numbers."""
 
 from __future__ import annotations
 
@@ -70,7 +71,7 @@ def check_limitations(audit: SiteAudit) -> list[Problem]:
         if entry.sha256 not in audit.record_pages and audit.record_data(entry.sha256) is not None:
             problems.append(Problem(audit.shown(f"{RECORDS}/{entry.path}"), "", "no page shows this record's audit block and "
                                                                                 "limitations: its page was removed or cut"))
-    return problems + _placed_problems(audit)
+    return problems + _placed_problems(audit) + _unlisted_problems(audit)
 
 
 def _placed_problems(audit: SiteAudit) -> list[Problem]:
@@ -94,6 +95,29 @@ def _placed_problems(audit: SiteAudit) -> list[Problem]:
                                                               f"as a limitation of {path}, which it is not: the page was edited"))
     return problems
 
+
+# A comparison page (site_gen.comparisons.Comparison.path): comparisons/<kind>/<axis>-<id>.html.
+_COMPARISON_PAGE = re.compile(r"comparisons/[^/]+/[^/]+\.html")
+
+
+def _unlisted_problems(audit: SiteAudit) -> list[Problem]:
+    """A comparison page lists every limitation that applies to the whole of a record whose
+    numbers it shows (pages/comparisons.py: its "Limitations of the compared records", or a block
+    above that placed it first): a record-wide caveat cut from a comparison no longer passes."""
+    by_sha = {entry.sha256: entry.path for entry in audit.read.entries}
+    problems = []
+    for rel, _, text in audit.pages:
+        if not _COMPARISON_PAGE.fullmatch(rel):
+            continue
+        scanned = audit.scan(rel)
+        listed = {(rule, words) for _, rule, words, _ in _PLACED_LIMITATION.findall(text)}
+        for sha in sorted({span.sha256 for span in scanned.numbers} | {span.sha256 for span in scanned.derived}):
+            for lim in (audit.limitations(sha) or []) if sha in by_sha else []:
+                if lim.scope == "" and (escape.html(lim.rule_id), escape.html(lim.text)) not in listed:
+                    problems.append(Problem(audit.shown(rel), "", f"shows numbers of {by_sha[sha][:80]} without its limitation "
+                                                                  f"{lim.anchor} ({lim.rule_id}: {quoted(lim.text[:80])}), which "
+                                                                  "applies to all of them: a caveat was cut from the page"))
+    return problems
 
 def _marker_problems(shown: str, sha: str, lims: list, marks: list[tuple[str, str, str]]) -> list[Problem]:
     """A record page's ⚠ markers beside its numbers (`quantity.limitations_marker`): each links

@@ -362,3 +362,23 @@ def test_a_limitation_shown_where_records_are_compared_is_one_its_record_has(sit
         new, expected = note.group(0).replace(f"({path} ", f"({other} "), \
             f'SITE/{rel}: shows "{words}" (single-stream) as a limitation of {other}, which it is not: the page was edited'
     assert audited_after_edit(out, tmp_path, rel, lambda text: text.replace(note.group(0), new, 1)) == [expected]
+
+
+def test_a_record_wide_limitation_cut_from_a_comparison_is_reported(site, tmp_path):
+    """A comparison lists each limitation that applies to all of a compared record's numbers: one
+    cut from its list (SHA256SUMS listed again) passed, where only what the lists show was held."""
+    from tests.site_gen.site_support import audited_after_edit
+
+    out = site[1].out_dir
+    index = page(site, "comparisons/index.html")
+    rel = "comparisons/" + links(index, "gsh-llm-core-article-1")["gpu"]
+    block = page(site, rel).split("Limitations of the compared records", 1)[1].split("</ul>", 1)[0]
+    note = re.search(r'<li class="bl-lim bl-lim-[a-z]+"><span class="bl-lim-rule">([^<]*)</span> [^<]* '
+                     r'<span class="bl-lim-where">\(([^<]*)\)</span></li>', block)
+    rule, where = note.groups()
+    records = [place.split(" ", 1)[0] for place in where.split("; ")]
+    assert records and " more" not in where  # every record it applies to is named
+    found = audited_after_edit(out, tmp_path, rel, lambda text: text.replace(note.group(0), "", 1))
+    assert [f.split(" without ", 1)[0] for f in found] == [f"SITE/{rel}: shows numbers of {path}" for path in sorted(
+        records, key=lambda path: next(e.sha256 for e in Store(out / "records").entries() if e.path == path))]
+    assert all(f"({rule}: " in f and f.endswith("which applies to all of them: a caveat was cut from the page") for f in found)
