@@ -81,15 +81,13 @@ def index_href(report: SeriesReport) -> str:
     return url(HISTORY_INDEX, series_path(report.series))
 
 
-def index_table(reports: Sequence[SeriesReport],
-                href: Callable[[SeriesReport], str]) -> tuple[str, tuple[list[str], list[list[str]]]]:
-    """The history index's table of every series (`href`: a series page's URL from the index),
-    and the paragraph above it naming what every series holds fixed ("" when nothing is): said
+def index_table(reports: Sequence[SeriesReport]) -> tuple[str, tuple[list[str], list[list[str]]]]:
+    """The history index's table of every series (each linked by `index_href`), and the paragraph above it naming what every series holds fixed ("" when nothing is): said
     once there, each row keeps its own (three series of one setup repeated 300 characters each,
     differing in GPU layers)."""
     setups = [setup_items(report.series) for report in reports]
     shared = [item for item in setups[0] if all(item in setup for setup in setups)] if len(setups) > 1 else []
-    rows = [[f'<a href="{href(report)}">{escape.html(report.title)}</a>',
+    rows = [[f'<a href="{index_href(report)}">{escape.html(report.title)}</a>',
              escape.html(", ".join(item for item in setup if item not in shared) or "as above"),
              str(len(report.series.records)),
              # no break inside "b11146 → b11500" (escape.html folds record text's own spaces)

@@ -126,7 +126,7 @@ def _marker_problems(shown: str, sha: str, lims: list, marks: list[tuple[str, st
     where no limitation's words are empty or hold the "·" that joins them.)"""
     by_anchor = {lim.anchor: lim for lim in lims}
     texts = {readable(lim.text) for lim in lims}
-    plain = all(text and "·" not in text for text in texts)
+    plain = _told_apart(lims)
     problems = []
     for anchor, title, count in marks:
         lim = by_anchor.get(anchor)
@@ -151,7 +151,7 @@ def _unmarked_problems(shown: str, sha: str, data: object, lims: list, text: str
     from site_gen.limitations import by_scope
 
     scoped = by_scope(lims)
-    plain = all(readable(lim.text) and "·" not in readable(lim.text) for lim in lims)
+    plain = _told_apart(lims)
     problems = []
     for number_sha, pointer_attr, markers in _MARKED_NUMBER.findall(text):
         pointer = htmllib.unescape(pointer_attr)
@@ -173,3 +173,9 @@ def _unmarked_problems(shown: str, sha: str, data: object, lims: list, text: str
             problems.append(Problem(shown, "", f"shows {sha[:12]} {pointer[:80]} without the ⚠ of its limitation {lim.anchor} "
                                                f"({lim.rule_id}: {quoted(lim.text[:80])}): the page was edited"))
     return problems
+
+
+def _told_apart(lims: list) -> bool:
+    """Whether a hover's words, its limitations' joined by " · ", split back into each one's:
+    none is empty or holds the "·" (`quantity.limitations_marker`)."""
+    return all(readable(lim.text) and "·" not in readable(lim.text) for lim in lims)

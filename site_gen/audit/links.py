@@ -9,11 +9,9 @@ from __future__ import annotations
 import html as htmllib
 import posixpath
 import re
-from urllib.parse import unquote, urlsplit
 
 from benchledger.errors import Problem
-from site_gen import urls
-from site_gen.audit.site import SiteAudit
+from site_gen.audit.site import SiteAudit, link_target
 
 _ID = re.compile(r'\sid="([^"]*)"')
 
@@ -29,23 +27,19 @@ def check_links(audit: SiteAudit) -> list[Problem]:
     problems = []
     for rel, _, _ in audit.pages:
         for ref in dict.fromkeys(audit.scan(rel).links):
-            if urls.scheme(ref) is not None or urls.other_host(ref):
+            found = link_target(rel, ref)
+            if found is None:
                 continue
-            parts = urlsplit(ref)
-            path = unquote(parts.path)
-            if path.startswith("/"):
-                continue
-            target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path)) if path else rel
-            if target in folders or target == "." or path.endswith("/"):
+            target, fragment = found
+            if target in folders or target == "." or target.endswith("/"):
                 target = posixpath.normpath(posixpath.join(target, "index.html"))
             if target == ".." or target.startswith("../") or target not in files:
                 problems.append(Problem(audit.shown(rel), "", f"links {ref[:80]!r}, which leads to no file of the site "
                                                               f"({target[:80]}): the link is dead"))
                 continue
-            fragment = unquote(parts.fragment)
             if fragment and target.endswith(".html") and target in audit.texts:
                 if target not in ids:
-                    ids[target] = {htmllib.unescape(found) for found in _ID.findall(audit.texts[target])}
+                    ids[target] = {htmllib.unescape(value) for value in _ID.findall(audit.texts[target])}
                 if fragment not in ids[target]:
                     problems.append(Problem(audit.shown(rel), "", f"links {ref[:80]!r}, but {target[:80]} has no element "
                                                                   f"with the id {fragment[:80]!r}: the link is dead"))

@@ -151,6 +151,14 @@ def _candidates(text: str, value: Any, pointer: str) -> Iterator[str]:
         yield shown.number + (" " + text.split(" ", 1)[1] if " " in text else "")
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
+def read_words(html: str) -> str:
+    """Page HTML as a reader reads it, for a message: its text, tags dropped, entities decoded."""
+    return htmllib.unescape(_TAG.sub("", html))
+
+
 def quoted(text: str) -> str:
     """Page text quoted for a message (the narrow space between number and unit as a space)."""
     return '"' + text.replace("\u202f", " ") + '"'

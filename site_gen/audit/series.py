@@ -4,11 +4,11 @@ run again on the served records makes them."""
 
 from __future__ import annotations
 
-import html as htmllib
 import re
 
 from benchledger.cases.registry import KINDS
 from benchledger.errors import Problem
+from site_gen.audit.numbers import read_words
 from site_gen.audit.site import SiteAudit
 from site_gen.page import output_path
 
@@ -92,7 +92,7 @@ def check_change_listings(audit: SiteAudit) -> list[Problem]:
             problems.append(Problem(audit.shown(index), "", f"does not list what change detection finds in the served records, "
                                                             f"{sum(len(r.changes) for r in reports)} change(s): its \"Detected "
                                                             f"changes\" was edited"))
-        fixed_by_all, table = index_table(reports, index_href)
+        fixed_by_all, table = index_table(reports)
         if fixed_by_all not in texts[index] or table_html(*table) not in texts[index]:
             problems.append(Problem(audit.shown(index), "", f"does not list the {len(reports)} series the served records hold as "
                                                             f"they give them: its table of series was edited"))
@@ -120,6 +120,6 @@ def check_change_listings(audit: SiteAudit) -> list[Problem]:
         for shown in _CLAIM_SPAN.findall(text):
             if shown not in claims:
                 problems.append(Problem(audit.shown(rel), "", f"shows a claim change detection does not make from the served "
-                                                              f"records, {htmllib.unescape(re.sub('<[^>]*>', '', shown))[:80]!r}: "
+                                                              f"records, {read_words(shown)[:80]!r}: "
                                                               f"the page was edited"))
     return problems

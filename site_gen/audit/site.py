@@ -4,11 +4,13 @@ records, its pages (each parsed once) and what the generator makes again from th
 
 from __future__ import annotations
 
+import posixpath
 import re
 from concurrent.futures import ProcessPoolExecutor
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 from benchledger.cases.base import Case, CaseKind
 from benchledger.cases.registry import kind_for
@@ -17,6 +19,7 @@ from benchledger.records.digest import SHA256_HEX, sha256_hex
 from benchledger.records.jsonread import read_json_bytes
 from benchledger.records.ledger import LedgerRead
 from benchledger.records.verification import pool_workers
+from site_gen import urls
 from site_gen.audit.redraw import ShownChart
 from site_gen.audit.scan import Scanned, scan_file, scan_page
 from site_gen.chart_labels import chart_label
@@ -29,6 +32,21 @@ RECORDS = "records"
 _PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".shtml", ".svg", ".xml"}
 # A record's audit block (pages/records/base.py): its sha256, the link to its served bytes, its words.
 _AUDIT_BLOCK = re.compile(f'<div class="bl-audit" data-sha256="({SHA256_HEX})" data-src="([^"]+)">(.*?)</div>', re.S)
+
+
+def link_target(rel: str, ref: str) -> tuple[str, str] | None:
+    """(site path, fragment) that a link `ref` (as the parser read it) on the page at `rel`
+    leads to, normalised ("../x" where it leaves the site's folder; `rel` itself for a bare
+    fragment; a folder's link keeps its closing "/"); None for another host, a scheme (mailto:) or a site path (/x), which depend on
+    where the site is served."""
+    if urls.scheme(ref) is not None or urls.other_host(ref):
+        return None
+    parts = urlsplit(ref)
+    path = unquote(parts.path)
+    if path.startswith("/"):
+        return None
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path)) if path else rel
+    return target + ("/" if path.endswith("/") else ""), unquote(parts.fragment)
 
 
 class SiteAudit:

@@ -8,15 +8,13 @@ cases were cut, no longer passes."""
 from __future__ import annotations
 
 import html as htmllib
-import posixpath
 import re
 from typing import TYPE_CHECKING
-from urllib.parse import unquote
 
 from benchledger.errors import Problem
 from site_gen import escape
-from site_gen.audit.numbers import quoted
-from site_gen.audit.site import SiteAudit
+from site_gen.audit.numbers import quoted, read_words
+from site_gen.audit.site import SiteAudit, link_target
 
 if TYPE_CHECKING:
     from site_gen.pages.records.base import Summary
@@ -26,7 +24,6 @@ _HEADLINE = re.compile(r'<p class="bl-headline">(.*?)</p>', re.S)
 # headline, and what it says was left out.
 _CARD_PART = re.compile(r'<h2 class="bl-card-title"[^>]*><a href="([^"]*)">|<p class="bl-card-headline">(.*?)</p>'
                         r'|<p class="bl-left-out">(.*?)</p>', re.S)
-_TAG = re.compile(r"<[^>]*>")
 
 
 def check_summaries(audit: SiteAudit) -> list[Problem]:
@@ -53,7 +50,7 @@ def check_summaries(audit: SiteAudit) -> list[Problem]:
         if 'class="bl-card-headline"' not in text:
             continue
         for href, headline, left_out in _cards(text):
-            target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), unquote(htmllib.unescape(href))))
+            target = (link_target(rel, htmllib.unescape(href)) or ("", ""))[0]
             summary = _summary(audit, pages[target], made) if target in pages else None
             if summary is None:
                 continue  # no record's page, or one not served intact: their own steps say so
@@ -97,4 +94,4 @@ def _cards(text: str) -> list[tuple[str, str | None, str | None]]:
 
 def _words(html: str) -> str:
     """Page HTML quoted for a message as a reader reads it: its text, cut to 80 characters."""
-    return quoted(htmllib.unescape(_TAG.sub("", html))[:80])
+    return quoted(read_words(html)[:80])

@@ -157,7 +157,7 @@ class SeriesPages(PageKind):
         with ThreadPoolExecutor(RENDER_WORKERS) as pool:
             yield from pool.map(lambda report: site.render_cache.page_inputs(_page_inputs(site, report), "series",
                                                                              lambda: series_page(site, report)), site.history)
-        fixed_by_all, table = index_table(site.history, index_href)
+        fixed_by_all, table = index_table(site.history)
         parts: list[tuple[bool, str]] = [(False, "# History"), (True,
                  '<p class="bl-lede">A series is a comparison whose axis is ordered: records of one kind that agree on every '
                  "identity field and differ only in a runtime release, a driver, a library version, or (for repeats of one "
