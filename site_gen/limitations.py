@@ -403,6 +403,18 @@ def by_scope(found: list[Limitation]) -> dict[str, list[Limitation]]:
     return out
 
 
+def scoped_along(scoped: dict[str, list[Limitation]], pointer: str) -> list[Limitation]:
+    """The limitations that apply to the value at `pointer` (as `limitations_for`), from
+    `by_scope`'s map: looked up at the root, each ancestor and the pointer itself, not tested
+    one by one (a comparison page shows thousands of numbers of records with ~100 each)."""
+    found = list(scoped.get("", ()))
+    at = pointer.find("/", 1)
+    while at != -1:
+        found += scoped.get(pointer[:at], ())
+        at = pointer.find("/", at + 1)
+    return found + list(scoped.get(pointer, ())) if pointer else found
+
+
 def withheld_percentile(found: list[Limitation], pointer: str, name: str) -> Limitation | None:
     """The limitation withholding percentile `name` of the summary at `pointer`, if any."""
     for lim in found:

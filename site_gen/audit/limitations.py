@@ -1,7 +1,7 @@
 """`verify --site`'s step on caveats: each record's page shows every limitation of the record
 (site_gen.limitations), marks numbers only with them and every number one is scoped at with its
 ⚠, and a comparison page lists only limitations of the records it names, and every one that
-applies to all of a compared record's numbers."""
+applies to a number or text of a record it shows."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from benchledger.records.display import readable
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from site_gen import escape
-from site_gen.audit.numbers import quoted
+from site_gen.audit.numbers import named, quoted
 from site_gen.audit.site import RECORDS, SiteAudit
+from site_gen.limitations import by_scope, scoped_along
 
 
 # A record page's limitation note as pages/records/base.py writes it (its words escaped, so
@@ -100,24 +101,54 @@ def _placed_problems(audit: SiteAudit) -> list[Problem]:
 _COMPARISON_PAGE = re.compile(r"comparisons/[^/]+/[^/]+\.html")
 
 
+# Where a comparison's list says a limitation applies: "path scope; ...", then " and N more"
+# past four (pages/comparisons.py `_Placed.block`).
+_MORE_PLACES = re.compile(r" and (\d+) more$")
+
+
 def _unlisted_problems(audit: SiteAudit) -> list[Problem]:
-    """A comparison page lists every limitation that applies to the whole of a record whose
-    numbers it shows (pages/comparisons.py: its "Limitations of the compared records", or a block
-    above that placed it first): a record-wide caveat cut from a comparison no longer passes."""
+    """A comparison page lists every limitation that applies to a number or text of a record it
+    shows (pages/comparisons.py: under the metric, the cases or "Limitations of the compared
+    records"), naming the record and the limitation's scope, or counting it among "N more": a
+    caveat cut from a comparison, or a record cut from the places one names, no longer passes."""
     by_sha = {entry.sha256: entry.path for entry in audit.read.entries}
+    scoped: dict[str, dict[str, list]] = {}
     problems = []
     for rel, _, text in audit.pages:
         if not _COMPARISON_PAGE.fullmatch(rel):
             continue
+        # (rule, words) -> [places named, how many more], all as the page writes them (escaped)
+        listed: dict[tuple[str, str], list] = {}
+        for _, rule, words, where in _PLACED_LIMITATION.findall(text):
+            more = _MORE_PLACES.search(where)
+            entry = listed.setdefault((rule, words), ["", 0])
+            entry[0] += "; " + (where[:more.start()] if more else where) + "; "
+            entry[1] += int(more.group(1)) if more else 0
+        needed: dict[tuple[str, str], dict[str, tuple[str, object]]] = {}
         scanned = audit.scan(rel)
-        listed = {(rule, words) for _, rule, words, _ in _PLACED_LIMITATION.findall(text)}
-        for sha in sorted({span.sha256 for span in scanned.numbers} | {span.sha256 for span in scanned.derived}):
-            for lim in (audit.limitations(sha) or []) if sha in by_sha else []:
-                if lim.scope == "" and (escape.html(lim.rule_id), escape.html(lim.text)) not in listed:
-                    problems.append(Problem(audit.shown(rel), "", f"shows numbers of {by_sha[sha][:80]} without its limitation "
-                                                                  f"{lim.anchor} ({lim.rule_id}: {quoted(lim.text[:80])}), which "
-                                                                  "applies to all of them: a caveat was cut from the page"))
+        shown = [(span.sha256, span.pointer) for span in scanned.numbers + scanned.texts]
+        for number in scanned.derived:  # each input in its own record: a ratio's numerator is another's
+            records = named(number.input_sha256)
+            shown += [(records.get(name, number.sha256), pointer) for name, pointer in named(number.inputs).items()]
+        for sha, pointer in shown:
+            if sha not in by_sha or audit.limitations(sha) is None:
+                continue  # not a sealed record served intact: said by the steps that read records
+            if sha not in scoped:
+                scoped[sha] = by_scope(audit.limitations(sha))
+            for lim in scoped_along(scoped[sha], pointer):
+                place = escape.html(f"{by_sha[sha]} {lim.scope or '(whole record)'}")
+                needed.setdefault((escape.html(lim.rule_id), escape.html(lim.text)), {}).setdefault(place, (sha, lim))
+        for key, places in needed.items():
+            said, more = listed.get(key, ("", 0))
+            unnamed = [places[place] for place in sorted(places) if f"; {place}; " not in said]
+            # past four places a list counts the rest: which of the unnamed it counts is not said
+            for sha, lim in unnamed if not more else unnamed[:1] if len(unnamed) > more else ():
+                where = "all of them" if lim.scope == "" else f"those under {lim.scope[:80]}"
+                problems.append(Problem(audit.shown(rel), "", f"shows numbers of {by_sha[sha][:80]} without its limitation "
+                                                              f"{lim.anchor} ({lim.rule_id}: {quoted(lim.text[:80])}), which "
+                                                              f"applies to {where}: a caveat was cut from the page"))
     return problems
+
 
 def _marker_problems(shown: str, sha: str, lims: list, marks: list[tuple[str, str, str]]) -> list[Problem]:
     """A record page's ⚠ markers beside its numbers (`quantity.limitations_marker`): each links
@@ -148,8 +179,6 @@ def _unmarked_problems(shown: str, sha: str, data: object, lims: list, text: str
     marker counts several (a headline's), among the words of its hover. (Where a limitation's
     words hold the "·" that joins them, only how many the markers count is held.) A ⚠ removed
     from beside a number, its note left lower on the page, no longer passes."""
-    from site_gen.limitations import by_scope
-
     scoped = by_scope(lims)
     plain = _told_apart(lims)
     problems = []

@@ -5,6 +5,7 @@ seed: device and profile), the LLM seed on an H200 and with a later llama.cpp re
 
 from __future__ import annotations
 
+import html as htmllib
 import json
 import re
 import subprocess
@@ -342,7 +343,8 @@ def test_many_numeric_axis_values_are_charted_along_x_with_a_line_per_point(tmp_
 def test_a_limitation_shown_where_records_are_compared_is_one_its_record_has(site, tmp_path, edit):
     """A comparison page lists the limitations of the records it compares, with the records they
     apply to: one reworded ("Single stream" made "Many streams"), or named as another record's,
-    with SHA256SUMS listed again, passed."""
+    with SHA256SUMS listed again, passed. Each record it no longer names as it is is then said
+    to be shown without that caveat."""
     from site_gen.audit import verify_site
     from tests.site_gen.site_support import audited_after_edit
 
@@ -351,17 +353,25 @@ def test_a_limitation_shown_where_records_are_compared_is_one_its_record_has(sit
     index = page(site, "comparisons/index.html")
     rel = "comparisons/" + links(index, "gsh-llm-core-article-1")["gpu"]
     note = re.search(r'<li class="bl-lim bl-lim-generator"><span class="bl-lim-rule">single-stream</span> ([^<]*) '
-                     r'<span class="bl-lim-where">\(([^ ]*) ', page(site, rel))
-    words, path = note.groups()
+                     r'<span class="bl-lim-where">\(([^<]*)\)</span>', page(site, rel))
+    words, where = note.groups()
+    places = sorted(place.split(" ") for place in where.split("; "))
+    path = where.split(" ", 1)[0]
+
+    def cut(path: str, scope: str) -> str:
+        anchor = next(lim.anchor for lim in _limitations(out, path) if lim.rule_id == "single-stream" and lim.scope == scope)
+        return (f'SITE/{rel}: shows numbers of {path} without its limitation {anchor} (single-stream: '
+                f'"{htmllib.unescape(words)[:80]}"), which applies to those under {scope}: a caveat was cut from the page')
     if edit == "reworded":
         new, expected = note.group(0).replace(words, "Many streams: throughput under load is measured."), \
-            f'SITE/{rel}: shows "Many streams: throughput under load is measured." (single-stream) as a limitation of {path}, ' \
-            "which it is not: the page was edited"
+            [f'SITE/{rel}: shows "Many streams: throughput under load is measured." (single-stream) as a limitation of {path}, '
+             "which it is not: the page was edited"] + [cut(*place) for place in places]
     else:
         other = "torch-graph-replay/h200.json"
         new, expected = note.group(0).replace(f"({path} ", f"({other} "), \
-            f'SITE/{rel}: shows "{words}" (single-stream) as a limitation of {other}, which it is not: the page was edited'
-    assert audited_after_edit(out, tmp_path, rel, lambda text: text.replace(note.group(0), new, 1)) == [expected]
+            [f'SITE/{rel}: shows "{words}" (single-stream) as a limitation of {other}, which it is not: the page was edited',
+             cut(path, next(scope for named, scope in places if named == path))]
+    assert audited_after_edit(out, tmp_path, rel, lambda text: text.replace(note.group(0), new, 1)) == expected
 
 
 def test_a_record_wide_limitation_cut_from_a_comparison_is_reported(site, tmp_path):
@@ -379,6 +389,65 @@ def test_a_record_wide_limitation_cut_from_a_comparison_is_reported(site, tmp_pa
     records = [place.split(" ", 1)[0] for place in where.split("; ")]
     assert records and " more" not in where  # every record it applies to is named
     found = audited_after_edit(out, tmp_path, rel, lambda text: text.replace(note.group(0), "", 1))
-    assert [f.split(" without ", 1)[0] for f in found] == [f"SITE/{rel}: shows numbers of {path}" for path in sorted(
-        records, key=lambda path: next(e.sha256 for e in Store(out / "records").entries() if e.path == path))]
+    assert [f.split(" without ", 1)[0] for f in found] == [f"SITE/{rel}: shows numbers of {path}" for path in sorted(records)]
     assert all(f"({rule}: " in f and f.endswith("which applies to all of them: a caveat was cut from the page") for f in found)
+
+
+def _gpu_comparison(site) -> tuple[Path, str, str]:
+    """The built site, the LLM GPU comparison's path in it and its HTML."""
+    rel = "comparisons/" + links(page(site, "comparisons/index.html"), "gsh-llm-core-article-1")["gpu"]
+    return site[1].out_dir, rel, page(site, rel)
+
+
+def test_a_case_s_limitation_cut_from_a_comparison_is_reported(site, tmp_path):
+    """A caveat scoped at a case ("single stream", under "Limitations of these cases") cut from
+    the comparison showing that case's numbers, SHA256SUMS listed again, passed: only what the
+    lists said and the record-wide caveats were held."""
+    from tests.site_gen.site_support import audited_after_edit
+
+    out, rel, html = _gpu_comparison(site)
+    block = html.split("Limitations of these cases", 1)[1].split("</ul>", 1)[0]
+    note = re.search(r'<li class="bl-lim bl-lim-generator"><span class="bl-lim-rule">single-stream</span> ([^<]*) '
+                     r'<span class="bl-lim-where">\(([^<]*)\)</span></li>', block)
+    words, where = htmllib.unescape(note.group(1)), note.group(2)
+    places = [place.split(" ") for place in where.split("; ")]
+    assert len(places) == 2 and {scope for _, scope in places} == {"/cases/0"}
+    found = audited_after_edit(out, tmp_path, rel, lambda text: text.replace(note.group(0), "", 1))
+    anchors = {path: next(lim.anchor for lim in _limitations(out, path) if lim.rule_id == "single-stream" and lim.scope == "/cases/0")
+               for path, _ in places}
+    assert found == [f'SITE/{rel}: shows numbers of {path} without its limitation {anchors[path]} (single-stream: "{words}"), '
+                     "which applies to those under /cases/0: a caveat was cut from the page" for path, _ in sorted(places)]
+
+
+@pytest.mark.parametrize("counted", [False, True])
+def test_a_record_cut_from_where_a_comparison_s_limitation_applies_is_reported(site, tmp_path, counted):
+    """A number's caveat (p95 withheld, under its metric) listed with one of the records it
+    applies to cut from its places passed; counted among "and 1 more" instead, it is still said."""
+    from site_gen.audit import verify_site
+    from tests.site_gen.site_support import audited_after_edit
+
+    out, rel, html = _gpu_comparison(site)
+    note = re.search(r'<span class="bl-lim-rule">percentile-p95-minimum-samples</span> ([^<]*) '
+                     r'<span class="bl-lim-where">\(([^<]*)\)</span>', html)
+    places = note.group(2).split("; ")
+    assert len(places) == 4
+    cut = places[-1]
+    path, scope = cut.split(" ")
+    rest = "; ".join(places[:-1]) + (" and 1 more" if counted else "")
+    edited = note.group(0).replace(note.group(2), rest)
+    found = audited_after_edit(out, tmp_path, rel, lambda text: text.replace(note.group(0), edited, 1))
+    if counted:
+        assert found == []
+        return
+    lim = next(lim for lim in _limitations(out, path) if lim.rule_id == "percentile-p95-minimum-samples" and lim.scope == scope)
+    assert found == [f'SITE/{rel}: shows numbers of {path} without its limitation {lim.anchor} '
+                     f'(percentile-p95-minimum-samples: "{htmllib.unescape(note.group(1))[:80]}"), which applies to those '
+                     f"under {scope}: a caveat was cut from the page"]
+    assert verify_site(out) == []
+
+
+def _limitations(out: Path, path: str) -> list:
+    """The limitations of the served record at `path` (site_gen.limitations)."""
+    from site_gen.limitations import find_limitations
+
+    return find_limitations(json.loads((out / "records" / path).read_bytes()))

@@ -6,7 +6,10 @@ from __future__ import annotations
 import copy
 import json
 
-from site_gen.limitations import RULES, by_scope, find_limitations, limitations_for, withheld_percentile
+from hypothesis import given
+from hypothesis import strategies as st
+
+from site_gen.limitations import Limitation, RULES, by_scope, find_limitations, limitations_for, scoped_along, withheld_percentile
 
 from tests.site_gen.site_support import ROOT
 
@@ -123,6 +126,20 @@ def test_limitations_for_includes_ancestors_only():
     assert scoped["/cases/1"] and all(lim.scope == "/cases/1" for lim in scoped["/cases/1"])
     # each limitation once, under its scope, in the order found
     assert scoped == {scope: [lim for lim in found if lim.scope == scope] for scope in dict.fromkeys(l.scope for l in found)}
+
+
+# Pointers over a few tokens, so that scopes and pointers share prefixes: "/a" is no ancestor of "/ab"
+_POINTERS = st.lists(st.sampled_from(["a", "ab", "0", "1", "10", "~1", ""]), max_size=4).map(
+    lambda tokens: "".join("/" + t for t in tokens))
+
+
+@given(st.lists(_POINTERS, max_size=12), _POINTERS)
+def test_scoped_along_finds_what_limitations_for_finds(scopes, pointer):
+    """The ancestors' lookup a comparison's audit uses (`scoped_along`) finds exactly the
+    limitations `limitations_for` tests one by one, for any scopes and pointer."""
+    found = [Limitation(f"rule-{i}", scope, f"words {i}", "generator") for i, scope in enumerate(scopes)]
+    assert sorted(lim.rule_id for lim in scoped_along(by_scope(found), pointer)) == \
+        sorted(lim.rule_id for lim in limitations_for(None, pointer, found))
 
 
 def test_anchors_are_stable_and_distinct():
