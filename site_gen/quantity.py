@@ -132,6 +132,16 @@ def named_list(pairs: Iterable[tuple[str, str]]) -> str:
     return "; ".join(f"{name} = {value}" for name, value in pairs)
 
 
+def origin_text(fields: dict[str, str]) -> str:
+    """Where a charted value comes from, as a reader sees it in the chart's tooltip and the table
+    behind it, from what its trace says for a machine (`Trace.fields`): `verify --site` holds a
+    chart row's words to its trace through this one spelling."""
+    own = f"record {fields['sha256'][:12]}"
+    if "pointer" in fields:
+        return f"{own} · pointer {fields['pointer']}" + (f" · shown in {fields['unit']}" if fields.get("unit") else "")
+    return f"{own} · derived: {fields.get('formula', '')} · inputs: {fields.get('inputs', '')}"
+
+
 @dataclass(frozen=True)
 class Trace:
     """Where a charted value comes from, in the words of `traced()`'s markup: the record
@@ -151,11 +161,8 @@ class Trace:
     x_position: bool = False
 
     def text(self) -> str:
-        """The origin as a reader sees it in the chart's tooltip and data table."""
-        own = f"record {self.sha256[:12]}"
-        if self.pointer is not None:
-            return f"{own} · pointer {self.pointer}" + (f" · shown in {self.unit}" if self.unit else "")
-        return f"{own} · derived: {self.formula} · inputs: {named_list(self.inputs)}"
+        """The origin as a reader sees it in the chart's tooltip and data table (`origin_text`)."""
+        return origin_text(self.fields())
 
     def fields(self) -> dict[str, str]:
         """The origin for a machine: what a traced number's data attributes say, by the same names."""

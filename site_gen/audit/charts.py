@@ -19,11 +19,11 @@ from benchledger.cases.series import position_key
 from benchledger.errors import Problem
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
-from site_gen.audit.numbers import MISSING, named, recomputed
+from site_gen.audit.numbers import MISSING, named, quoted, recomputed
 from site_gen.audit.redraw import ShownChart
 from site_gen.audit.site import SiteAudit
 from site_gen.chart_labels import chart_label, series_ticks
-from site_gen.quantity import axis_number, declared_unit, rescaled
+from site_gen.quantity import axis_number, declared_unit, origin_text, rescaled
 from site_gen.static_chart import static_sha256, static_spec, svg_path
 from site_gen.tables import cell_text, data_cell
 
@@ -264,8 +264,15 @@ def _inline_data(node: Any) -> bool:
 
 
 def _chart_point(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Problem]:
-    """One charted point's value against its trace (`quantity.Trace.fields`)."""
-    return _chart_value(audit, shown, where, row.get("y" if "y" in row else "value"), row.get("trace"))
+    """One charted point's value against its trace (`quantity.Trace.fields`), and the source a
+    reader sees for it (its tooltip and the table behind the chart) against that trace
+    (`quantity.origin_text`): a point's words naming another record or pointer no longer pass."""
+    trace = row.get("trace")
+    problems = _chart_value(audit, shown, where, row.get("y" if "y" in row else "value"), trace)
+    if not problems and isinstance(trace, dict) and row.get("origin") != (said := origin_text(trace)):
+        problems.append(Problem(shown, f"{where}.origin", f"names its source {quoted(str(row.get('origin'))[:120])}, but the point "
+                                                         f"comes from {quoted(said)}: the page was edited"))
+    return problems
 
 
 def _chart_x(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Problem]:

@@ -491,6 +491,25 @@ def test_an_edited_chart_or_the_table_behind_it_is_reported(site, name):
         assert messages == expected
 
 
+def test_a_chart_point_whose_shown_source_names_another_value_is_reported(site):
+    """The source a reader sees for a point (its tooltip, the table behind the chart) is its
+    trace's: the words made to name another measurement, in the spec and the table alike (so the
+    two still agree), with SHA256SUMS listed again, passed."""
+    from site_gen.checksums import site_sums
+
+    page = site / GRAPH
+    html = page.read_text(encoding="utf-8")
+    real = f"record {GRAPH_SHA[:12]} · pointer /measurements/2/timing/eager/mean_ms"
+    told = real.replace("/measurements/2/", "/measurements/0/")
+    edited = html.replace(f'"origin":"{real}"', f'"origin":"{told}"', 1).replace(f"<td>{real}</td>", f"<td>{told}</td>", 1)
+    assert edited.count(told) == html.count(told) + 2
+    page.write_text(edited, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p).removeprefix(f"{site}/{GRAPH}: ") for p in verify_site(site)] == [
+        f'script spec-timing $.datasets.points[0].origin: names its source "{told}", but the point comes from "{real}": '
+        "the page was edited"]
+
+
 def test_a_chart_without_the_table_behind_it_is_reported(site):
     from site_gen.checksums import site_sums
 

@@ -41,7 +41,7 @@ def add_arguments(parser):
                              "stated bytes, every traced number and piece of record text against its record, every derived number against its formula, "
                              "every record's page against the record's limitations, every record's headline and "
                              "cases left out (its article and its card) against its record, "
-                             "every chart's points and the table behind it against their records, "
+                             "every chart's points, the source each names and the table behind it against their records, "
                              "every series page (its records, setup, detected changes and each track's findings), the history "
                              "index's changes, the feed's change entries and every claim shown against the served records and "
                              "change detection run on them, every link and load of every page against the site's files, "
