@@ -212,6 +212,29 @@ def _raw(value: object) -> str:
     return "null" if value is None else repr(value) if isinstance(value, float) else str(value)
 
 
+def hover_text(sha256: str, pointer: str | None, value: object, *, with_value: bool = True, formula: str | None = None,
+               inputs: Mapping[str, str] | None = None, input_records: Mapping[str, str] | None = None,
+               reason: str | None = None) -> str:
+    """The hover text of a traced number (`traced`'s title, before escaping): why no number is
+    shown (`reason`), its record, its pointer and raw `value` (`with_value`: not where a label
+    stands for a value the record does not give), or its formula, inputs and result. `verify
+    --site` makes it again from the served record to hold a page's hover to it."""
+    origin = ([reason] if reason else []) + [f"record sha256 {sha256}"]
+    if pointer is not None:
+        origin.append(f"pointer {pointer}")
+        if with_value:
+            origin.append(f"raw value {_raw(value)}")
+    if formula:
+        origin.append(f"derived: {formula}")
+        if input_records:
+            origin.append("inputs: " + "; ".join(
+                f"{name} = record {input_records.get(name, sha256)} pointer {ptr}" for name, ptr in (inputs or {}).items()))
+        elif inputs:
+            origin.append(f"inputs: {named_list(inputs.items())}")
+        origin.append(f"result {_raw(value)}")
+    return " · ".join(origin)
+
+
 def traced(
     value: float | int | None,
     unit: str,
@@ -249,29 +272,19 @@ def traced(
     Returns `<span class="bl-num" data-sha256=.. data-pointer=.. title=..>25.8 tokens/s</span>`.
     """
     shown = text if text is not None else str(format_value(value, unit, digits))
-    origin = ([reason] if reason else []) + [f"record sha256 {sha256}"]
     attrs = [f'class="bl-num{" bl-derived" if formula else ""}"', f'data-sha256="{sha256}"']
     if unit_after:
         attrs.append(f'data-unit="{escape.attr(unit_after)}"')
     if pointer is not None:
         attrs.append(f'data-pointer="{escape.attr(pointer)}"')
-        origin.append(f"pointer {pointer}")
-        if value is not None or text is None:
-            origin.append(f"raw value {_raw(value)}")
     if formula:
-        input_text = named_list((inputs or {}).items())
         attrs.append(f'data-formula="{escape.attr(formula)}"')
-        attrs.append(f'data-inputs="{escape.attr(input_text)}"')
+        attrs.append(f'data-inputs="{escape.attr(named_list((inputs or {}).items()))}"')
         if input_records:
             attrs.append(f'data-input-sha256="{escape.attr(named_list(input_records.items()))}"')
-        origin.append(f"derived: {formula}")
-        if input_records:
-            origin.append("inputs: " + "; ".join(
-                f"{name} = record {input_records.get(name, sha256)} pointer {ptr}" for name, ptr in (inputs or {}).items()))
-        elif input_text:
-            origin.append(f"inputs: {input_text}")
-        origin.append(f"result {_raw(value)}")
-    attrs.append(f'title="{escape.shown_attr(" · ".join(origin))}"')
+    hover = hover_text(sha256, pointer, value, with_value=value is not None or text is None, formula=formula,
+                       inputs=inputs, input_records=input_records, reason=reason)
+    attrs.append(f'title="{escape.shown_attr(hover)}"')
     markers = "".join(limitation_marker(lim) for lim in limitations)
     # `shown` is formatted here (or a caller's label): escaped, but its narrow spaces kept.
     return f"<span {' '.join(attrs)}>{html.escape(shown)}</span>{markers}"

@@ -5,16 +5,19 @@ every derived number against its formula recomputed (site_gen.formula)."""
 from __future__ import annotations
 
 import html as htmllib
+import math
 import re
 from typing import Any, Iterator
 
 from benchledger.cases.base import value_text
 from benchledger.errors import Problem
+from benchledger.records.display import readable
+from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from site_gen import escape
 from site_gen.audit.site import SiteAudit
 from site_gen.formula import recompute
-from site_gen.quantity import DIGITS, MAX_DIGITS, declared_unit, format_value, ladder
+from site_gen.quantity import DIGITS, MAX_DIGITS, declared_unit, format_value, hover_text, ladder
 
 # What a record does not hold at a pointer, or an input no record served intact gives.
 MISSING = object()
@@ -41,6 +44,8 @@ def check_displayed_numbers(audit: SiteAudit) -> list[Problem]:
             elif not reads_as(span.text, value, span.pointer):
                 problems.append(Problem(audit.shown(rel), "", f"shows {quoted(span.text)} for {span.sha256[:12]} {span.pointer}, but the record holds "
                                                  f"{value!r} ({_expected(span.text, value, span.pointer)} under the formatting rule): the page was edited"))
+            elif (wrong := _hover_problem(audit, span, value)) is not None:
+                problems.append(Problem(audit.shown(rel), "", wrong))
     return problems
 
 
@@ -60,6 +65,12 @@ def check_displayed_text(audit: SiteAudit) -> list[Problem]:
             elif span.text != _as_text(value):
                 problems.append(Problem(audit.shown(rel), "", f"shows {quoted(span.text)} for {span.sha256[:12]} {span.pointer}, but the record holds "
                                                               f"{quoted(_as_text(value))}: the page was edited"))
+            # its hover names where it comes from: the pointer (a record's own page, a comparison's
+            # table) or the record and the pointer (a write-up's `text` citation)
+            elif span.title not in (hovers := (readable(span.pointer), readable(f"record sha256 {span.sha256} · pointer {span.pointer}"))):
+                problems.append(Problem(audit.shown(rel), "", f"shows {quoted(span.text)} for {span.sha256[:12]} {span.pointer} with a hover "
+                                                              f"reading {quoted(span.title[:120])} where its record makes {quoted(hovers[0][:120])}: "
+                                                              "the page was edited"))
     return problems
 
 
@@ -86,7 +97,23 @@ def check_derived_numbers(audit: SiteAudit) -> list[Problem]:
                 problems.append(Problem(audit.shown(rel), "", f"shows {quoted(span.text)} for {span.formula} ({span.inputs}), but its inputs "
                                                               f"give {value!r} ({_expected(span.text, value, first)} under the formatting "
                                                               "rule): the page was edited"))
+                continue
+            made = readable(hover_text(span.sha256, None, value, formula=span.formula, inputs=inputs, input_records=records))
+            # the result as the page computed it, which may differ from this one in the last bit
+            said, _, result = span.title.rpartition(" · result ")
+            if span.title != made and not (said == made.rpartition(" · result ")[0] and _close(result, value)):
+                problems.append(Problem(audit.shown(rel), "", f"shows {quoted(span.text)} for {span.formula} with a hover reading "
+                                                              f"{_first_difference(span.title, made)} where its inputs make "
+                                                              f"{_first_difference(made, span.title)}: the page was edited"))
     return problems
+
+
+def _close(text: str, value: Any) -> bool:
+    """Whether `text` is a float's repr within a rounding of `value`."""
+    try:
+        return is_number(value) and math.isclose(float(text), value, rel_tol=1e-12, abs_tol=0.0)
+    except ValueError:
+        return False
 
 
 def recomputed(audit: SiteAudit, formula: str, inputs: dict[str, tuple[str, str]]) -> Any:
@@ -112,12 +139,59 @@ def named(text: str) -> dict[str, str]:
 _LABELS = re.compile(r"[^0-9]*")  # and no digit of any script either (see reads_as)
 
 
+def _is_label(text: str) -> bool:
+    return bool(_LABELS.fullmatch(text)) and not any(c.isnumeric() for c in text)  # "９９.９" is no label
+
+
 def reads_as(text: str, value: Any, pointer: str) -> bool:
     """Whether `text` is how the site shows `value`: `format_value(value, unit)` for the unit
     the text names (bytes rescaled), or a label without digits (e.g. "withheld")."""
-    if _LABELS.fullmatch(text) and not any(c.isnumeric() for c in text):  # "９９.９" is no label
-        return True
-    return text in _candidates(text, value, pointer)
+    return _is_label(text) or text in _candidates(text, value, pointer)
+
+
+def _hover_problem(audit: SiteAudit, span: Any, value: Any) -> str | None:
+    """What is wrong with a traced number's hover (None where nothing is): it must be the one
+    `quantity.hover_text` makes from the served record, its record, pointer and raw value (a
+    label, "withheld", may stand without the value), after the reasons a value is not shown
+    where the page gives them, each one of the record's limitations (`_said_reasons`)."""
+    made = [readable(hover_text(span.sha256, span.pointer, value))]
+    if _is_label(span.text):
+        made.append(readable(hover_text(span.sha256, span.pointer, None, with_value=False)))
+    shown = f"shows {quoted(span.text)} for {span.sha256[:12]} {span.pointer}"
+    for hover in made:
+        if span.title == hover:
+            return None
+        if span.title.endswith(" · " + hover):
+            reason = span.title[:-len(hover) - 3]
+            return None if _said_reasons(audit, span.sha256, reason) else (
+                f"{shown} with a hover giving the reason {quoted(reason[:120])}, which no limitation of {span.sha256[:12]} "
+                "says: the page was edited")
+    at = span.title.find("record sha256 ")  # what follows any reasons
+    said = span.title[at:] if at > 0 else span.title
+    hover = made[-1] if len(made) > 1 and "raw value" not in said else made[0]
+    return (f"{shown} with a hover reading {_first_difference(said, hover)} where its record makes "
+            f"{_first_difference(hover, said)}: the page was edited")
+
+
+def _first_difference(text: str, other: str) -> str:
+    """The first of `text`'s " · "-joined parts that `other` does not have in its place,
+    quoted ("nothing" where `text` ends first)."""
+    parts, others = text.split(" · "), other.split(" · ")
+    for i, part in enumerate(parts):
+        if i >= len(others) or others[i] != part:
+            return quoted(part[:120])
+    return "nothing"
+
+
+def _said_reasons(audit: SiteAudit, sha256: str, reason: str) -> bool:
+    """Whether `reason` (a hover's words before the record's) is limitations of the record, in
+    their words, joined by "; " (`citations/value.py`, a withheld percentile's)."""
+    words = {readable(lim.text) for lim in audit.limitations(sha256) or []}
+    ends = {0}  # where in `reason` a run of limitations' words can end
+    for at in range(len(reason) + 1):
+        if at in ends:
+            ends |= {at + len(w) + 2 for w in words if reason.startswith(w, at)}
+    return len(reason) + 2 in ends
 
 
 def _candidates(text: str, value: Any, pointer: str) -> Iterator[str]:

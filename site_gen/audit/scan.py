@@ -108,6 +108,7 @@ class _Shown:
     sha256: str
     pointer: str
     text: str
+    title: str = ""  # its hover, as the browser reads it
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,7 @@ class _Derived:
     inputs: str
     input_sha256: str
     text: str
+    title: str = ""
 
 
 class _Numbers(HTMLParser):
@@ -166,13 +168,14 @@ class _Numbers(HTMLParser):
             # a range's first end shows its number only, its unit written once after the range
             text, attr = "".join(self._text), self._open.get
             if self._kind == "text":
-                self.texts.append(_Shown(attr("data-sha256", ""), attr("data-pointer", ""), text))
+                self.texts.append(_Shown(attr("data-sha256", ""), attr("data-pointer", ""), text, attr("title", "")))
             elif self._kind == "derived":
                 self.derived.append(_Derived(attr("data-sha256", ""), attr("data-formula", ""), attr("data-inputs", ""),
-                                             attr("data-input-sha256", ""), text))
+                                             attr("data-input-sha256", ""), text, attr("title", "")))
             else:
                 unit = attr("data-unit", "")
-                self.found.append(_Shown(attr("data-sha256", ""), attr("data-pointer", ""), str(Formatted(text, unit)) if unit else text))
+                self.found.append(_Shown(attr("data-sha256", ""), attr("data-pointer", ""), str(Formatted(text, unit)) if unit else text,
+                                         attr("title", "")))
             self._open = None
 
 

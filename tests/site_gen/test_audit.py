@@ -385,6 +385,51 @@ def test_an_edited_derived_number_is_reported(site):
     assert problem.message.endswith('("13.5 J/token" under the formatting rule): the page was edited')
 
 
+# A traced number's hover (its title) retold, its number and data attributes left as they were:
+# the page, the title as it was, the title edited, and the one problem verify names.
+_DECODE = "/cases/0/groups/0/server_decode_tokens_per_second/median"
+_ENERGY = ("joules = /cases/0/groups/0/resources/gpu_energy/joules; "
+           "completed_output_tokens = /cases/0/groups/0/completed_output_tokens")
+_OTHER_ENERGY = _ENERGY.replace("groups/0/completed", "groups/1/completed")
+_WITHHELD = ("p95 withheld: 5 samples, below 130 required by the generator&#x27;s default (MLPerf LoadGen early-stopping "
+             f"minimum). · record sha256 {GRAPH_SHA} · pointer /measurements/3/timing/graph/p95_ms")
+HOVER_EDITS = {
+    "raw value": (OFFLOAD, f"pointer {_DECODE} · raw value 25.778169650885744", f"pointer {_DECODE} · raw value 35.778169650885744",
+                  f'shows "25.8 tokens/s" for {OFFLOAD_SHA[:12]} {_DECODE} with a hover reading "raw value 35.778169650885744" '
+                  'where its record makes "raw value 25.778169650885744": the page was edited'),
+    "another record": (OFFLOAD, f"record sha256 {OFFLOAD_SHA} · pointer {_DECODE}", f"record sha256 {GRAPH_SHA} · pointer {_DECODE}",
+                       f'shows "25.8 tokens/s" for {OFFLOAD_SHA[:12]} {_DECODE} with a hover reading "record sha256 {GRAPH_SHA}" '
+                       f'where its record makes "record sha256 {OFFLOAD_SHA}": the page was edited'),
+    "reason": ("posts/cuda-graph-replay-scoring.html", _WITHHELD, "p95 measured at 5 samples. · " + _WITHHELD.split(" · ", 1)[1],
+               f'shows "withheld" for {GRAPH_SHA[:12]} /measurements/3/timing/graph/p95_ms with a hover giving the reason '
+               f'"p95 measured at 5 samples.", which no limitation of {GRAPH_SHA[:12]} says: the page was edited'),
+    "record text": (OFFLOAD, 'data-pointer="/cases/0/model" title="/cases/0/model"', 'data-pointer="/cases/0/model" title="/models/0/name"',
+                    f'shows "qwen25-72b-q4" for {OFFLOAD_SHA[:12]} /cases/0/model with a hover reading "/models/0/name" where its '
+                    'record makes "/cases/0/model": the page was edited'),
+    # each part of a hover is quoted to its first 120 characters
+    "derived inputs": (OFFLOAD, f"inputs: {_ENERGY} · result", f"inputs: {_OTHER_ENERGY} · result",
+                       f'shows "13.5 J/token" for joules / completed_output_tokens with a hover reading "{f"inputs: {_OTHER_ENERGY}"[:120]}" '
+                       f'where its inputs make "{f"inputs: {_ENERGY}"[:120]}": the page was edited'),
+}
+
+
+@pytest.mark.parametrize("name", HOVER_EDITS)
+def test_a_traced_number_s_hover_retold_is_reported(site, name):
+    """A reader audits a number by its hover (record, pointer, raw value; or formula, inputs and
+    result; or why it is withheld): a hover naming another value, another record, a reason no
+    limitation gives or other inputs, with SHA256SUMS listed again, passed where only the number
+    and its data attributes were held."""
+    from site_gen.checksums import site_sums
+
+    rel, old, new, expected = HOVER_EDITS[name]
+    page = site / rel
+    text = page.read_text(encoding="utf-8")
+    at = text.rindex(old)  # the last: a headline's first number is held by its words' check too
+    page.write_text(text[:at] + new + text[at + len(old):], encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p).removeprefix(f"{site}/{rel}: ") for p in verify_site(site)] == [expected]
+
+
 def test_every_derived_number_of_the_built_site_is_recomputed(built):
     """Each formula a page states is one the audit recomputes (a new shape of formula would be
     left unchecked without this failing), and each recomputes to what the page shows."""

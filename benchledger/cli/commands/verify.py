@@ -38,7 +38,7 @@ def add_arguments(parser):
                         help="instead, check a built or downloaded site (a folder) or a deployed one (an http(s) URL): "
                              "every file against the site's SHA256SUMS (missing, altered or not listed), "
                              "every page's stated hashes against the ledger it serves, every served record against its "
-                             "stated bytes, every traced number and piece of record text against its record, every derived number against its formula, "
+                             "stated bytes, every traced number and piece of record text (and its hover) against its record, every derived number against its formula, "
                              "every record's page against the record's limitations, every record's headline and "
                              "cases left out (its article and its card) against its record, "
                              "every chart's points, the source each names and the table behind it against their records, "
@@ -146,8 +146,8 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
         if not pinned:
             log += "; it is signed with the key the site serves: pass --vkey with the publisher's key to pin it"
     print(f"{where}: {files}, every page's stated hashes match the served ledger, every served record has its stated bytes, "
-          "every traced number and piece of record text reads as its record's value and every derived number as its formula "
-          "gives, every record's page shows each of its limitations, every headline is its record's, every chart's points and the table behind it are their records' values, every series page, "
+          "every traced number and piece of record text reads as its record's value (its hover too) and every derived number as "
+          "its formula gives, every record's page shows each of its limitations, every headline is its record's, every chart's points and the table behind it are their records' values, every series page, "
           "the history index, the feed and every claim shown say what change detection finds in the served records"
           + (", every chart's image is what this vl-convert draws of its spec" if redraw_charts else "")
           + ", every link leads to a page or file the site holds, nothing loads from another host"
