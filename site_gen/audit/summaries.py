@@ -39,8 +39,8 @@ def check_summaries(audit: SiteAudit) -> list[Problem]:
         if summary is None:
             continue  # not served intact: said by the steps that read records
         text = audit.texts[rel]
-        problems += [Problem(audit.shown(rel), "", f"leads with {_words(shown)}, but its record {sha[:12]} makes "
-                                                   f"{_words(summary.headline_html)}: the page was edited")
+        problems += [Problem(audit.shown(rel), "", "leads with {}, but its record {} makes {}: the page was edited".format(
+                         *_told_apart(shown, summary.headline_html, sha[:12])))
                      for shown in _HEADLINE.findall(text) if shown != summary.headline_html]
         if summary.left_out and f'<p class="bl-left-out">{escape.html(summary.left_out)}</p>' not in text:
             problems.append(Problem(audit.shown(rel), "", f"does not say {quoted(summary.left_out[:80])}, which its record "
@@ -55,10 +55,9 @@ def check_summaries(audit: SiteAudit) -> list[Problem]:
             if summary is None:
                 continue  # no record's page, or one not served intact: their own steps say so
             where = f"its card of {target}"
-            if headline is not None and headline != on_home(summary.headline_html, href):
-                problems.append(Problem(audit.shown(rel), "", f"{where} reads {_words(headline)}, but its record "
-                                                              f"{pages[target][:12]} makes {_words(summary.headline_html)}: "
-                                                              "the page was edited"))
+            if headline is not None and headline != (card := on_home(summary.headline_html, href)):
+                problems.append(Problem(audit.shown(rel), "", "{} reads {}, but its record {} makes {}: the page was edited".format(
+                    where, *_told_apart(headline, card, pages[target][:12]))))
             if left_out != (escape.html(summary.left_out) if summary.left_out else None):
                 problems.append(Problem(audit.shown(rel), "", f"{where} says {_words(left_out or 'no case was left out')} "
                                                               f"where its record {pages[target][:12]} gives "
@@ -95,3 +94,17 @@ def _cards(text: str) -> list[tuple[str, str | None, str | None]]:
 def _words(html: str) -> str:
     """Page HTML quoted for a message as a reader reads it: its text, cut to 80 characters."""
     return quoted(read_words(html)[:80])
+
+
+def _told_apart(shown: str, made: str, record: str) -> tuple[str, str, str]:
+    """A headline as the page shows it and as its record makes it, quoted for a message where
+    they first differ: as a reader reads them, or, where their words agree (a hover, a link or a
+    marker retold), as HTML. Each from its start where that falls in its first 60 characters,
+    else from the word starting 30 or more characters before."""
+    a, b = read_words(shown), read_words(made)
+    if a == b:
+        a, b = shown, made
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = 0 if at < 60 else a.rfind(" ", 0, at - 30) + 1  # a word's start
+    return (quoted(("…" if start else "") + a[start:start + 80]), record,
+            quoted(("…" if start else "") + b[start:start + 80]))

@@ -48,13 +48,25 @@ def test_the_built_site_passes_and_says_what_was_left_out(built):
 
 
 def test_a_headline_retold_on_its_article_is_reported(built, tmp_path):
-    """The words around the traced numbers: "falling to" made "rising to" passed before."""
+    """The words around the traced numbers: "falling to" made "rising to" passed before. The
+    message quotes both from a little before where they differ, past the first 80 characters."""
     found = audited_after_edit(built, tmp_path, LLM, lambda html: html.replace("falling to", "rising to", 1))
     sha = _sha(built, "llm-cpu-offload/2026-09-27.json")
     assert len(found) == 1
-    assert found[0].startswith(f'SITE/{LLM}: leads with "Median server decode at a 2048\u2011token context: 25.8')
-    assert f'", but its record {sha[:12]} makes "Median server decode at a 2048\u2011token context: 25.8' in found[0]
+    assert found[0].startswith(f'SITE/{LLM}: leads with "…with 81 of 81 layers on the GPU, rising to 1.08')
+    assert f'", but its record {sha[:12]} makes "…with 81 of 81 layers on the GPU, falling to 1.08' in found[0]
     assert found[0].endswith(": the page was edited")
+
+
+def test_a_headline_whose_words_agree_but_markup_differs_is_told_apart_in_its_html(built, tmp_path):
+    """A headline's number's hover retold reads the same to a reader: the message quotes the
+    headline's HTML where the two differ (it quoted the same words twice)."""
+    found = audited_after_edit(built, tmp_path, LLM, lambda html: html.replace(" · raw value 25.77", " · raw value 35.77", 1))
+    headline = [f for f in found if " leads with " in f]
+    assert len(headline) == 1
+    shown, made = re.fullmatch(r'SITE/\S+: leads with "(.*)", but its record [0-9a-f]{12} makes "(.*)": the page was edited',
+                               headline[0]).groups()
+    assert shown.startswith("…") and "raw value 35.77" in shown and "raw value 25.77" in made
 
 
 def test_a_card_retold_or_its_left_out_cases_cut_is_reported(built, tmp_path):
