@@ -1,4 +1,5 @@
-"""`verify --site`'s step on the explorer's data scripts: every number in them is its record's."""
+"""`verify --site`'s step on the explorer's data scripts: every number and text cell in them is
+its record's."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ EXPLORER_ROW_OFFSET = 3
 def check_explorer_data(audit: SiteAudit) -> list[Problem]:
     """Every number of the explorer's data scripts (`assets/explore/*.js`) is its record's value
     at its row's point and its column's pointer, or its column's formula recomputed there, to
-    the explorer's significant digits: the explorer shows them, and the hover names the record."""
+    the explorer's significant digits: the explorer shows them, and the hover names the record.
+    Each row's text (its case's label, a GPU, a model, a context) is its case's, as the site
+    reads the served record (`SiteAudit.record_cases`), and each record is listed at its path."""
     problems = []
     for script in sorted((audit.site / EXPLORER_DATA).glob("*.js")):
         shown = script.as_posix()
@@ -36,9 +39,37 @@ def check_explorer_data(audit: SiteAudit) -> list[Problem]:
         for number, row in enumerate(rows):
             try:
                 problems += _explorer_row(audit, shown, number, row, records, columns)
+                problems += _explorer_text(audit, shown, number, row, records, columns, data["strings"])
             except (IndexError, KeyError, TypeError, AttributeError):  # a script edited out of shape
                 problems.append(Problem(shown, f"$.rows[{number}]", "is not a row benchledger writes (record, point, cells)"))
+        for number, (sha256, path, *_) in enumerate(records if isinstance(records, list) else []):
+            entry = audit.sealed.get(sha256)
+            if entry is not None and path != entry.path:
+                problems.append(Problem(shown, f"$.records[{number}]", f"lists {sha256[:12]} as {str(path)[:80]!r}, but the ledger "
+                                                                       f"seals it as {entry.path!r}: the script was edited"))
     return problems
+
+
+def _explorer_text(audit: SiteAudit, shown: str, number: int, row: list, records: list, columns: list,
+                   strings: list) -> list[Problem]:
+    """One row's case label and text cells against its case in the served record (raises as
+    `_explorer_row` for a row out of shape)."""
+    sha256, point = records[row[0]][0], row[1]
+    found = audit.record_cases(sha256) if sha256 in audit.sealed else None
+    if found is None:
+        return []  # not sealed (said above), not served intact, or of no case table
+    at = next(((case, p) for case in found[1] for p in case.points if p.pointer == point), None)
+    if at is None:
+        return [Problem(shown, f"$.rows[{number}]", f"lists a point {point[:80]!r} of {sha256[:12]}, which none of its "
+                                                    "cases has: the script was edited")]
+    case, point_of = at
+    told = [("case", strings[row[2]], case.label)]
+    told += [(column["label"], strings[row[c + EXPLORER_ROW_OFFSET]],
+              dict(point_of.key)[column["name"]] if column.get("point") else case.values[column["name"]].text)
+             for c, column in enumerate(columns) if column.get("type") == "text"]
+    return [Problem(shown, f"$.rows[{number}]", f"shows {label} {str(got)[:80]!r} for {sha256[:12]} {point}, but the record "
+                                                f"gives {want[:80]!r}: the script was edited")
+            for label, got, want in told if got != want]
 
 
 def _explorer_row(audit: SiteAudit, shown: str, number: int, row: list, records: list, columns: list) -> list[Problem]:

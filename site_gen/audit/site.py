@@ -126,7 +126,9 @@ class SiteAudit:
         reads them (None when not served intact, or of a kind no case table lists)."""
         if sha256 not in self._cases:
             data, kind = self.record_data(sha256), kind_for(self.sealed[sha256].schema) if sha256 in self.sealed else None
-            self._cases[sha256] = (kind, kind.cases(data, sha256)) if data is not None and kind is not None else None
+            # with its path, as the build reads it: a record that is one case is labelled by it
+            self._cases[sha256] = (kind, kind.cases(data, sha256, self.sealed[sha256].path)) \
+                if data is not None and kind is not None else None
         return self._cases[sha256]
 
     def schema_cases(self, schema: str) -> int:

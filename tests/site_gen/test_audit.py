@@ -487,6 +487,36 @@ def test_an_edited_explorer_number_is_reported(site):
     assert [str(p) for p in verify_site(site)] == [f"{script.as_posix()}: not an explorer data script benchledger writes"]
 
 
+# The LLM explorer's text retold, its numbers left as they were: the edit, and what verify names.
+EXPLORER_TEXT_EDITS = {
+    "a GPU": ('"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"', '"NVIDIA H200"', [
+        f"$.rows[{row}]: shows GPU 'NVIDIA H200' for {OFFLOAD_SHA[:12]} /cases/{row // 2}/groups/{row % 2}, but the record "
+        "gives 'NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition': the script was edited" for row in range(6)]),
+    "a case's label": ('"offload-72b-40"', '"offload-72b-81"', [
+        f"$.rows[{row}]: shows case 'offload-72b-81' for {OFFLOAD_SHA[:12]} /cases/1/groups/{row - 2}, but the record "
+        "gives 'offload-72b-40': the script was edited" for row in (2, 3)]),
+    "a record's path": ('"llm-cpu-offload/2026-09-27.json"', '"llm-cpu-offload/2026-10-27.json"', [
+        f"$.records[0]: lists {OFFLOAD_SHA[:12]} as 'llm-cpu-offload/2026-10-27.json', but the ledger seals it as "
+        "'llm-cpu-offload/2026-09-27.json': the script was edited"]),
+}
+
+
+@pytest.mark.parametrize("name", EXPLORER_TEXT_EDITS)
+def test_edited_explorer_text_is_reported(site, name):
+    """The explorer shows each case's label, GPU, model and setting from its data script, whose
+    numbers alone were held: a GPU, a case's label or a record's path retold there, with
+    SHA256SUMS listed again, passed."""
+    from site_gen.checksums import site_sums
+
+    old, new, expected = EXPLORER_TEXT_EDITS[name]
+    script = site / "assets" / "explore" / "gsh-llm-core-article-1.js"
+    text = script.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    script.write_text(text.replace(old, new), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p).removeprefix(f"{script.as_posix()}: ") for p in verify_site(site)] == expected
+
+
 GRAPH = "articles/torch-graph-replay/2026-10-28.html"
 EAGER_322 = "18.984041238824528"  # the eager mean at 322 tokens, charted and in the table behind it
 AT_322 = '"x":322,"x_trace":{"pointer":"/measurements/2/tokens"}'  # its x, and where the record gives it
