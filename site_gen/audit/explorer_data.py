@@ -42,9 +42,12 @@ def check_explorer_data(audit: SiteAudit) -> list[Problem]:
                 problems += _explorer_text(audit, shown, number, row, records, columns, data["strings"])
             except (IndexError, KeyError, TypeError, AttributeError):  # a script edited out of shape
                 problems.append(Problem(shown, f"$.rows[{number}]", "is not a row benchledger writes (record, point, cells)"))
-        for number, (sha256, path, *_) in enumerate(records if isinstance(records, list) else []):
-            entry = audit.sealed.get(sha256)
-            if entry is not None and path != entry.path:
+        for number, listed in enumerate(records if isinstance(records, list) else []):
+            sha256, path = (listed + [None, None])[:2] if isinstance(listed, list) else (None, None)
+            entry = audit.sealed.get(sha256) if isinstance(sha256, str) else None
+            if entry is None:
+                continue  # a record no row can name: its rows say so
+            if path != entry.path:
                 problems.append(Problem(shown, f"$.records[{number}]", f"lists {sha256[:12]} as {str(path)[:80]!r}, but the ledger "
                                                                        f"seals it as {entry.path!r}: the script was edited"))
     return problems

@@ -495,6 +495,9 @@ EXPLORER_TEXT_EDITS = {
     "a case's label": ('"offload-72b-40"', '"offload-72b-81"', [
         f"$.rows[{row}]: shows case 'offload-72b-81' for {OFFLOAD_SHA[:12]} /cases/1/groups/{row - 2}, but the record "
         "gives 'offload-72b-40': the script was edited" for row in (2, 3)]),
+    # a record's entry out of shape: its rows are named, and the list of records is read no further
+    "a record out of shape": ('"records":[[', '"records":[1,[', [
+        f"$.rows[{row}]: is not a row benchledger writes (record, point, cells)" for row in range(6)]),
     "a record's path": ('"llm-cpu-offload/2026-09-27.json"', '"llm-cpu-offload/2026-10-27.json"', [
         f"$.records[0]: lists {OFFLOAD_SHA[:12]} as 'llm-cpu-offload/2026-10-27.json', but the ledger seals it as "
         "'llm-cpu-offload/2026-09-27.json': the script was edited"]),
