@@ -138,6 +138,18 @@ def _unlisted_problems(audit: SiteAudit) -> list[Problem]:
             for lim in scoped_along(scoped[sha], pointer):
                 place = escape.html(f"{by_sha[sha]} {lim.scope or '(whole record)'}")
                 needed.setdefault((escape.html(lim.rule_id), escape.html(lim.text)), {}).setdefault(place, (sha, lim))
+        # "N more" stands only for places of the records shown: a list cut to "and 99 more" hides nothing
+        have: dict[tuple[str, str], set[str]] = {}
+        for sha in {sha for sha, _ in shown if sha in scoped}:
+            for lim in audit.limitations(sha) or []:
+                have.setdefault((escape.html(lim.rule_id), escape.html(lim.text)), set()).add(
+                    escape.html(f"{by_sha[sha]} {lim.scope or '(whole record)'}"))
+        for (rule, words), (said, more) in listed.items():
+            unnamed = len([place for place in have.get((rule, words), ()) if f"; {place}; " not in said])
+            if more > unnamed:
+                problems.append(Problem(audit.shown(rel), "", f"counts {more} more places for {quoted(htmllib.unescape(words)[:80])} "
+                                                              f"({htmllib.unescape(rule)[:80]}), where the records it shows have "
+                                                              f"{unnamed} more: the page was edited"))
         for key, places in needed.items():
             said, more = listed.get(key, ("", 0))
             unnamed = [places[place] for place in sorted(places) if f"; {place}; " not in said]
