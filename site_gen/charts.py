@@ -38,6 +38,7 @@ CHART_HEIGHT = 260
 # Records past which a series chart draws small dots and no range rules: 502 records' ranges on a
 # 560-pixel axis were a solid grey wall (each range stays in the tooltip and the table below).
 DENSE_SERIES_POINTS = 120
+DENSE_RANGES_ALT = " Ranges are in the table, not drawn, at this many records."  # a dense series chart's alt text ends so
 
 
 @dataclass(frozen=True)
@@ -456,7 +457,7 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
     has_ranges = any(row["low"] is not None for row in rows)
     dense = len(rows) > DENSE_SERIES_POINTS
     if dense and has_ranges:
-        alt_text += " Ranges are in the table, not drawn, at this many records."
+        alt_text += DENSE_RANGES_ALT
     spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), len(ticks) < len(order), has_ranges, dense),
                    datasets, {"order": order, "ticks": ticks})
     table = object_frame([[r["label"], r["value"], r["low"], r["high"], r["origin"]] for r in rows],

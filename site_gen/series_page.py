@@ -12,7 +12,8 @@ from typing import Callable, Sequence
 from benchledger.cases.base import Role
 from benchledger.cases.registry import KINDS
 from site_gen import escape
-from site_gen.claim import claim_html, has_change, no_change_text
+from site_gen.changes.claims import CHANGED
+from site_gen.claim import claim_html, claim_text, has_change, no_change_text
 from site_gen.history import HISTORY_INDEX, SeriesReport, series_path, setup_items
 from site_gen.quantity import counted, format_value
 from site_gen.templating import url
@@ -74,6 +75,18 @@ def uncharted_row(report: SeriesReport, labels: list[str], index: int) -> list[s
         escape.html(f"{labels[track.positions[-1]]}: {format_value(last.value, track.metric.unit)}"),
         "; ".join(claim_html(f) for f in findings) if has_change(findings) else escape.html(no_change_text(track, report.rule)),
     ]
+
+
+def chart_alt(report: SeriesReport, labels: list[str], index: int) -> str:
+    """The alt text of a track's chart (before `charts.series_chart` adds that a dense chart
+    leaves its ranges to the table): the track, how many records along which field, and each
+    change it marks from the first record after it, or that none was detected. `verify --site`
+    makes it again from the served records."""
+    track, kind = report.tracks[index], KINDS[report.series.schema]
+    changed = [f"from {labels[track.positions[f.claim.comparison.after.start]]}: {claim_text(f)}"
+               for f in report.findings_of(index) if f.claim.verdict == CHANGED]
+    return (f"{track.label} over {counted(len(track.observations), 'record')} along {kind.field(report.series.field).label}: "
+            + ("; ".join(changed) if changed else "no change detected") + ".")
 
 
 def index_href(report: SeriesReport) -> str:

@@ -76,7 +76,7 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
             if n < len(scanned.tables):
                 problems += _chart_table(audit.shown(rel), where, rows, scanned.tables[n])
         # every chart view's image, a second view of one spec too (a dict would keep only the last)
-        problems += [p for view, src in scanned.images if view in checked
+        problems += [p for view, src, _ in scanned.images if view in checked
                      for p in _chart_image(audit, rel, f"script {view}", checked[view], src)]
     return problems
 

@@ -183,13 +183,13 @@ class _Charts(HTMLParser):
     """A page's chart data as the browser gets it: the text of every JSON script but MkDocs'
     own configuration (`specs`: (id, text), each a chart spec benchledger.js may draw), the
     cells of every table behind a chart (`tables`, in page order: rows of cell text), and the
-    static image each chart view shows until its spec is drawn (`images`: (spec id, src))."""
+    static image each chart view shows until its spec is drawn (`images`: (spec id, src, alt))."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.specs: list[tuple[str, str]] = []
         self.tables: list[list[list[str]]] = []
-        self.images: list[tuple[str, str]] = []
+        self.images: list[tuple[str, str, str]] = []
         self._view: str | None = None  # the data-spec of the chart view just opened, until its <img>
         self._script: tuple[str, list[str]] | None = None
         self._details = 0  # depth inside <details class="bl-chart-data">
@@ -203,7 +203,8 @@ class _Charts(HTMLParser):
         elif tag == "div" and "bl-chart-view" in ({k: v or "" for k, v in attrs}.get("class") or "").split():
             self._view = {k: v or "" for k, v in attrs}.get("data-spec", "")
         elif tag == "img" and self._view is not None:
-            self.images.append((self._view, {k: v or "" for k, v in attrs}.get("src", "")))
+            values = {k: v or "" for k, v in attrs}
+            self.images.append((self._view, values.get("src", ""), values.get("alt", "")))
             self._view = None
         elif tag == "details":
             if self._details or "bl-chart-data" in ({k: v or "" for k, v in attrs}.get("class") or "").split():
@@ -278,7 +279,7 @@ class Scanned:
     texts: tuple["_Shown", ...]
     specs: tuple[tuple[str, str], ...]
     tables: tuple[tuple[tuple[str, ...], ...], ...]
-    images: tuple[tuple[str, str], ...]
+    images: tuple[tuple[str, str, str], ...]
 
 
 def scan_page(html: str) -> Scanned:

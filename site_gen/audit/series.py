@@ -4,11 +4,14 @@ run again on the served records makes them."""
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from benchledger.cases.registry import KINDS
 from benchledger.errors import Problem
-from site_gen.audit.numbers import read_words
+from benchledger.records.display import readable
+from site_gen.audit.numbers import quoted, read_words
 from site_gen.audit.site import SiteAudit
 from site_gen.page import output_path
 
@@ -56,6 +59,7 @@ def check_series_pages(audit: SiteAudit) -> list[Problem]:
         anchors: dict[int, re.Match] = {}
         for anchor in _TRACK_ANCHOR.finditer(text):  # one scan of the page for every track's place
             anchors.setdefault(int(anchor.group(2)), anchor)
+        alts = {view: alt for view, _, alt in audit.scan(rel).images}
         for i, track in enumerate(report.tracks):
             # a track is charted under its heading, or has its row in the table of the others
             anchor = anchors.get(i)
@@ -66,7 +70,34 @@ def check_series_pages(audit: SiteAudit) -> list[Problem]:
                 problems.append(Problem(audit.shown(rel), f"track-{i}",
                                         f"does not say what change detection finds along {track.label[:80]!r} in the served "
                                         f"records ({claims} claim(s)), above its chart or in its row: the page was edited"))
+            elif anchor.group(1) == "<h3" and (wrong := _alt_problem(audit, rel, report, labels, i, alts)) is not None:
+                problems.append(Problem(audit.shown(rel), f"track-{i}", wrong))
     return problems
+
+
+def _alt_problem(audit: SiteAudit, rel: str, report: Any, labels: list[str], index: int, alts: dict[str, str]) -> str | None:
+    """What is wrong with a charted track's alt text, which a screen reader reads in place of the
+    chart (None where nothing is): it must be `series_page.chart_alt` of the served records, and
+    say that the ranges are left to the table exactly where the chart leaves them there (more
+    than DENSE_SERIES_POINTS records, some with a range)."""
+    from site_gen.charts import DENSE_RANGES_ALT, DENSE_SERIES_POINTS
+    from site_gen.series_page import chart_alt
+
+    view = f"spec-track-{index}"
+    if view not in alts:
+        return None  # no chart view: the chart step counts the page's charts and images
+    made = chart_alt(report, labels, index)
+    if len(report.tracks[index].observations) > DENSE_SERIES_POINTS:
+        spec = next((text for script, text in audit.scan(rel).specs if script == view), "")
+        try:
+            if any(row.get("low") is not None for row in json.loads(spec)["datasets"]["points"]):
+                made += DENSE_RANGES_ALT
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return None  # not a spec benchledger writes: the chart step says so
+    if alts[view] == readable(made):
+        return None
+    return (f"describes its chart to a screen reader as {quoted(alts[view][:160])}, but the served records make "
+            f"{quoted(readable(made)[:160])}: the page was edited")
 
 
 def check_change_listings(audit: SiteAudit) -> list[Problem]:

@@ -23,8 +23,9 @@ from site_gen.claim import changes_block, claim_kind, claim_label, claim_text, h
 from site_gen.history import HISTORY_INDEX, Finding, SeriesReport, Track, case_labels, series_path
 from site_gen.page import Page
 from site_gen.pages.base import RENDER_WORKERS, PageKind
-from site_gen.series_page import UNCHARTED_COLUMNS, index_href, index_table, lede, records_table, setup_table, uncharted_row
-from site_gen.quantity import Trace, counted
+from site_gen.series_page import (UNCHARTED_COLUMNS, chart_alt, index_href, index_table, lede, records_table, setup_table,
+                                  uncharted_row)
+from site_gen.quantity import Trace
 from site_gen.tables import html_table, object_frame
 from site_gen.templating import url
 
@@ -60,12 +61,9 @@ def _chart(site: "SiteContext", report: SeriesReport, labels: list[str], track: 
             segments.append((points[seg.start].label, points[seg.stop - 1].label, float(statistics.median(values))))
     marks = [SeriesMark(points[f.claim.comparison.after.start].label, claim_text(f), claim_kind(f), claim_label(f))
              for f in findings if f.claim.verdict == CHANGED or track.detection.algorithm == E_DIVISIVE]
-    changed = [m for m in marks if m.changed]
-    alt_text = (f"{track.label} over {counted(len(points), 'record')} along {kind.field(report.series.field).label}: "
-                + ("; ".join(f"from {m.at}: {m.text}" for m in changed) if changed else "no change detected") + ".")
     chart = series_chart(f"track-{index}", track.label, points, segments, marks,
                          x_title=kind.field(report.series.field).label, y_title=f"{track.metric.label} ({track.metric.unit})",
-                         alt_text=alt_text)
+                         alt_text=chart_alt(report, labels, index))
     return chart_html(chart, path, site.charts)
 
 

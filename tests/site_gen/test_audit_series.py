@@ -207,3 +207,21 @@ def test_two_repeats_of_one_date_trading_places_under_their_labels_is_reported(s
         "series' served records, in order, label '2026-10-02 #2': the page was edited",
         f"script spec-track-0 $.datasets.points[2].label: labels '2026-10-02 #2' the point of {_of(points[1])}, which the "
         "series' served records, in order, label '2026-10-02': the page was edited"]
+
+
+def test_a_chart_s_alt_text_retold_is_reported(site):
+    """What a screen reader reads in place of a track's chart (the track, its records and each
+    change it marks, or that none was detected) is the served records': a change added to it,
+    with SHA256SUMS listed again, passed where the chart and its findings above were held."""
+    from site_gen.checksums import site_sums
+
+    rel, _ = _page(site)
+    page = site / rel
+    text = page.read_text(encoding="utf-8")
+    alt = re.search(r'<div class="bl-chart-view" data-spec="spec-track-0"><img src="[^"]*" alt="([^"]*)"', text).group(1)
+    assert alt.endswith(": no change detected.")
+    told = alt.replace("no change detected", "from 2026-10-03: +12.0%, worse")
+    page.write_text(text.replace(f'alt="{alt}"', f'alt="{told}"', 1), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert _found(site, rel) == [f'track-0: describes its chart to a screen reader as "{told}", but the served records make '
+                                 f'"{alt}": the page was edited']
