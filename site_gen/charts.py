@@ -420,11 +420,6 @@ class SeriesMark:
     kind: str  # a key of CLAIM_COLOURS: a detected change (worse, better) or one looked at, not called
     label: str = ""  # the words beside the rule, short enough for half a phone's chart ("" for `text`)
 
-    @property
-    def changed(self) -> bool:
-        """Drawn strong (a detected change) or faint (looked at, not called)."""
-        return self.kind != "no change called"
-
 
 CLAIM_LINE_PX = 14  # a claim label's line on a series chart: 11 px text and its leading
 
