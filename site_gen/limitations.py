@@ -63,6 +63,11 @@ class Limitation:
     source: str  # "record" (the record says so) or "generator" (a rule of this generator)
     percentile: str | None = None  # for withheld percentiles: "p95"
 
+    def place(self, record_path: str) -> str:
+        """Where it applies, as a comparison's list of caveats names it: the record's path and
+        its scope ("(whole record)" for the root)."""
+        return f"{record_path} {self.scope or '(whole record)'}"
+
     @property
     def anchor(self) -> str:
         """A stable HTML id for this limitation's note on a page."""

@@ -136,14 +136,14 @@ def _unlisted_problems(audit: SiteAudit) -> list[Problem]:
             if sha not in scoped:
                 scoped[sha] = by_scope(audit.limitations(sha))
             for lim in scoped_along(scoped[sha], pointer):
-                place = escape.html(f"{by_sha[sha]} {lim.scope or '(whole record)'}")
+                place = escape.html(lim.place(by_sha[sha]))
                 needed.setdefault((escape.html(lim.rule_id), escape.html(lim.text)), {}).setdefault(place, (sha, lim))
         # "N more" stands only for places of the records shown: a list cut to "and 99 more" hides nothing
         have: dict[tuple[str, str], set[str]] = {}
         for sha in {sha for sha, _ in shown if sha in scoped}:
             for lim in audit.limitations(sha) or []:
                 have.setdefault((escape.html(lim.rule_id), escape.html(lim.text)), set()).add(
-                    escape.html(f"{by_sha[sha]} {lim.scope or '(whole record)'}"))
+                    escape.html(lim.place(by_sha[sha])))
         for (rule, words), (said, more) in listed.items():
             unnamed = len([place for place in have.get((rule, words), ()) if f"; {place}; " not in said])
             if more > unnamed:

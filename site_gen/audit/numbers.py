@@ -67,7 +67,8 @@ def check_displayed_text(audit: SiteAudit) -> list[Problem]:
                                                               f"{quoted(_as_text(value))}: the page was edited"))
             # its hover names where it comes from: the pointer (a record's own page, a comparison's
             # table) or the record and the pointer (a write-up's `text` citation)
-            elif span.title not in (hovers := (readable(span.pointer), readable(f"record sha256 {span.sha256} · pointer {span.pointer}"))):
+            elif span.title not in (hovers := (readable(span.pointer),
+                                               readable(hover_text(span.sha256, span.pointer, None, with_value=False)))):
                 problems.append(Problem(audit.shown(rel), "", f"shows {quoted(span.text)} for {span.sha256[:12]} {span.pointer} with a hover "
                                                               f"reading {quoted(span.title[:120])} where its record makes {quoted(hovers[0][:120])}: "
                                                               "the page was edited"))

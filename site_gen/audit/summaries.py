@@ -39,9 +39,11 @@ def check_summaries(audit: SiteAudit) -> list[Problem]:
         if summary is None:
             continue  # not served intact: said by the steps that read records
         text = audit.texts[rel]
-        problems += [Problem(audit.shown(rel), "", "leads with {}, but its record {} makes {}: the page was edited".format(
-                         *_told_apart(shown, summary.headline_html, sha[:12])))
-                     for shown in _HEADLINE.findall(text) if shown != summary.headline_html]
+        for shown in _HEADLINE.findall(text):
+            if shown != summary.headline_html:
+                said, made_text = _quoted_apart(shown, summary.headline_html)
+                problems.append(Problem(audit.shown(rel), "", f"leads with {said}, but its record {sha[:12]} makes {made_text}: "
+                                                              "the page was edited"))
         if summary.left_out and f'<p class="bl-left-out">{escape.html(summary.left_out)}</p>' not in text:
             problems.append(Problem(audit.shown(rel), "", f"does not say {quoted(summary.left_out[:80])}, which its record "
                                                           f"{sha[:12]} gives: the page was edited"))
@@ -56,8 +58,9 @@ def check_summaries(audit: SiteAudit) -> list[Problem]:
                 continue  # no record's page, or one not served intact: their own steps say so
             where = f"its card of {target}"
             if headline is not None and headline != (card := on_home(summary.headline_html, href)):
-                problems.append(Problem(audit.shown(rel), "", "{} reads {}, but its record {} makes {}: the page was edited".format(
-                    where, *_told_apart(headline, card, pages[target][:12]))))
+                said, made_text = _quoted_apart(headline, card)
+                problems.append(Problem(audit.shown(rel), "", f"{where} reads {said}, but its record {pages[target][:12]} makes "
+                                                              f"{made_text}: the page was edited"))
             if left_out != (escape.html(summary.left_out) if summary.left_out else None):
                 problems.append(Problem(audit.shown(rel), "", f"{where} says {_words(left_out or 'no case was left out')} "
                                                               f"where its record {pages[target][:12]} gives "
@@ -96,7 +99,7 @@ def _words(html: str) -> str:
     return quoted(read_words(html)[:80])
 
 
-def _told_apart(shown: str, made: str, record: str) -> tuple[str, str, str]:
+def _quoted_apart(shown: str, made: str) -> tuple[str, str]:
     """A headline as the page shows it and as its record makes it, quoted for a message where
     they first differ: as a reader reads them, or, where their words agree (a hover, a link or a
     marker retold), as HTML. Each from its start where that falls in its first 60 characters,
@@ -106,5 +109,5 @@ def _told_apart(shown: str, made: str, record: str) -> tuple[str, str, str]:
         a, b = shown, made
     at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     start = 0 if at < 60 else a.rfind(" ", 0, at - 30) + 1  # a word's start
-    return (quoted(("…" if start else "") + a[start:start + 80]), record,
-            quoted(("…" if start else "") + b[start:start + 80]))
+    lead = "…" if start else ""
+    return quoted(lead + a[start:start + 80]), quoted(lead + b[start:start + 80])

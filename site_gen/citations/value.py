@@ -60,7 +60,7 @@ class Text(CitationKind):
             shown = cited.value
         else:
             raise CitationProblem(f"{pointer} in record {cited.name} is {describe(cited.value)}, not text; use cite() for numbers")
-        title = f"record sha256 {cited.sha256} · pointer {pointer}"
+        title = quantity.hover_text(cited.sha256, pointer, None, with_value=False)
         return (
             f'<span class="bl-text" data-sha256="{cited.sha256}" data-pointer="{escape.attr(pointer)}" '
             f'title="{escape.shown_attr(title)}">{escape.text(shown)}</span>',

@@ -132,7 +132,7 @@ class _Placed:
             by_text.setdefault((lim.rule_id, lim.text), []).append((case, lim))
         lis = []
         for (rule_id, text), where in by_text.items():
-            places = "; ".join(f"{c.record_path} {lim.scope or '(whole record)'}" for c, lim in where[:4])
+            places = "; ".join(lim.place(c.record_path) for c, lim in where[:4])
             more = f" and {len(where) - 4} more" if len(where) > 4 else ""
             lis.append(f'<li class="bl-lim bl-lim-{where[0][1].source}"><span class="bl-lim-rule">{escape.html(rule_id)}</span> '
                        f'{escape.html(text)} <span class="bl-lim-where">({escape.html(places + more)})</span></li>')
