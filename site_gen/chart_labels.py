@@ -1,13 +1,16 @@
-"""Chart labels: record text as a chart draws it (cut and escaped), and which of a series
-chart's record labels its axis shows. Apart from site_gen.charts (pandas, vl-convert) so that
-`verify --site` reads a series chart's labels by these very functions without loading those."""
+"""Chart labels: record text as a chart draws it (cut and escaped), which of a series chart's
+record labels its axis shows, and a line chart's points as its alt text lists them. Apart from
+site_gen.charts (pandas, vl-convert) so that `verify --site` reads a chart's labels and alt
+text by these very functions without loading those."""
 
 from __future__ import annotations
 
+from itertools import groupby
 from typing import Sequence
 
 from benchledger.records.digest import sha256_hex
 from site_gen import escape
+from site_gen.quantity import format_value
 
 MAX_AXIS_LABELS = 24  # labels a series chart's record axis shows at most
 # Characters of record text a chart draws in one label (a legend entry, a record on the axis):
@@ -33,3 +36,12 @@ def series_ticks(order: Sequence[str]) -> list[str]:
     # the tooltip and the data table.
     step = max(1, -(-len(order) // MAX_AXIS_LABELS))  # the ceiling: at most MAX_AXIS_LABELS ticks
     return list(order[::step])
+
+
+def points_text(rows: Sequence[dict], unit: str) -> str:
+    """Every point a line chart draws, as its alt text lists them (`label: x → y; ...`), from the
+    chart's data rows, series by series: x as the page writes numbers ("32,768", where `:g` wrote
+    "32768" and a million "1e+06"), y in `unit` as `format_value` rescales it. `verify --site`
+    makes it again from a page's spec (its rows and `usermeta.pointsUnit`)."""
+    return "; ".join(f"{label}: " + ", ".join(f"{format_value(r['x'], '')} → {format_value(r['y'], unit)}" for r in group)
+                     for label, group in groupby(rows, key=lambda r: r["series"]))

@@ -24,12 +24,12 @@ from benchledger.errors import BuildError
 from benchledger.records import cache_mac
 from benchledger.records.digest import sha256_hex
 from site_gen import escape
-from site_gen.chart_labels import chart_label, series_ticks
+from site_gen.chart_labels import chart_label, points_text, series_ticks
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.eviction import sweep
 from site_gen.page import PendingAsset
-from site_gen.quantity import Trace, format_value
-from site_gen.static_chart import canonical_json, static_sha256, static_spec, svg_path
+from site_gen.quantity import Trace
+from site_gen.static_chart import POINTS_UNIT, canonical_json, static_sha256, static_spec, svg_path
 from site_gen.tables import data_cell, html_table, object_frame
 from site_gen.templating import url
 
@@ -75,13 +75,6 @@ class Chart:
         """The hash of `static_spec`, which names the SVG: charts that draw alike (the same
         points from different records: their traces differ) share one file, drawn once."""
         return static_sha256(self.static_spec)
-
-
-def points_text(series: Sequence[Series], unit: str) -> str:
-    """Every point of every series as text (`label: x → y; ...`), for a chart's alt text; x as
-    the page writes numbers ("32,768", where `:g` wrote "32768" and a million "1e+06")."""
-    return "; ".join(f"{s.label}: " + ", ".join(f"{format_value(x, '')} → {format_value(y, unit)}" for x, y, _ in s.points)
-                     for s in series)
 
 
 # A tooltip's numbers: six significant digits in decimal notation ("~g" wrote 32,768 tokens as
@@ -220,11 +213,14 @@ def line_chart(
     log_x: bool = False,
     log_y: bool | None = None,
     alt_text: str,
+    unit: str = "",
     reference: tuple[float, str] | None = None,
 ) -> Chart:
     """Points joined by lines, one colour per series; log scales on request, and on y where
     `log_y` is None and the values span a wide range (`wide_range`); `reference` (y, label) draws
-    a labelled horizontal rule (a ratio's 1x: "no speedup")."""
+    a labelled horizontal rule (a ratio's 1x: "no speedup"). The alt text is `alt_text` (a
+    sentence saying what is charted against what) and then every drawn point (`points_text`, y
+    in `unit`), so a screen reader reads the numbers the chart shows."""
     text = chart_label
     rows = [
         {"x": x, "y": y, "series": text(s.label), "origin": trace.text(), "trace": trace.fields(),
@@ -233,6 +229,8 @@ def line_chart(
         for x, y, trace in s.points
         if x is not None and y is not None
     ]
+    if rows:
+        alt_text = f"{alt_text} {points_text(rows, unit)}."
     if log_y is None:
         log_y = wide_range([r["y"] for r in rows])
         if log_y:  # chosen here, so said here: the page's caller wrote its titles for a linear axis
@@ -245,6 +243,7 @@ def line_chart(
         datasets["reference"] = [{"y": reference[0], "label": text(reference[1])}]
     spec = _filled(_line_template(x_title, y_title, series_title, log_x, log_y, measured_ticks, reference is not None,
                                   legend=len(series) > 1), datasets, {"series": [text(s.label) for s in series], "x_ticks": xs})
+    spec["usermeta"] = {**spec.get("usermeta", {}), POINTS_UNIT: unit}
     # built under the shown column names: a rename afterwards cost as much as the frame
     table = object_frame([[r["x"], r["y"], r["series"], r["origin"]] for r in rows],
                          [x_title, y_title, series_title, "source"])

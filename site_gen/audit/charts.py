@@ -18,13 +18,14 @@ from benchledger.cases.base import Case, CaseKind, value_text
 from benchledger.cases.series import position_key
 from benchledger.errors import Problem
 from benchledger.records.numbers import is_number
+from benchledger.records.display import readable
 from benchledger.records.pointer import resolve
 from site_gen.audit.numbers import MISSING, named, quoted, recomputed
 from site_gen.audit.redraw import ShownChart
 from site_gen.audit.site import SiteAudit
-from site_gen.chart_labels import chart_label, series_ticks
+from site_gen.chart_labels import chart_label, points_text, series_ticks
 from site_gen.quantity import axis_number, declared_unit, origin_text, rescaled
-from site_gen.static_chart import static_sha256, static_spec, svg_path
+from site_gen.static_chart import POINTS_UNIT, static_sha256, static_spec, svg_path
 from site_gen.tables import cell_text, data_cell
 
 
@@ -78,7 +79,45 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
         # every chart view's image, a second view of one spec too (a dict would keep only the last)
         problems += [p for view, src, _ in scanned.images if view in checked
                      for p in _chart_image(audit, rel, f"script {view}", checked[view], src)]
+        problems += [p for view, _, alt in scanned.images if view in checked
+                     for p in _line_alt(audit.shown(rel), f"script {view}", checked[view], alt)]
     return problems
+
+
+def _line_alt(shown: str, where: str, spec: dict, alt: str) -> list[Problem]:
+    """A line chart's alt text, which a screen reader reads in place of the chart, against the
+    chart's checked points: after its opening sentence it lists every point the chart draws
+    (`chart_labels.points_text`, y in the unit the spec names in `usermeta.pointsUnit`), and then
+    at most that the y axis is logarithmic. A point retold in the alt text ("705 ms" as "70.5
+    ms"), added or left out no longer passes. A series chart's alt text is the series step's."""
+    rows = spec["datasets"]["points"]
+    if not rows or "y" not in rows[0]:
+        return []
+    unit = spec.get("usermeta", {}).get(POINTS_UNIT) if isinstance(spec.get("usermeta"), dict) else None
+    if not isinstance(unit, str):
+        return [Problem(shown, f"{where} $.usermeta.{POINTS_UNIT}", "names no unit for the points its alt text lists, as "
+                                                                   "benchledger writes each line chart: the page was edited")]
+    listed = readable(f"{points_text(rows, unit)}.")
+    if any(alt.endswith(f" {listed}{log}") for log in ("", " Log scale.")):
+        return []
+    said, drawn = _last_difference_quoted(alt.removesuffix(" Log scale."), listed)
+    return [Problem(shown, where, f"lists its points to a screen reader as {said}, but the chart draws {drawn} there: "
+                                  "the page was edited")]
+
+
+def _last_difference_quoted(said: str, made: str) -> tuple[str, str]:
+    """Two texts that should end alike, each quoted for a message around the last place they
+    differ (counted from their ends: a number retold in a long list of points is found there),
+    from the word starting 30 or more characters before it."""
+    back = next((i for i, (x, y) in enumerate(zip(reversed(said), reversed(made))) if x != y), min(len(said), len(made)))
+
+    def around(text: str) -> str:
+        at = max(0, len(text) - back - 1)
+        start = 0 if at < 30 else text.rfind(" ", 0, at - 30) + 1
+        end = min(len(text), at + 50)
+        return quoted(("…" if start else "") + text[start:end] + ("…" if end < len(text) else ""))
+
+    return around(said), around(made)
 
 
 # A repeat's label: its value's, numbered ("b11146 #2"); the number kept to what int() reads.

@@ -2,12 +2,15 @@
 
     {{ chart("offload", rows="/cases/*/groups/*", x="/cases/{0}/placement/gpu_layers",
              y="server_decode_tokens_per_second/mean", series="context_tokens",
-             x_title="GPU layers (of 81)", y_title="decode tokens/s", series_title="context tokens") }}
+             x_title="GPU layers (of 81)", y_title="decode tokens/s", series_title="context tokens",
+             unit="tokens/s") }}
 
 `rows`, `x`, `y` and `series` follow `table`'s pointer rules; `series="{1}"` labels each line
 with the key the second `*` of `rows` matched (e.g. "eager" and "graph"). With a list of records, the same
 pointers are read in each, the series label names the record, and the build refuses when the
-records' comparison keys differ (saying which key)."""
+records' comparison keys differ (saying which key). The alt text, which a screen reader reads in
+place of the chart, is `alt` (or "y_title against x_title") and then every point the chart
+draws, its y in `unit` as `cite` would write it ("" for a plain number, as `cite`'s default)."""
 
 from __future__ import annotations
 
@@ -41,12 +44,13 @@ class ChartBlock(CitationKind):
         log_y: bool | None = None,
         rule: float | None = None,
         rule_label: str = "",
+        unit: str = "",
     ) -> str:
         names = [records] if isinstance(records, str) else records
         if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
             raise CitationProblem("records must be a record name or a list of record names")
         for label, value in (("x_title", x_title), ("y_title", y_title), ("series_title", series_title), ("title", title), ("alt", alt),
-                             ("rule_label", rule_label)):
+                             ("rule_label", rule_label), ("unit", unit)):
             if not isinstance(value, str):
                 raise CitationProblem(f"{label} must be text")
         if rule is not None and not is_number(rule):
@@ -68,14 +72,16 @@ class ChartBlock(CitationKind):
         chart = line_chart(
             chart_id,
             title or f"{y_title} against {x_title}",
-            [Series(label, pts) for label, pts in lines.items()],
+            # along x, as the lines are drawn, so the alt text reads the points in the chart's order
+            [Series(label, sorted(pts, key=lambda p: p[0])) for label, pts in lines.items()],
             x_title=x_title,
             y_title=y_title,
             series_title=series_title,
             log_x=bool(log_x),
             log_y=None if log_y is None else bool(log_y),  # left out: log where the values span 20x
             reference=None if rule is None else (rule, rule_label),
-            alt_text=alt or f"{y_title} against {x_title}" + (f", one line per {series_title}" if series else ""),
+            alt_text=_sentence(alt or f"{y_title} against {x_title}" + (f", one line per {series_title}" if series else "")),
+            unit=unit,
         )
         if env.site is None:
             raise CitationProblem("charts need the site's chart cache (build the site)")
@@ -135,3 +141,9 @@ def check_comparable(env: CitationEnv, names: list[str]) -> None:
                 raise CitationProblem(
                     f"records {first} and {name} cannot share a chart: confounded, they differ in "
                     + "; ".join(f"{kind.field(d.field).label!r} ({d.a!r} vs {d.b!r})" for d in closest))
+
+
+def _sentence(text: str) -> str:
+    """`text` ending as a sentence does, so the points the alt text lists after it read apart."""
+    stripped = text.rstrip()
+    return stripped if not stripped or stripped[-1] in ".!?" else f"{stripped}."

@@ -20,7 +20,7 @@ from benchledger.records.display import names_unix_time, utc_date
 from benchledger.records.numbers import is_number
 from site_gen import escape, raw_html
 from site_gen.comparisons import comparisons_of, kind_slug
-from site_gen.charts import Series, chart_html, line_chart, points_text, wide_range
+from site_gen.charts import Series, chart_html, line_chart, wide_range
 from site_gen.templating import url
 from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
@@ -386,7 +386,7 @@ class ComparisonPages(PageKind):
                 f"s{s}-{metric.name}".replace("_", "-"), f"{metric.label} by {x_field.label}, one line per {line_title}",
                 series, x_title=x_field.label, y_title=f"{metric.label} ({metric.unit})", series_title=line_title,
                 log_x=wide_range(xs),
-                alt_text=f"{metric.label} against {x_field.label} for each {line_title}. {points_text(series, metric.unit)}.")
+                alt_text=f"{metric.label} against {x_field.label} for each {line_title}.", unit=metric.unit)
             html, assets = chart_html(chart, path, site.charts)
             parts.append(html)
         parts.append('<div class="bl-scroll">' + html_table(frame(rows.values() if wide else long_rows, columns)) + "</div>\n")

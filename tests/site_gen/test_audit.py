@@ -588,6 +588,44 @@ def test_a_chart_point_whose_shown_source_names_another_value_is_reported(site):
         "the page was edited"]
 
 
+def _relisted(site, rel: str, old: str, new: str) -> list[str]:
+    """`verify_site`'s findings after `old` on page `rel` became `new` and SHA256SUMS was listed again."""
+    from site_gen.checksums import site_sums
+
+    page = site / rel
+    text = page.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    page.write_text(text.replace(old, new), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    return [str(p).removeprefix(f"{site}/{rel}: ") for p in verify_site(site)]
+
+
+def test_a_line_chart_s_point_retold_in_its_alt_text_is_reported(site):
+    """A screen reader reads a line chart's alt text in its place, every point listed: a point
+    retold there (705 ms as 70.5), the chart and its table untouched, passed."""
+    assert _relisted(site, GRAPH, "32,768 → 705 ms;", "32,768 → 70.5 ms;") == [
+        'script spec-timing: lists its points to a screen reader as "…ms, 28,070 → 555 ms, 32,768 → 70.5 ms; graph: 322 → '
+        '4.70 ms, 330 → 4.72 ms, 338 → …", but the chart draws "…ms, 28,070 → 555 ms, 32,768 → 705 ms; graph: 322 → 4.70 ms, '
+        '330 → 4.72 ms, 338 → …" there: the page was edited']
+
+
+def test_a_written_chart_s_alt_text_with_a_line_added_is_reported(site):
+    """A `chart` citation's alt text lists its points too: a line the chart does not draw
+    added to it no longer passes."""
+    assert _relisted(site, "posts/llama-cpp-cpu-offload-72b.html", '81 → 24.8 tokens/s."',
+                     '81 → 24.8 tokens/s; 4,096: 81 → 99.0 tokens/s."') == [
+        'script spec-llama-cpp-cpu-offload-72b-1: lists its points to a screen reader as "…24.8 tokens/s; 4,096: 81 → 99.0 '
+        'tokens/s.", but the chart draws "…tokens/s, 40 → 1.02 tokens/s, 81 → 24.8 tokens/s." there: the page was edited']
+
+
+def test_a_line_chart_naming_no_unit_for_its_alt_text_is_reported(site):
+    """The unit the alt text lists the points in is the spec's (`usermeta.pointsUnit`, left out
+    of the static image): without it the points could not be held to the chart."""
+    assert _relisted(site, "posts/cuda-graph-replay-scoring.html", '"pointsUnit":"ms"', '"pointsUnit":null') == [
+        "script spec-cuda-graph-replay-scoring-1 $.usermeta.pointsUnit: names no unit for the points its alt text lists, "
+        "as benchledger writes each line chart: the page was edited"]
+
+
 def test_a_chart_without_the_table_behind_it_is_reported(site):
     from site_gen.checksums import site_sums
 
@@ -651,7 +689,7 @@ X_EDITS = {
                   "but the record gives 'frozen_short': the page was edited"),
     "cited chart's x moved": ("posts/cuda-graph-replay-scoring.html", '"x":338,"x_trace":{"pointer":"/measurements/0/tokens"}',
                               '"x":400,"x_trace":{"pointer":"/measurements/0/tokens"}', ("338", "400"),
-                              f"script spec-cuda-graph-replay-scoring-1 $.datasets.points[0].x: charts 400 for {GRAPH_SHA[:12]} "
+                              f"script spec-cuda-graph-replay-scoring-1 $.datasets.points[2].x: charts 400 for {GRAPH_SHA[:12]} "
                               "/measurements/0/tokens, but the record gives 338: the page was edited"),
     "gpu layers moved": (OFFLOAD, '"x":81,"x_trace":{"pointer":"/cases/0/placement/gpu_layers"}',
                          '"x":60,"x_trace":{"pointer":"/cases/0/placement/gpu_layers"}', ("81", "60"),
@@ -735,8 +773,9 @@ def test_a_second_view_of_a_chart_showing_another_image_is_reported(site):
     assert html.count(view) == 1
     page.write_text(html.replace(view, view.replace(TIMING_SVG, SPEEDUP_SVG) + "></div>" + view), encoding="utf-8")
     (site / "SHA256SUMS").write_bytes(site_sums(site))
-    (problem,) = verify_site(site)
-    assert str(problem).startswith(f"{site}/{GRAPH}: script spec-timing <img>: shows '../../{SPEEDUP_SVG}'")
+    image, alt = verify_site(site)
+    assert str(image).startswith(f"{site}/{GRAPH}: script spec-timing <img>: shows '../../{SPEEDUP_SVG}'")
+    assert str(alt).startswith(f'{site}/{GRAPH}: script spec-timing: lists its points to a screen reader as "", but the chart draws')
 
 
 # --- --redraw-charts: every checked chart's SVG drawn again and compared byte for byte -------

@@ -11,9 +11,11 @@ import pytest
 import vl_convert
 
 from benchledger.errors import BuildError
-from site_gen.charts import Chart, ChartCache, Series, SeriesMark, SeriesPoint, chart_html, line_chart, points_text, series_chart
+from site_gen.chart_labels import chart_label, points_text
+from site_gen.charts import Chart, ChartCache, Series, SeriesMark, SeriesPoint, chart_html, line_chart, series_chart
 from site_gen.page import Page
 from site_gen.quantity import Trace
+from site_gen.static_chart import static_spec
 
 SHA = "ab" * 32
 
@@ -80,7 +82,7 @@ def test_values_spanning_twenty_times_go_on_a_log_axis_that_says_so(tmp_path):
     (y_scale,) = {json.dumps(layer["encoding"]["y"]["scale"]) for layer in made.spec["layer"]}
     assert json.loads(y_scale)["type"] == "log"
     assert {layer["encoding"]["y"]["title"] for layer in made.spec["layer"]} == {"speed (tokens/s), log scale"}
-    assert made.alt == "Speed. Log scale."
+    assert made.alt == "Speed. context 2048: 20 → 0.738, 40 → 1.08, 81 → 25.8. Log scale."
     svg = svg_of(made, tmp_path)
     ticks = re.findall(r">([\d.]+)</text>", svg[:svg.index("log scale</text>")])
     assert "1" in ticks and "10" in ticks and "0.1" not in ticks and "100" not in ticks, ticks
@@ -165,7 +167,7 @@ def test_chart_html_has_fallback_alt_data_table_and_safe_spec(tmp_path):
     html, assets = chart_html(chart(), "articles/x/y.md", ChartCache(tmp_path))
     (path, svg), = assets.items()
     assert path.startswith("assets/charts/") and svg.result().startswith(b"<svg")
-    assert f'src="../../{path}"' in html and 'alt="alt text"' in html
+    assert f'src="../../{path}"' in html and 'alt="alt text a&lt;/script&gt;&lt;b&gt;: 1 → 2.00, 4 → 8.00."' in html
     assert "Data behind this chart" in html and "&lt;/script&gt;" in html
     embedded = re.search(r'<script type="application/json" id="spec-c">(.*?)</script>', html, re.S).group(1)
     assert "</" not in embedded
@@ -306,8 +308,24 @@ def test_a_chart_vl_convert_cannot_draw_is_a_build_error_naming_page_and_chart(t
 def test_alt_text_writes_the_x_values_as_pages_write_numbers():
     """An alt text read "32768 -> 705 ms" beside "32,768 tokens" in the headline (and `:g` would
     write a million as "1e+06")."""
-    series = [Series("eager", [(322, 19.0, at("")), (32768, 704.59, at("")), (1e6, 0.5, at(""))])]
-    assert points_text(series, "ms") == "eager: 322 → 19.0\u202fms, 32,768 → 705\u202fms, 1,000,000 → 0.500\u202fms"
+    series = [Series("eager", [(322, 19.0, at("/a")), (32768, 704.59, at("/b")), (1e6, 0.5, at("/c"))])]
+    made = line_chart("c", "T", series, x_title="tokens", y_title="ms", series_title="path", alt_text="Time.", unit="ms", log_y=False)
+    assert made.alt == "Time. eager: 322 → 19.0\u202fms, 32,768 → 705\u202fms, 1,000,000 → 0.500\u202fms."
+
+
+def test_alt_text_lists_the_drawn_points_as_the_spec_holds_them():
+    """The alt text's points are made from the chart's data rows, so `verify --site` makes them
+    again from a page's spec: after a JSON round trip (4096.0 and 4096 alike), series by series,
+    points without a value left out as the chart leaves them, labels as the legend draws them."""
+    long_label = "a" * 120
+    series = [Series(long_label, [(4096.0, 2.5, at("/a")), (8192, None, at("/b"))]),
+              Series("b", [(1, 1048576, at("/c")), (2, 3.0, at("/d"))])]
+    made = line_chart("c", "T", series, x_title="x", y_title="y", series_title="s", alt_text="Lead.", unit="B", log_y=False)
+    rows = json.loads(json.dumps(made.spec))["datasets"]["points"]
+    assert made.spec["usermeta"]["pointsUnit"] == "B"
+    assert made.alt == f"Lead. {points_text(rows, 'B')}."
+    assert made.alt == (f"Lead. {chart_label(long_label)}: 4,096 → 2\u202fB; b: 1 → 1.00\u202fMiB, 2 → 3\u202fB.")
+    assert "pointsUnit" not in json.dumps(static_spec(made.spec))
 
 
 def test_a_spec_names_the_dark_schemes_colour_for_each_colour_it_uses():
@@ -323,7 +341,7 @@ def test_a_spec_names_the_dark_schemes_colour_for_each_colour_it_uses():
     assert ruled.spec["usermeta"]["darkColours"] == {"#666666": DARK_COLOURS["#666666"]}
     plain = line_chart("c", "T", [Series("a", [(1, 2.0, at("/x/0")), (4, 8.0, at("/x/1"))])], x_title="x", y_title="y",
                        series_title="s", alt_text="a")
-    assert "usermeta" not in plain.spec
+    assert plain.spec["usermeta"] == {"pointsUnit": ""}
 
 
 def test_a_long_series_draws_small_dots_without_range_rules_and_says_so():

@@ -176,4 +176,4 @@ def test_an_attribute_a_reader_sees_shows_what_cannot_be_seen():
         html, _ = chart_html(chart, "articles/x.md", cache)
     finally:
         cache.close()
-    assert 'alt="decode on H200[U+202E] 2048[U+0001]"' in html
+    assert 'alt="decode on H200[U+202E] 2048[U+0001] s: 1 → 2.00."' in html

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from benchledger.records.display import utc_date
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
-from site_gen.charts import Series, line_chart, points_text
+from site_gen.charts import Series, line_chart
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, provenance, under, withheld_column_note,
     withheld_everywhere,
@@ -115,15 +115,15 @@ class GraphReplayRenderer(RecordRenderer):
 
         page.chart(line_chart("timing", "Mean scoring time, eager vs graph (log axes)", timing,
                               x_title="tokens", y_title="mean time (ms)", series_title="path", log_x=True, log_y=True,
-                              alt_text=f"Mean milliseconds against tokens on log axes. {points_text(timing, 'ms')}."))
+                              alt_text="Mean milliseconds against tokens on log axes.", unit="ms"))
         page.chart(line_chart("speedup", "Speedup of graph replay (eager mean / graph mean)", speed,
                               x_title="tokens", y_title="speedup (×)", series_title="ratio", log_x=True,
                               reference=(1.0, "1× (no speedup)"),
-                              alt_text=f"Speedup against tokens. {points_text(speed, '×')}."))
+                              alt_text="Speedup against tokens.", unit="×"))
         if any(s.points for s in memory):
             page.chart(line_chart("capture-memory", "Memory added by graph capture", memory,
                                   x_title="tokens", y_title="increase (MiB)", series_title="CUDA memory", log_x=True,
-                                  alt_text=f"Capture memory increase against tokens. {points_text(memory, 'MiB')}."))
+                                  alt_text="Capture memory increase against tokens.", unit="MiB"))
 
     def _table(self, page: ArticleWriter) -> None:
         page.heading(2, "Per token length", "per-token-length")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchledger.records.numbers import is_number
 from site_gen import escape
-from site_gen.charts import Series, line_chart, points_text
+from site_gen.charts import Series, line_chart
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, kv_rows, under,
 )
@@ -163,7 +163,7 @@ class LlamaBenchRenderer(RecordRenderer):
             page.chart(line_chart(
                 f"speed-by-{axis}".replace("_", "-"), f"Mean speed along {_LABEL[axis]} ({axis})", series,
                 x_title=_LABEL[axis], y_title="speed (tokens/s)", series_title="test", log_y=True,
-                alt_text=f"Mean tokens per second against {_LABEL[axis]}, log scale. {points_text(series, 'tokens/s')}."))
+                alt_text=f"Mean tokens per second against {_LABEL[axis]}, log scale.", unit="tokens/s"))
         series = []
         for i, row in enumerate(rows):
             label = ", ".join([test_name(row)] + [f"{_LABEL[f]} {_show(row.get(f))}" for f in moving])
@@ -173,7 +173,7 @@ class LlamaBenchRenderer(RecordRenderer):
             page.chart(line_chart(
                 "speed-per-repetition", "Speed of each repetition, in the order llama-bench ran them", series,
                 x_title="repetition", y_title="speed (tokens/s)", series_title="test", log_y=True,
-                alt_text=f"Tokens per second of each repetition, log scale. {points_text(series, 'tokens/s')}."))
+                alt_text="Tokens per second of each repetition, log scale.", unit="tokens/s"))
 
     def _samples(self, page: ArticleWriter, rows: list[dict[str, Any]]) -> None:
         page.heading(2, "Every repetition", "samples")

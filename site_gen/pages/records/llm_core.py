@@ -14,7 +14,7 @@ from benchledger.records.checks import THERMAL_KINDS, THERMAL_STATES
 from benchledger.records.numbers import is_integer, is_number
 from benchledger.records.pointer import resolve, to_pointer
 from site_gen import escape
-from site_gen.charts import Series, line_chart, points_text
+from site_gen.charts import Series, line_chart
 from site_gen.limitations import Limitation
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, kv_rows, provenance, under,
@@ -307,7 +307,7 @@ class LlmCoreRenderer(RecordRenderer):
             page.chart(line_chart(
                 escape.anchor(f"{axis}-{chart_id}"), title, series,
                 x_title=label, y_title=f"{title.split(' (')[0]} ({unit})", series_title="context",
-                alt_text=f"{title} against {label}. {points_text(series, unit)}.",
+                alt_text=f"{title} against {label}.", unit=unit,
             ))
         page.notes(lambda lim: lim.rule_id == "energy-unavailable" and "/groups/" in lim.scope)
 
