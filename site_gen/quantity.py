@@ -290,6 +290,20 @@ def traced(
     return f"<span {' '.join(attrs)}>{html.escape(shown)}</span>{markers}"
 
 
+def traced_text(text: str, sha256: str, pointer: str | None, *, name_record: bool) -> str:
+    """Inline HTML for record text shown on a page (a GPU's name, a setting): `text` as the record
+    gives it at `pointer` (None where the record gives none), which `verify --site` reads back
+    against the record. Its hover names the pointer ("absent" without one), and the record too
+    where nothing beside the text names it (`name_record`, a write-up's citation: `hover_text`
+    without a value; a record's page is its record's, a comparison's row has a record column).
+
+    Returns `<span class="bl-text" data-sha256=.. data-pointer=.. title=..>NVIDIA H200</span>`.
+    """
+    hover = hover_text(sha256, pointer, None, with_value=False) if name_record else pointer or "absent"
+    return (f'<span class="bl-text" data-sha256="{sha256}" data-pointer="{escape.attr(pointer or "")}" '
+            f'title="{escape.shown_attr(hover)}">{escape.html(text)}</span>')
+
+
 def traced_range(
     low: object, high: object, unit: str, sha256: str, pointers: tuple[str | None, str | None],
     limitations: tuple[Iterable["Limitation"], Iterable["Limitation"]] = ((), ()),

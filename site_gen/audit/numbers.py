@@ -65,8 +65,8 @@ def check_displayed_text(audit: SiteAudit) -> list[Problem]:
             elif span.text != _as_text(value):
                 problems.append(Problem(audit.shown(rel), "", f"shows {quoted(span.text)} for {span.sha256[:12]} {span.pointer}, but the record holds "
                                                               f"{quoted(_as_text(value))}: the page was edited"))
-            # its hover names where it comes from: the pointer (a record's own page, a comparison's
-            # table) or the record and the pointer (a write-up's `text` citation)
+            # its hover names where it comes from (`quantity.traced_text`): the pointer (a record's
+            # own page, a comparison's table) or the record and the pointer (a write-up's citation)
             elif span.title not in (hovers := (readable(span.pointer),
                                                readable(hover_text(span.sha256, span.pointer, None, with_value=False)))):
                 problems.append(Problem(audit.shown(rel), "", f"shows {quoted(span.text)} for {span.sha256[:12]} {span.pointer} with a hover "

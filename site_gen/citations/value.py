@@ -60,9 +60,4 @@ class Text(CitationKind):
             shown = cited.value
         else:
             raise CitationProblem(f"{pointer} in record {cited.name} is {describe(cited.value)}, not text; use cite() for numbers")
-        title = quantity.hover_text(cited.sha256, pointer, None, with_value=False)
-        return (
-            f'<span class="bl-text" data-sha256="{cited.sha256}" data-pointer="{escape.attr(pointer)}" '
-            f'title="{escape.shown_attr(title)}">{escape.text(shown)}</span>',
-            env.applicable(cited),
-        )
+        return quantity.traced_text(shown, cited.sha256, pointer, name_record=True), env.applicable(cited)

@@ -26,7 +26,7 @@ from site_gen.limitations import Limitation, limitations_for
 from site_gen.page import Page
 from site_gen.pages.base import PageKind
 from site_gen.pages.records.registry import renderer_for
-from site_gen.quantity import Trace, axis_number, counted, traced, traced_range, unit_for
+from site_gen.quantity import Trace, axis_number, counted, traced, traced_range, traced_text, unit_for
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -255,8 +255,7 @@ class ComparisonPages(PageKind):
                     continue
                 # a Unix time with its date, as an article's field table shows it
                 date = utc_date(value.value) if names_unix_time(value.pointer or "") else ""
-                row[f.label] = (f'<span class="bl-text" data-sha256="{case.record_sha256}" data-pointer="{escape.attr(value.pointer or "")}" '
-                                f'title="{escape.shown_attr(value.pointer or "absent")}">{escape.html(value.text)}</span>'
+                row[f.label] = (traced_text(value.text, case.record_sha256, value.pointer, name_record=False)
                                 + (f" ({date} UTC)" if date else ""))
             rows.append(row)
         # Context fields: those whose values differ between the cases in the main table, the rest

@@ -297,7 +297,7 @@ def test_record_text_holding_nul_markers_neither_crashes_nor_swallows_text(tmp_p
                   '{{ cite("g", "/measurements/0/tokens") }}.\n', {"g": entry.sha256})
     page = build_pages(records, articles)["posts/nul-markers.md"].markdown
     # the record's text, whole, its NULs shown as code points (site_gen/escape.py)
-    assert "GPU\\-A \\[U\\+0000\\]99\\[U\\+0000\\] middle \\[U\\+0000\\]0\\[U\\+0000\\] GPU\\-Z" in page
+    assert "GPU-A &#91;U+0000&#93;99&#91;U+0000&#93; middle &#91;U+0000&#93;0&#91;U+0000&#93; GPU-Z" in page
     # the real markers were placed: beside a number, or (one measured number) all in the common note
     assert "withheld" in page and ("bl-lim-mark" in page or "Every number cited from record g" in page)
     assert "\x00" not in page

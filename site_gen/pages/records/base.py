@@ -16,7 +16,7 @@ from benchledger.records.pointer import parse_pointer, resolve, resolve_held, to
 from site_gen import escape, raw_html
 from site_gen.charts import Chart, chart_html
 from site_gen.limitations import Limitation, beside_value, by_scope, withheld_percentile
-from site_gen.quantity import DIGITS, limitations_marker, traced, traced_range, unit_for
+from site_gen.quantity import DIGITS, limitations_marker, traced, traced_range, traced_text, unit_for
 from site_gen.tables import frame, html_table
 
 if TYPE_CHECKING:
@@ -144,12 +144,7 @@ class ArticleWriter:
         """A record string at `pointer`, escaped for HTML, with its origin in the title."""
         # as the record's JSON writes it (true / false, not Python's True / False), as case tables
         # do and as verify --site reads it back
-        shown = value_text(resolve(self.view.data, pointer, default=None))
-        return (
-            f'<span class="bl-text" data-sha256="{self.view.sha256}" data-pointer="{escape.attr(pointer)}" '
-            f'title="{escape.shown_attr(pointer)}">'
-            f"{escape.html(shown)}</span>"
-        )
+        return traced_text(value_text(resolve(self.view.data, pointer, default=None)), self.view.sha256, pointer, name_record=False)
 
     def table(self, rows: Iterable[dict[str, str]], columns: list[str], caption: str | None = None) -> None:
         self.html(html_table(frame(rows, columns), caption))
