@@ -17,8 +17,8 @@ from urllib.parse import unquote
 from benchledger.cases.base import Case, CaseKind, value_text
 from benchledger.cases.series import position_key
 from benchledger.errors import Problem
-from benchledger.records.numbers import is_number
 from benchledger.records.display import readable
+from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from site_gen.audit.numbers import MISSING, named, quoted, recomputed
 from site_gen.audit.redraw import ShownChart
@@ -93,7 +93,11 @@ def _line_alt(shown: str, where: str, spec: dict, alt: str) -> list[Problem]:
     rows = spec["datasets"]["points"]
     if not rows or "y" not in rows[0]:
         return []
-    unit = spec.get("usermeta", {}).get(POINTS_UNIT) if isinstance(spec.get("usermeta"), dict) else None
+    if not all(isinstance(row.get("series"), str) for row in rows):
+        return [Problem(shown, where, "has a point on no line (its series is not text), as benchledger writes no chart: "
+                                      "the page was edited")]
+    meta = spec.get("usermeta")
+    unit = meta.get(POINTS_UNIT) if isinstance(meta, dict) else None
     if not isinstance(unit, str):
         return [Problem(shown, f"{where} $.usermeta.{POINTS_UNIT}", "names no unit for the points its alt text lists, as "
                                                                    "benchledger writes each line chart: the page was edited")]

@@ -626,6 +626,15 @@ def test_a_line_chart_naming_no_unit_for_its_alt_text_is_reported(site):
         "as benchledger writes each line chart: the page was edited"]
 
 
+def test_a_line_chart_point_on_no_line_is_reported_not_a_crash(site):
+    """A point whose series label is gone cannot be listed in the alt text: a finding (beside
+    the image's, whose spec no longer draws what the site names), not a KeyError."""
+    messages = _relisted(site, GRAPH, '"series":"eager","trace":{"pointer":"/measurements/2/timing/eager/mean_ms"',
+                         '"trace":{"pointer":"/measurements/2/timing/eager/mean_ms"')
+    assert "script spec-timing: has a point on no line (its series is not text), as benchledger writes no chart: " \
+           "the page was edited" in messages
+
+
 def test_a_chart_without_the_table_behind_it_is_reported(site):
     from site_gen.checksums import site_sums
 
