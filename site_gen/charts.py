@@ -28,7 +28,7 @@ from site_gen.chart_labels import chart_label, points_text, series_ticks
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.eviction import sweep
 from site_gen.page import PendingAsset
-from site_gen.quantity import Trace
+from site_gen.quantity import ORIGIN_EXPRESSION, Trace, origin_text
 from site_gen.static_chart import POINTS_UNIT, canonical_json, static_sha256, static_spec, svg_path
 from site_gen.tables import data_cell, html_table, object_frame
 from site_gen.templating import url
@@ -175,7 +175,8 @@ def _line_template(x_title: str, y_title: str, series_title: str, log_x: bool, l
     # A series whose points lie on another's (GPU utilisation at two contexts) still shows: each
     # has its own dash and point shape besides its colour.
     lines = base.mark_line().encode(color=alt.Color("series:N", **series), strokeDash=alt.StrokeDash("series:N", **series))
-    points = base.mark_point(size=60, filled=True, opacity=1).encode(
+    # each point's source, made from its trace where the tooltip shows it (quantity.ORIGIN_EXPRESSION)
+    points = base.transform_calculate(origin=ORIGIN_EXPRESSION).mark_point(size=60, filled=True, opacity=1).encode(
         color=alt.Color("series:N", **series),
         shape=alt.Shape("series:N", **series),
         tooltip=[
@@ -223,7 +224,7 @@ def line_chart(
     in `unit`), so a screen reader reads the numbers the chart shows."""
     text = chart_label
     rows = [
-        {"x": x, "y": y, "series": text(s.label), "origin": trace.text(), "trace": trace.fields(),
+        {"x": x, "y": y, "series": text(s.label), "trace": trace.fields(),
          **({"x_trace": x_trace} if (x_trace := trace.x_fields()) else {})}
         for s in series
         for x, y, trace in s.points
@@ -245,7 +246,7 @@ def line_chart(
                                   legend=len(series) > 1), datasets, {"series": [text(s.label) for s in series], "x_ticks": xs})
     spec["usermeta"] = {**spec.get("usermeta", {}), POINTS_UNIT: unit}
     # built under the shown column names: a rename afterwards cost as much as the frame
-    table = object_frame([[r["x"], r["y"], r["series"], r["origin"]] for r in rows],
+    table = object_frame([[r["x"], r["y"], r["series"], origin_text(r["trace"])] for r in rows],
                          [x_title, y_title, series_title, "source"])
     return Chart(chart_id, title, alt_text, spec, table)
 
@@ -429,7 +430,7 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
     horizontal rule, and each claim as a vertical rule at its first record after the change."""
     text = chart_label
     x_title, y_title = text(x_title), text(y_title)
-    rows = [{"label": text(p.label), "value": p.value, "low": p.low, "high": p.high, "origin": p.trace.text(),
+    rows = [{"label": text(p.label), "value": p.value, "low": p.low, "high": p.high,
              "trace": p.trace.fields(),
              **({"low_trace": p.range_trace[0].range_fields(), "high_trace": p.range_trace[1].range_fields()} if p.range_trace else {})}
             for p in points]
@@ -454,7 +455,7 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
         alt_text += DENSE_RANGES_ALT
     spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), len(ticks) < len(order), has_ranges, dense),
                    datasets, {"order": order, "ticks": ticks})
-    table = object_frame([[r["label"], r["value"], r["low"], r["high"], r["origin"]] for r in rows],
+    table = object_frame([[r["label"], r["value"], r["low"], r["high"], p.trace.text()] for r, p in zip(rows, points)],
                          [x_title, y_title, "minimum", "maximum", "source"])
     return Chart(chart_id, title, alt_text, spec, table)
 
@@ -479,7 +480,7 @@ def _series_template(x_title: str, y_title: str, segments: bool, marks: bool, th
     if has_ranges:
         tooltip += [alt.Tooltip("low:Q", title="minimum", format=TOOLTIP_FORMAT), alt.Tooltip("high:Q", title="maximum", format=TOOLTIP_FORMAT)]
     tooltip.append(alt.Tooltip("origin:N", title="record"))
-    dots = base.mark_point(filled=True, size=14 if dense else 60, color="#2c7fb8").encode(
+    dots = base.transform_calculate(origin=ORIGIN_EXPRESSION).mark_point(filled=True, size=14 if dense else 60, color="#2c7fb8").encode(
         x=x, y=alt.Y("value:Q", scale=y_scale, title=y_title), tooltip=tooltip)
     layers = [ranges, dots] if has_ranges and not dense else [dots]
     if segments:

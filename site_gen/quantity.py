@@ -133,13 +133,27 @@ def named_list(pairs: Iterable[tuple[str, str]]) -> str:
 
 
 def origin_text(fields: dict[str, str]) -> str:
-    """Where a charted value comes from, as a reader sees it in the chart's tooltip and the table
-    behind it, from what its trace says for a machine (`Trace.fields`): `verify --site` holds a
-    chart row's words to its trace through this one spelling."""
+    """Where a charted value comes from, as a reader sees it in the table behind the chart and
+    in its tooltip (there made by the browser, `ORIGIN_EXPRESSION`), from what its trace says for
+    a machine (`Trace.fields`): `verify --site` holds the table's words to its trace through this
+    one spelling."""
     own = f"record {fields['sha256'][:12]}"
     if "pointer" in fields:
         return f"{own} · pointer {fields['pointer']}" + (f" · shown in {fields['unit']}" if fields.get("unit") else "")
     return f"{own} · derived: {fields.get('formula', '')} · inputs: {fields.get('inputs', '')}"
+
+
+# `origin_text` in Vega's expression language, over a chart row's `trace` (`Trace.fields`): a
+# chart computes each point's source when its tooltip is shown, so the words are not sent once
+# per point (588 KB of the 4.06 MB series page of 502 records). `verify --site` holds each spec's
+# tooltip to this very expression; a pointer is tested with isValid, not for truth, as "" is one.
+ORIGIN_EXPRESSION = (
+    "'record ' + substring(datum.trace.sha256, 0, 12) + (isValid(datum.trace.pointer)"
+    " ? ' · pointer ' + datum.trace.pointer + (datum.trace.unit ? ' · shown in ' + datum.trace.unit : '')"
+    " : ' · derived: ' + (isValid(datum.trace.formula) ? datum.trace.formula : '')"
+    " + ' · inputs: ' + (isValid(datum.trace.inputs) ? datum.trace.inputs : ''))"
+)
+ORIGIN_TRANSFORM = {"calculate": ORIGIN_EXPRESSION, "as": "origin"}  # as a spec's layer lists it
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from typing import Any
 
 from benchledger.records.digest import sha256_hex
 from site_gen import escape
+from site_gen.quantity import ORIGIN_TRANSFORM
 
 CHARTS_DIR = "assets/charts"
 # vl-convert's Vega bundle, which the live charts run (benchledger.js loads it from here)
@@ -32,11 +33,13 @@ def static_spec(spec: dict) -> dict:
     <img>, whose alt text is what assistive technology reads (ARIA inside an image file is not
     exposed); Vega's ARIA labels repeated every point's tooltip, record hash and pointer
     included, and were over half of a long series' SVG. The live chart keeps them. Nor do the
-    rows carry what only a tooltip or an audit reads (`origin`, the traces): drawing them cost a
-    cold build a tenth more."""
+    rows carry what only a tooltip or an audit reads (the traces): drawing them cost a cold build
+    a tenth more; nor do the layers make each point's source for its tooltip."""
     rows = {name: [{k: v for k, v in row.items() if k not in _NOT_DRAWN} if isinstance(row, dict) else row for row in data]
             for name, data in spec.get("datasets", {}).items()}
     static = {**spec, "datasets": rows}
+    if isinstance(layers := spec.get("layer"), list):
+        static["layer"] = [_without_origin(layer) for layer in layers]
     if isinstance(meta := spec.get("usermeta"), dict) and POINTS_UNIT in meta:
         static["usermeta"] = {k: v for k, v in meta.items() if k != POINTS_UNIT}
         if not static["usermeta"]:
@@ -46,10 +49,18 @@ def static_spec(spec: dict) -> dict:
     return static
 
 
+def _without_origin(layer: Any) -> Any:
+    """A spec's layer without the transform that makes each point's source for its tooltip."""
+    if not isinstance(layer, dict) or not isinstance(layer.get("transform"), list) or ORIGIN_TRANSFORM not in layer["transform"]:
+        return layer
+    kept = [t for t in layer["transform"] if t != ORIGIN_TRANSFORM]
+    return {k: v for k, v in layer.items() if k != "transform"} | ({"transform": kept} if kept else {})
+
+
 # Where a line chart's spec names the unit its alt text lists the points in (`charts.points_text`):
 # for the alt text's audit only, so the static image is drawn, and named, without it.
 POINTS_UNIT = "pointsUnit"
-_NOT_DRAWN = frozenset({"origin", "trace", "x_trace", "low_trace", "high_trace"})  # a data row's fields for the tooltip and the audit only
+_NOT_DRAWN = frozenset({"trace", "x_trace", "low_trace", "high_trace"})  # a data row's fields for the tooltip and the audit only
 
 
 def _xml_safe(value: Any) -> Any:

@@ -24,13 +24,14 @@ from site_gen.audit.numbers import MISSING, named, quoted, recomputed
 from site_gen.audit.redraw import ShownChart
 from site_gen.audit.site import SiteAudit
 from site_gen.chart_labels import chart_label, points_text, series_ticks
-from site_gen.quantity import axis_number, declared_unit, origin_text, rescaled
+from site_gen.quantity import ORIGIN_TRANSFORM, axis_number, declared_unit, origin_text, rescaled
 from site_gen.static_chart import POINTS_UNIT, static_sha256, static_spec, svg_path
 from site_gen.tables import cell_text, data_cell
 
 
 # A chart's data rows, by kind (a line chart's or a series chart's): the key of the charted
-# value, and the row's keys in the order of its data table's columns.
+# value, and the row's keys in the order of its data table's columns ("origin": the source its
+# tooltip names, which the browser makes from its trace).
 _CHART_ROWS = {"y": ("x", "y", "series", "origin"), "value": ("label", "value", "low", "high", "origin")}
 
 
@@ -62,7 +63,8 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
             if _inline_data(spec):
                 problems.append(Problem(audit.shown(rel), where, "draws data of its own (data.values), which no record traces: the page was edited"))
             for i, row in enumerate(rows):
-                problems += _chart_point(audit, audit.shown(rel), f"{where} $.datasets.points[{i}]", row)
+                problems += _chart_value(audit, audit.shown(rel), f"{where} $.datasets.points[{i}]",
+                                         row.get("y" if "y" in row else "value"), row.get("trace"))
                 if "y" in row:  # a line chart's point: its x is a record's too
                     problems += _chart_x(audit, audit.shown(rel), f"{where} $.datasets.points[{i}].x", row)
                 for end in ("low", "high"):  # a series point's range: each end from a pointer of the point's record
@@ -72,6 +74,7 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
             if rows and not any("y" in row for row in rows):  # a series chart: its x is its records' too
                 problems += _chart_labels(audit, rel, where, spec, rows)
             problems += _chart_segments(audit.shown(rel), where, spec["datasets"], rows)
+            problems += _chart_sources(audit.shown(rel), where, spec)
             if len(problems) == found:  # an edited spec's image differs too: one finding, its data's, says so
                 checked[script_id] = spec
             if n < len(scanned.tables):
@@ -306,15 +309,34 @@ def _inline_data(node: Any) -> bool:
     return (isinstance(data, dict) and "values" in data) or any(_inline_data(v) for k, v in node.items() if k != "datasets")
 
 
-def _chart_point(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Problem]:
-    """One charted point's value against its trace (`quantity.Trace.fields`), and the source a
-    reader sees for it (its tooltip and the table behind the chart) against that trace
-    (`quantity.origin_text`): a point's words naming another record or pointer no longer pass."""
-    trace = row.get("trace")
-    problems = _chart_value(audit, shown, where, row.get("y" if "y" in row else "value"), trace)
-    if not problems and isinstance(trace, dict) and row.get("origin") != (said := origin_text(trace)):
-        problems.append(Problem(shown, f"{where}.origin", f"names its source {quoted(str(row.get('origin'))[:120])}, but the point "
-                                                         f"comes from {quoted(said)}: the page was edited"))
+def _chart_sources(shown: str, where: str, spec: dict) -> list[Problem]:
+    """The source a chart point's tooltip names ("record 24492206c24d · pointer /…"): every view
+    whose tooltip shows `origin` makes it from the point's checked trace, in the browser, by
+    `quantity.ORIGIN_EXPRESSION` (`quantity.origin_text` in Vega's words), and nothing else in the
+    spec makes an `origin`: an expression rewritten to name another record or pointer, or a
+    source written into the rows in its place, no longer passes."""
+    problems = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{path}[{i}]")
+            return
+        if not isinstance(node, dict):
+            return
+        made = [t for t in node.get("transform", ()) if isinstance(t, dict) and t.get("as") == "origin"] \
+            if isinstance(node.get("transform"), list) else []
+        encoding = node.get("encoding")
+        tooltip = encoding.get("tooltip") if isinstance(encoding, dict) else None
+        shown_fields = [t.get("field") for t in (tooltip if isinstance(tooltip, list) else [tooltip]) if isinstance(t, dict)]
+        if any(t != ORIGIN_TRANSFORM for t in made) or ("origin" in shown_fields and not made):
+            problems.append(Problem(shown, f"{where} {path}", "does not make its points' source from their traces as benchledger "
+                                                              "writes it (quantity.ORIGIN_EXPRESSION): the page was edited"))
+        for key, value in node.items():
+            if key != "datasets":
+                walk(value, f"{path}.{key}")
+
+    walk(spec, "$")
     return problems
 
 
@@ -386,10 +408,19 @@ def _chart_value(audit: SiteAudit, shown: str, where: str, charted: Any, trace: 
     return []
 
 
+def _table_value(row: dict, key: str) -> Any:
+    """A chart row's cell in the table behind the chart: its value, or for "origin" the source
+    its tooltip names, made from its trace (`quantity.origin_text`)."""
+    if key != "origin":
+        return row.get(key)
+    trace = row.get("trace")
+    return origin_text(trace) if isinstance(trace, dict) and isinstance(trace.get("sha256"), str) else None
+
+
 def _chart_table(shown: str, where: str, rows: list[dict], table: tuple[tuple[str, ...], ...]) -> list[Problem]:
     """The table behind a chart against the chart's rows: the same cells, row by row."""
     keys = _CHART_ROWS["y" if rows and "y" in rows[0] else "value"]
-    expected = [tuple(htmllib.unescape(cell_text(data_cell(row.get(k)))) for k in keys) for row in rows]
+    expected = [tuple(htmllib.unescape(cell_text(data_cell(_table_value(row, k)))) for k in keys) for row in rows]
     if len(table) != len(expected):
         return [Problem(shown, where, f"charts {len(expected)} points, but the table behind it has {len(table)} rows: the page was edited")]
     for i, (got, want) in enumerate(zip(table, expected)):

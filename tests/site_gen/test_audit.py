@@ -535,8 +535,12 @@ CHART_EDITS = {
         "script spec-timing: the table behind this chart shows row 1 as ('322', '9.98', 'eager', "
         f"'record 24492206c24d · pointer /measurements/2/timing/eager/mean_ms'), but the chart's y there is "
         f"'{EAGER_322}': the page was edited"]),
+    # the tooltip's source is made from the trace, so the table, which names it, no longer agrees either
     "trace dropped": (',"trace":{"pointer":"/measurements/2/timing/eager/mean_ms","sha256":"' + GRAPH_SHA + '"}', "", [
         f"script spec-timing $.datasets.points[0]: charts {EAGER_322} without the record and pointer it comes from: "
+        "the page was edited",
+        f"script spec-timing: the table behind this chart shows row 1 as ('322', '{EAGER_322}', 'eager', "
+        "'record 24492206c24d · pointer /measurements/2/timing/eager/mean_ms'), but the chart's origin there is 'n/a': "
         "the page was edited"]),
     "inline data": ('"data":{"name":"points"}', '"data":{"values":[{"x":1,"y":99}]}', [
         "script spec-timing: draws data of its own (data.values), which no record traces: the page was edited"]),
@@ -544,7 +548,10 @@ CHART_EDITS = {
     # a pointer moved to text: the audit compared a number with a string and stopped on a TypeError
     "pointer to text": ('"pointer":"/measurements/2/timing/eager/mean_ms","sha256"', '"pointer":"/measurements/2/kind","sha256"', [
         f"script spec-timing $.datasets.points[0]: charts {EAGER_322} for {GRAPH_SHA[:12]} /measurements/2/kind, but the record "
-        "gives 'frozen_short': the page was edited"]),
+        "gives 'frozen_short': the page was edited",
+        f"script spec-timing: the table behind this chart shows row 1 as ('322', '{EAGER_322}', 'eager', "
+        "'record 24492206c24d · pointer /measurements/2/timing/eager/mean_ms'), but the chart's origin there is "
+        "'record 24492206c24d · pointer /measurements/2/kind': the page was edited"]),
 }
 
 
@@ -569,23 +576,34 @@ def test_an_edited_chart_or_the_table_behind_it_is_reported(site, name):
         assert messages == expected
 
 
-def test_a_chart_point_whose_shown_source_names_another_value_is_reported(site):
-    """The source a reader sees for a point (its tooltip, the table behind the chart) is its
-    trace's: the words made to name another measurement, in the spec and the table alike (so the
-    two still agree), with SHA256SUMS listed again, passed."""
-    from site_gen.checksums import site_sums
+LLAMA_POST = "posts/llama-cpp-cpu-offload-72b.html"  # a write-up with one chart
 
-    page = site / GRAPH
-    html = page.read_text(encoding="utf-8")
-    real = f"record {GRAPH_SHA[:12]} · pointer /measurements/2/timing/eager/mean_ms"
-    told = real.replace("/measurements/2/", "/measurements/0/")
-    edited = html.replace(f'"origin":"{real}"', f'"origin":"{told}"', 1).replace(f"<td>{real}</td>", f"<td>{told}</td>", 1)
-    assert edited.count(told) == html.count(told) + 2
-    page.write_text(edited, encoding="utf-8")
-    (site / "SHA256SUMS").write_bytes(site_sums(site))
-    assert [str(p).removeprefix(f"{site}/{GRAPH}: ") for p in verify_site(site)] == [
-        f'script spec-timing $.datasets.points[0].origin: names its source "{told}", but the point comes from "{real}": '
-        "the page was edited"]
+
+def test_a_chart_point_whose_shown_source_names_another_value_is_reported(site):
+    """The source a reader sees for a point in its tooltip is made from its checked trace by
+    `quantity.ORIGIN_EXPRESSION`: the expression made to name another measurement, with
+    SHA256SUMS listed again, passed while the table behind the chart kept the true words."""
+    real = "(isValid(datum.trace.pointer) ? ' · pointer ' + datum.trace.pointer"
+    told = "(isValid(datum.trace.pointer) ? ' · pointer ' + replace(datum.trace.pointer, '/cases/0/', '/cases/1/')"
+    assert _relisted(site, LLAMA_POST, real, told) == [
+        "script spec-llama-cpp-cpu-offload-72b-1 $.layer[1]: does not make its points' source from their traces as "
+        "benchledger writes it (quantity.ORIGIN_EXPRESSION): the page was edited"]
+
+
+def test_a_chart_point_whose_source_is_written_in_its_row_is_reported(site):
+    """Without the expression a tooltip shows what the rows say: the transform dropped and a source
+    of another measurement written into a row no longer passes."""
+    from site_gen.quantity import ORIGIN_EXPRESSION
+
+    transform = json.dumps([{"as": "origin", "calculate": ORIGIN_EXPRESSION}], ensure_ascii=False, separators=(",", ":"))
+    row = '{"series":"2,048","trace":'
+    page = (site / LLAMA_POST).read_text(encoding="utf-8")
+    assert row in page
+    (site / LLAMA_POST).write_text(page.replace(row, '{"origin":"record 000000000000 · pointer /elsewhere","series":"2,048","trace":', 1),
+                                   encoding="utf-8")
+    messages = _relisted(site, LLAMA_POST, f',"transform":{transform}', "")
+    assert messages == ["script spec-llama-cpp-cpu-offload-72b-1 $.layer[1]: does not make its points' source from their "
+                        "traces as benchledger writes it (quantity.ORIGIN_EXPRESSION): the page was edited"]
 
 
 def _relisted(site, rel: str, old: str, new: str) -> list[str]:

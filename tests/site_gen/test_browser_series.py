@@ -6,6 +6,7 @@ request leaving 127.0.0.1. A screenshot goes to tests/artifacts/ for a person to
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -52,6 +53,11 @@ def test_the_series_page_draws_the_change(site):
         point_x = first.evaluate(f"svg => ({x_of})(svg, 'g.mark-symbol path[aria-label*=\"b11151\"]')")
         assert rule_x is not None and rule_x == point_x
         assert first.locator("g.mark-text.role-mark text").first.evaluate("e => e.textContent").startswith("−1")
+        # a point's source (its tooltip's "record", which Vega's label of the point repeats) is made by
+        # the browser from its trace: the words the table behind the chart gives, from Python
+        said = first.locator('g.mark-symbol path[aria-label*="b11151"]').get_attribute("aria-label")
+        source = page.locator("#chart-track-0 .bl-chart-data tr", has_text="b11151").locator("td").last.text_content()
+        assert re.fullmatch(r"record [0-9a-f]{12} · pointer /cases/0/groups/\d/\S+", source) and f"record: {source}" in said
         # the claim carries its provenance on hover
         claim = page.locator(".bl-changes .bl-claim").first
         title = claim.get_attribute("title")

@@ -8,6 +8,8 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import vl_convert
 
 from benchledger.errors import BuildError
@@ -372,3 +374,30 @@ def test_long_record_text_is_cut_in_chart_labels_and_cut_labels_stay_apart():
                      x_title="tokens", y_title="ms", series_title="setting", alt_text="alt")
     labels = {row["series"] for row in two.spec["datasets"]["points"]}
     assert len(labels) == 2 and all(len(label) == MAX_LABEL_CHARS for label in labels)
+
+
+_TEXT = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x2FF), min_size=1, max_size=12)
+_TRACES = st.one_of(
+    st.builds(lambda p, u: Trace(SHA, p, unit=u), st.one_of(st.just(""), _TEXT.map(lambda t: "/" + t)), st.one_of(st.just(""), _TEXT)),
+    st.builds(lambda f, names: Trace(SHA, None, formula=f, inputs=tuple((n, f"/{n}") for n in names)),
+              _TEXT, st.lists(_TEXT, max_size=2)),
+)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(_TRACES, min_size=1, max_size=12))
+def test_a_tooltip_s_source_is_what_origin_text_writes(traces):
+    """A chart point's source is made by Vega, in the browser, from its trace
+    (`quantity.ORIGIN_EXPRESSION`); the table behind the chart and `verify --site` spell it with
+    `quantity.origin_text`. Vega itself (vl-convert's) evaluates the expression over traces of every
+    kind, a record's pointer ("" included), with a unit, a formula and its inputs, to the same text."""
+    from site_gen.quantity import ORIGIN_EXPRESSION, origin_text
+
+    rows = [{"i": i, "trace": t.fields()} for i, t in enumerate(traces)]
+    spec = {"data": {"values": rows}, "transform": [{"calculate": ORIGIN_EXPRESSION, "as": "origin"}],
+            "mark": {"type": "text", "align": "left"}, "encoding": {"y": {"field": "i", "type": "ordinal", "axis": None},
+                                                                    "text": {"field": "origin"}}, "width": 20}
+    drawn = ET.fromstring(vl_convert.vegalite_to_svg(spec))
+    texts = [el.text for el in drawn.iter("{http://www.w3.org/2000/svg}text")]
+    # the SVG drops a text's trailing space ("· pointer " of the pointer "")
+    assert texts == [origin_text(t.fields()).rstrip() for t in traces]

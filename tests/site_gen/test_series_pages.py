@@ -87,9 +87,9 @@ def test_the_chart_marks_the_change(drop_site):
         assert "changed, worse" in mark["claim"]  # the whole claim, in the tooltip
         segments = [r for r in rows if "median" in r]
         assert [(s["first"], s["last"]) for s in segments] == [("b11146", "b11150"), ("b11151", "b11153")]
-        points = [r for r in rows if "origin" in r]
-        assert len(points) == 8 and all(re.match(r"record [0-9a-f]{12} · pointer /cases/0/groups/\d/", p["origin"]) for p in points)
-        assert all(p["trace"]["pointer"] in p["origin"] and len(p["trace"]["sha256"]) == 64 for p in points)
+        points = [r for r in rows if "trace" in r]  # each point's source in its tooltip is made from its trace
+        assert len(points) == 8 and all(re.match(r"/cases/0/groups/\d/", p["trace"]["pointer"]) for p in points)
+        assert all(len(p["trace"]["sha256"]) == 64 for p in points)
     # the static fallback draws it too
     svgs = re.findall(r'<img src="([^"]+\.svg)"', page)
     drawn = [(drop_site / "series" / s).resolve().read_text() for s in svgs]
