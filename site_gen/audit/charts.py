@@ -63,6 +63,7 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
             if _inline_data(spec):
                 problems.append(Problem(audit.shown(rel), where, "draws data of its own (data.values), which no record traces: the page was edited"))
             for i, row in enumerate(rows):
+                problems += _row_fields(audit.shown(rel), f"{where} $.datasets.points[{i}]", row)
                 problems += _chart_value(audit, audit.shown(rel), f"{where} $.datasets.points[{i}]",
                                          row.get("y" if "y" in row else "value"), row.get("trace"))
                 if "y" in row:  # a line chart's point: its x is a record's too
@@ -312,9 +313,10 @@ def _inline_data(node: Any) -> bool:
 def _chart_sources(shown: str, where: str, spec: dict) -> list[Problem]:
     """The source a chart point's tooltip names ("record 24492206c24d · pointer /…"): every view
     whose tooltip shows `origin` makes it from the point's checked trace, in the browser, by
-    `quantity.ORIGIN_EXPRESSION` (`quantity.origin_text` in Vega's words), and nothing else in the
-    spec makes an `origin`: an expression rewritten to name another record or pointer, or a
-    source written into the rows in its place, no longer passes."""
+    `quantity.ORIGIN_EXPRESSION` (`quantity.origin_text` in Vega's words), and the spec computes
+    nothing else: an expression rewritten to name another record or pointer, a source written
+    into the rows in its place, or one computed under another name for a tooltip to show, no
+    longer passes (the rows' own fields are `_row_fields`')."""
     problems = []
 
     def walk(node: Any, path: str) -> None:
@@ -324,8 +326,8 @@ def _chart_sources(shown: str, where: str, spec: dict) -> list[Problem]:
             return
         if not isinstance(node, dict):
             return
-        made = [t for t in node.get("transform", ()) if isinstance(t, dict) and t.get("as") == "origin"] \
-            if isinstance(node.get("transform"), list) else []
+        transforms = node.get("transform") if isinstance(node.get("transform"), list) else []
+        made = [t for t in transforms if isinstance(t, dict) and (t.get("as") == "origin" or "calculate" in t)]
         encoding = node.get("encoding")
         tooltip = encoding.get("tooltip") if isinstance(encoding, dict) else None
         shown_fields = [t.get("field") for t in (tooltip if isinstance(tooltip, list) else [tooltip]) if isinstance(t, dict)]
@@ -406,6 +408,22 @@ def _chart_value(audit: SiteAudit, shown: str, where: str, charted: Any, trace: 
     if not (is_number(charted) and is_number(value) and math.isclose(charted, value, rel_tol=1e-12, abs_tol=0.0)):
         return [Problem(shown, where, f"charts {charted!r} for {what}, but the record gives {value!r}: the page was edited")]
     return []
+
+
+# The fields of a chart's data row, by kind (a line chart's or a series chart's): its charted
+# values and where each comes from, which the steps above check, and its line's label.
+_ROW_FIELDS = {"y": frozenset({"x", "y", "series", "trace", "x_trace"}),
+               "value": frozenset({"label", "value", "low", "high", "trace", "low_trace", "high_trace"})}
+
+
+def _row_fields(shown: str, where: str, row: dict) -> list[Problem]:
+    """A chart row carries only the fields benchledger writes: any other (a source of another
+    measurement for a tooltip to show) is text no record traces."""
+    extra = sorted(str(k) for k in set(row) - _ROW_FIELDS["y" if "y" in row else "value"])
+    if not extra:
+        return []
+    return [Problem(shown, where, f"carries fields benchledger does not write ({', '.join(extra)[:120]}), which no record "
+                                  "traces: the page was edited")]
 
 
 def _table_value(row: dict, key: str) -> Any:

@@ -602,8 +602,26 @@ def test_a_chart_point_whose_source_is_written_in_its_row_is_reported(site):
     (site / LLAMA_POST).write_text(page.replace(row, '{"origin":"record 000000000000 · pointer /elsewhere","series":"2,048","trace":', 1),
                                    encoding="utf-8")
     messages = _relisted(site, LLAMA_POST, f',"transform":{transform}', "")
-    assert messages == ["script spec-llama-cpp-cpu-offload-72b-1 $.layer[1]: does not make its points' source from their "
+    assert messages == ["script spec-llama-cpp-cpu-offload-72b-1 $.datasets.points[0]: carries fields benchledger does not "
+                        "write (origin), which no record traces: the page was edited",
+                        "script spec-llama-cpp-cpu-offload-72b-1 $.layer[1]: does not make its points' source from their "
                         "traces as benchledger writes it (quantity.ORIGIN_EXPRESSION): the page was edited"]
+
+
+def test_a_source_computed_under_another_name_for_the_tooltip_is_reported(site):
+    """The tooltip's "source" made to show a field the spec computes itself, the true one left in
+    place, no longer passes: a spec computes nothing but each point's source."""
+    from site_gen.quantity import ORIGIN_EXPRESSION
+
+    transform = json.dumps([{"as": "origin", "calculate": ORIGIN_EXPRESSION}], ensure_ascii=False, separators=(",", ":"))
+    page = (site / LLAMA_POST).read_text(encoding="utf-8")
+    assert page.count('{"field":"origin","title":"source","type":"nominal"}') == 1
+    (site / LLAMA_POST).write_text(page.replace('{"field":"origin","title":"source","type":"nominal"}',
+                                                '{"field":"told","title":"source","type":"nominal"}'), encoding="utf-8")
+    fake = '{"as":"told","calculate":"\'record 000000000000 · pointer /elsewhere\'"}'
+    assert _relisted(site, LLAMA_POST, f',"transform":{transform}', f',"transform":{transform[:-1]},{fake}]') == [
+        "script spec-llama-cpp-cpu-offload-72b-1 $.layer[1]: does not make its points' source from their traces as "
+        "benchledger writes it (quantity.ORIGIN_EXPRESSION): the page was edited"]
 
 
 def _relisted(site, rel: str, old: str, new: str) -> list[str]:
