@@ -455,7 +455,7 @@ def series_chart(chart_id: str, title: str, points: Sequence[SeriesPoint], segme
         alt_text += DENSE_RANGES_ALT
     spec = _filled(_series_template(x_title, y_title, bool(segments), bool(marks), len(ticks) < len(order), has_ranges, dense),
                    datasets, {"order": order, "ticks": ticks})
-    table = object_frame([[r["label"], r["value"], r["low"], r["high"], p.trace.text()] for r, p in zip(rows, points)],
+    table = object_frame([[r["label"], r["value"], r["low"], r["high"], origin_text(r["trace"])] for r in rows],
                          [x_title, y_title, "minimum", "maximum", "source"])
     return Chart(chart_id, title, alt_text, spec, table)
 

@@ -174,10 +174,6 @@ class Trace:
     x_pointer: str | None = None
     x_position: bool = False
 
-    def text(self) -> str:
-        """The origin as a reader sees it in the chart's tooltip and data table (`origin_text`)."""
-        return origin_text(self.fields())
-
     def fields(self) -> dict[str, str]:
         """The origin for a machine: what a traced number's data attributes say, by the same names."""
         if self.pointer is not None:
