@@ -1,6 +1,7 @@
 """`verify --site`'s step on charts: every charted point, range and x against its record, a
 series chart's labels and order against its records, the table behind each chart against its
-points, and the static image each chart shows against its spec."""
+points, the rest of each spec against what benchledger writes for those points, and the static
+image each chart shows against its spec."""
 
 from __future__ import annotations
 
@@ -19,13 +20,14 @@ from benchledger.cases.series import position_key
 from benchledger.errors import Problem
 from benchledger.records.display import readable
 from benchledger.records.numbers import is_number
-from benchledger.records.pointer import resolve
-from site_gen.audit.numbers import MISSING, named, quoted, recomputed
+from benchledger.records.pointer import resolve, to_jsonpath
+from site_gen.audit.numbers import MISSING, named, quoted, quoted_apart, recomputed
 from site_gen.audit.redraw import ShownChart
 from site_gen.audit.site import SiteAudit
 from site_gen.chart_labels import chart_label, points_text, series_ticks
-from site_gen.quantity import ORIGIN_TRANSFORM, axis_number, declared_unit, origin_text, rescaled
-from site_gen.static_chart import POINTS_UNIT, static_sha256, static_spec, svg_path
+from site_gen.chart_specs import rebuilt_spec
+from site_gen.quantity import axis_number, declared_unit, origin_text, rescaled
+from site_gen.static_chart import POINTS_UNIT, canonical_json, static_sha256, static_spec, svg_path
 from site_gen.tables import cell_text, data_cell
 
 
@@ -40,8 +42,9 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
     formula recomputed from its inputs, a line chart's point at the x its record gives (`_chart_x`),
     a series chart's point labelled by its record's value of the series field, in series order
     (`_chart_labels`), and the table behind each chart shows the chart's own rows: an edited spec or table
-    (18.98 -> 9.98 ms, 322 -> 1,024 tokens) no longer passes. A spec drawing data of its
-    own (`values`) instead of traced rows is named too."""
+    (18.98 -> 9.98 ms, 322 -> 1,024 tokens) no longer passes. A spec whose data passes is then
+    held to the drawing benchledger makes of it (`_chart_drawing`): data of its own in a layer,
+    a filter or a mark hiding points is named too."""
     problems = []
     for rel, _, _ in audit.pages:
         scanned = audit.scan(rel)
@@ -60,8 +63,6 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
                 problems.append(Problem(audit.shown(rel), where, "is not a chart spec benchledger writes (its points in datasets.points)"))
                 continue
             found = len(problems)
-            if _inline_data(spec):
-                problems.append(Problem(audit.shown(rel), where, "draws data of its own (data.values), which no record traces: the page was edited"))
             for i, row in enumerate(rows):
                 problems += _row_fields(audit.shown(rel), f"{where} $.datasets.points[{i}]", row)
                 problems += _chart_value(audit, audit.shown(rel), f"{where} $.datasets.points[{i}]",
@@ -75,8 +76,9 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
             if rows and not any("y" in row for row in rows):  # a series chart: its x is its records' too
                 problems += _chart_labels(audit, rel, where, spec, rows)
             problems += _chart_segments(audit.shown(rel), where, spec["datasets"], rows)
-            problems += _chart_sources(audit.shown(rel), where, spec)
-            if len(problems) == found:  # an edited spec's image differs too: one finding, its data's, says so
+            if len(problems) == found:  # an edited point's drawing and image differ too: one finding, its data's, says so
+                problems += _chart_drawing(audit.shown(rel), where, spec)
+            if len(problems) == found:
                 checked[script_id] = spec
             if n < len(scanned.tables):
                 problems += _chart_table(audit.shown(rel), where, rows, scanned.tables[n])
@@ -299,47 +301,51 @@ def _chart_image(audit: SiteAudit, rel: str, where: str, spec: dict, src: str) -
     return []
 
 
-def _inline_data(node: Any) -> bool:
-    """Whether a spec draws data written into it (`"data": {"values": ...}` in any layer)
-    rather than its named datasets."""
-    if isinstance(node, list):
-        return any(_inline_data(v) for v in node)
-    if not isinstance(node, dict):
-        return False
-    data = node.get("data")
-    return (isinstance(data, dict) and "values" in data) or any(_inline_data(v) for k, v in node.items() if k != "datasets")
+def _chart_drawing(shown: str, where: str, spec: dict) -> list[Problem]:
+    """All a chart's spec holds besides its data (layers, marks, encodings, scales, filters, the
+    source its tooltip makes from each point's trace) is what benchledger writes for that data and
+    the spec's titles, legend order, log axes and unit (`chart_specs.rebuilt_spec`): a filter
+    hiding a point, a mark or a scale changed, data written into a layer, or a tooltip's source
+    made otherwise no longer passes, whether the SVG was drawn and named again or not. The first
+    place the two differ is named."""
+    try:
+        made = rebuilt_spec(spec)
+    except ValueError:
+        return [Problem(shown, where, "is not a chart benchledger writes (it has no layer of points with titled x and y "
+                                      "axes): the page was edited")]
+    drawn, made = ({k: v for k, v in s.items() if k != "datasets"} for s in (spec, made))
+    if canonical_json(drawn) == canonical_json(made):
+        return []
+    parts, found, wanted = _first_apart(drawn, made, [])
+    said, written = quoted_apart(found, wanted) if isinstance(found, str) and isinstance(wanted, str) else \
+        (_json_words(found), _json_words(wanted))
+    return [Problem(shown, f"{where} {to_jsonpath(parts)}", f"draws {said} where benchledger writes {written} for this "
+                                                            "chart's data and titles: the page was edited")]
 
 
-def _chart_sources(shown: str, where: str, spec: dict) -> list[Problem]:
-    """The source a chart point's tooltip names ("record 24492206c24d · pointer /…"): every view
-    whose tooltip shows `origin` makes it from the point's checked trace, in the browser, by
-    `quantity.ORIGIN_EXPRESSION` (`quantity.origin_text` in Vega's words), and the spec computes
-    nothing else: an expression rewritten to name another record or pointer, a source written
-    into the rows in its place, or one computed under another name for a tooltip to show, no
-    longer passes (the rows' own fields are `_row_fields`')."""
-    problems = []
+def _first_apart(found: Any, made: Any, parts: list) -> tuple[list, Any, Any]:
+    """The parts of the first place where `found` and `made` differ, with what each holds there
+    (MISSING where one holds nothing): a key only `found` has first (what an edit added), then
+    the keys of `made` in order."""
+    if isinstance(found, dict) and isinstance(made, dict):
+        for key in [*(k for k in found if k not in made), *made]:
+            here, there = found.get(key, MISSING), made.get(key, MISSING)
+            if here is MISSING or there is MISSING or canonical_json(here) != canonical_json(there):
+                return _first_apart(here, there, [*parts, key])
+    elif isinstance(found, list) and isinstance(made, list):
+        for i in range(max(len(found), len(made))):
+            here, there = found[i] if i < len(found) else MISSING, made[i] if i < len(made) else MISSING
+            if here is MISSING or there is MISSING or canonical_json(here) != canonical_json(there):
+                return _first_apart(here, there, [*parts, i])
+    return parts, found, made
 
-    def walk(node: Any, path: str) -> None:
-        if isinstance(node, list):
-            for i, item in enumerate(node):
-                walk(item, f"{path}[{i}]")
-            return
-        if not isinstance(node, dict):
-            return
-        transforms = node.get("transform") if isinstance(node.get("transform"), list) else []
-        made = [t for t in transforms if isinstance(t, dict) and (t.get("as") == "origin" or "calculate" in t)]
-        encoding = node.get("encoding")
-        tooltip = encoding.get("tooltip") if isinstance(encoding, dict) else None
-        shown_fields = [t.get("field") for t in (tooltip if isinstance(tooltip, list) else [tooltip]) if isinstance(t, dict)]
-        if any(t != ORIGIN_TRANSFORM for t in made) or ("origin" in shown_fields and not made):
-            problems.append(Problem(shown, f"{where} {path}", "does not make its points' source from their traces as benchledger "
-                                                              "writes it (quantity.ORIGIN_EXPRESSION): the page was edited"))
-        for key, value in node.items():
-            if key != "datasets":
-                walk(value, f"{path}.{key}")
 
-    walk(spec, "$")
-    return problems
+def _json_words(value: Any) -> str:
+    """A spec's part as JSON for a message, cut to 100 characters ("nothing" where there is none)."""
+    if value is MISSING:
+        return "nothing"
+    text = canonical_json(value)
+    return text if len(text) <= 100 else text[:99] + "…"
 
 
 def _chart_x(audit: SiteAudit, shown: str, where: str, row: dict) -> list[Problem]:

@@ -239,6 +239,16 @@ def quoted(text: str) -> str:
     return '"' + text.replace("\u202f", " ") + '"'
 
 
+def quoted_apart(a: str, b: str) -> tuple[str, str]:
+    """Two texts quoted for a message where they first differ: each from its start where that
+    falls in its first 60 characters, else from the word starting 30 or more characters before,
+    80 characters of each."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = 0 if at < 60 else a.rfind(" ", 0, at - 30) + 1  # a word's start
+    lead = "…" if start else ""
+    return quoted(lead + a[start:start + 80]), quoted(lead + b[start:start + 80])
+
+
 def _expected(text: str, value: Any, pointer: str) -> str:
     first = next(_candidates(text, value, pointer), None)
     return quoted(first) if first is not None else "no text"

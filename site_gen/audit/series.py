@@ -80,7 +80,7 @@ def _alt_problem(audit: SiteAudit, rel: str, report: Any, labels: list[str], ind
     chart (None where nothing is): it must be `series_page.chart_alt` of the served records, and
     say that the ranges are left to the table exactly where the chart leaves them there (more
     than DENSE_SERIES_POINTS records, some with a range)."""
-    from site_gen.charts import DENSE_RANGES_ALT, DENSE_SERIES_POINTS
+    from site_gen.chart_specs import DENSE_RANGES_ALT, DENSE_SERIES_POINTS
     from site_gen.series_page import chart_alt
 
     view = f"spec-track-{index}"

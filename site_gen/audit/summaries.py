@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from benchledger.errors import Problem
 from site_gen import escape
-from site_gen.audit.numbers import quoted, read_words
+from site_gen.audit.numbers import quoted, quoted_apart, read_words
 from site_gen.audit.site import SiteAudit, link_target
 
 if TYPE_CHECKING:
@@ -101,13 +101,7 @@ def _words(html: str) -> str:
 
 def _quoted_apart(shown: str, made: str) -> tuple[str, str]:
     """A headline as the page shows it and as its record makes it, quoted for a message where
-    they first differ: as a reader reads them, or, where their words agree (a hover, a link or a
-    marker retold), as HTML. Each from its start where that falls in its first 60 characters,
-    else from the word starting 30 or more characters before."""
+    they first differ (`quoted_apart`): as a reader reads them, or, where their words agree (a
+    hover, a link or a marker retold), as HTML."""
     a, b = read_words(shown), read_words(made)
-    if a == b:
-        a, b = shown, made
-    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    start = 0 if at < 60 else a.rfind(" ", 0, at - 30) + 1  # a word's start
-    lead = "…" if start else ""
-    return quoted(lead + a[start:start + 80]), quoted(lead + b[start:start + 80])
+    return quoted_apart(a, b) if a != b else quoted_apart(shown, made)

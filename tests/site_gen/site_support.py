@@ -4,6 +4,8 @@ server on 127.0.0.1 serving it (the real build, the real MkDocs, a real server).
 from __future__ import annotations
 
 import functools
+import json
+import re
 import http.server
 import threading
 from contextlib import contextmanager
@@ -67,6 +69,33 @@ def chart_edited(site: Path, page: Path, old: str, new: str, cell: tuple[str, st
     if cell is not None:
         html = chart_table_cell_edited(html, *cell)
     page.write_text(html, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+
+
+def chart_redrawn(site: Path, page: Path, view: str, edit: Callable[[dict], None]) -> None:
+    """`page` of the built `site` with the spec of its chart `view` ("spec-timing") changed by
+    `edit`, that chart's SVG drawn again from the edited spec by vl-convert and shown under the
+    name the site gives it, and SHA256SUMS listed again: a tamperer with the build's own tools."""
+    from site_gen.chart_workers import ChartWorkers
+    from site_gen.charts import _script_json
+    from site_gen.checksums import site_sums
+    from site_gen.static_chart import static_sha256, static_spec, svg_path
+
+    html = page.read_text(encoding="utf-8")
+    found = re.search(f'<script type="application/json" id="{view}">(.*?)</script>', html)
+    spec = json.loads(found.group(1))
+    old_svg = svg_path(static_sha256(static_spec(spec)))
+    edit(spec)
+    drawn = static_spec(spec)
+    workers = ChartWorkers()
+    try:
+        svg = workers.submit(drawn).result()
+    finally:
+        workers.close()
+    (site / svg_path(static_sha256(drawn))).write_text(svg, encoding="utf-8")
+    html = html[:found.start(1)] + _script_json(spec) + html[found.end(1):]
+    assert html.count(f"/{old_svg}") == 1
+    page.write_text(html.replace(f"/{old_svg}", f"/{svg_path(static_sha256(drawn))}"), encoding="utf-8")
     (site / "SHA256SUMS").write_bytes(site_sums(site))
 
 

@@ -543,7 +543,8 @@ CHART_EDITS = {
         "'record 24492206c24d · pointer /measurements/2/timing/eager/mean_ms'), but the chart's origin there is 'n/a': "
         "the page was edited"]),
     "inline data": ('"data":{"name":"points"}', '"data":{"values":[{"x":1,"y":99}]}', [
-        "script spec-timing: draws data of its own (data.values), which no record traces: the page was edited"]),
+        "script spec-timing $.data.values: draws [{\"x\":1,\"y\":99}] where benchledger writes nothing for this chart's data "
+        "and titles: the page was edited"]),
     "rescaled size": (f'"unit":"MiB"}},{AT_322},"y":8.13232421875}}', f'"unit":"MiB"}},{AT_322},"y":9.13232421875}}', None),
     # a pointer moved to text: the audit compared a number with a string and stopped on a TypeError
     "pointer to text": ('"pointer":"/measurements/2/timing/eager/mean_ms","sha256"', '"pointer":"/measurements/2/kind","sha256"', [
@@ -586,31 +587,34 @@ def test_a_chart_point_whose_shown_source_names_another_value_is_reported(site):
     real = "(isValid(datum.trace.pointer) ? ' · pointer ' + datum.trace.pointer"
     told = "(isValid(datum.trace.pointer) ? ' · pointer ' + replace(datum.trace.pointer, '/cases/0/', '/cases/1/')"
     assert _relisted(site, LLAMA_POST, real, told) == [
-        "script spec-llama-cpp-cpu-offload-72b-1 $.layer[1]: does not make its points' source from their traces as "
-        "benchledger writes it (quantity.ORIGIN_EXPRESSION): the page was edited"]
+        "script spec-llama-cpp-cpu-offload-72b-1 $.layer[1].transform[0].calculate: draws \"…(isValid(datum.trace.pointer) ? "
+        "' · pointer ' + replace(datum.trace.pointer, '/c\" where benchledger writes \"…(isValid(datum.trace.pointer) ? "
+        "' · pointer ' + datum.trace.pointer + (datum.tra\" for this chart's data and titles: the page was edited"]
 
 
 def test_a_chart_point_whose_source_is_written_in_its_row_is_reported(site):
-    """Without the expression a tooltip shows what the rows say: the transform dropped and a source
-    of another measurement written into a row no longer passes."""
+    """Without the expression a tooltip shows what the rows say: a source of another measurement
+    written into a row, or the transform that makes each point's source dropped, no longer passes."""
     from site_gen.quantity import ORIGIN_EXPRESSION
 
-    transform = json.dumps([{"as": "origin", "calculate": ORIGIN_EXPRESSION}], ensure_ascii=False, separators=(",", ":"))
-    row = '{"series":"2,048","trace":'
     page = (site / LLAMA_POST).read_text(encoding="utf-8")
+    row, told = '{"series":"2,048","trace":', '{"origin":"record 000000000000 · pointer /elsewhere","series":"2,048","trace":'
     assert row in page
-    (site / LLAMA_POST).write_text(page.replace(row, '{"origin":"record 000000000000 · pointer /elsewhere","series":"2,048","trace":', 1),
-                                   encoding="utf-8")
-    messages = _relisted(site, LLAMA_POST, f',"transform":{transform}', "")
-    assert messages == ["script spec-llama-cpp-cpu-offload-72b-1 $.datasets.points[0]: carries fields benchledger does not "
-                        "write (origin), which no record traces: the page was edited",
-                        "script spec-llama-cpp-cpu-offload-72b-1 $.layer[1]: does not make its points' source from their "
-                        "traces as benchledger writes it (quantity.ORIGIN_EXPRESSION): the page was edited"]
+    (site / LLAMA_POST).write_text(page.replace(row, told, 1), encoding="utf-8")
+    assert _relisted(site, LLAMA_POST, told, told) == [
+        "script spec-llama-cpp-cpu-offload-72b-1 $.datasets.points[0]: carries fields benchledger does not write (origin), "
+        "which no record traces: the page was edited"]
+    assert _relisted(site, LLAMA_POST, told, row) == []
+    transform = json.dumps([{"as": "origin", "calculate": ORIGIN_EXPRESSION}], ensure_ascii=False, separators=(",", ":"))
+    assert _relisted(site, LLAMA_POST, f',"transform":{transform}', "") == [
+        "script spec-llama-cpp-cpu-offload-72b-1 $.layer[1].transform: draws nothing where benchledger writes "
+        "[{\"as\":\"origin\",\"calculate\":\"'record ' + substring(datum.trace.sha256, 0, 12) + (isValid(datum.trac… for "
+        "this chart's data and titles: the page was edited"]
 
 
 def test_a_source_computed_under_another_name_for_the_tooltip_is_reported(site):
     """The tooltip's "source" made to show a field the spec computes itself, the true one left in
-    place, no longer passes: a spec computes nothing but each point's source."""
+    place, no longer passes: a spec draws only what benchledger writes for its data and titles."""
     from site_gen.quantity import ORIGIN_EXPRESSION
 
     transform = json.dumps([{"as": "origin", "calculate": ORIGIN_EXPRESSION}], ensure_ascii=False, separators=(",", ":"))
@@ -620,8 +624,8 @@ def test_a_source_computed_under_another_name_for_the_tooltip_is_reported(site):
                                                 '{"field":"told","title":"source","type":"nominal"}'), encoding="utf-8")
     fake = '{"as":"told","calculate":"\'record 000000000000 · pointer /elsewhere\'"}'
     assert _relisted(site, LLAMA_POST, f',"transform":{transform}', f',"transform":{transform[:-1]},{fake}]') == [
-        "script spec-llama-cpp-cpu-offload-72b-1 $.layer[1]: does not make its points' source from their traces as "
-        "benchledger writes it (quantity.ORIGIN_EXPRESSION): the page was edited"]
+        "script spec-llama-cpp-cpu-offload-72b-1 $.layer[1].encoding.tooltip[3].field: draws \"told\" where benchledger "
+        "writes \"origin\" for this chart's data and titles: the page was edited"]
 
 
 def _relisted(site, rel: str, old: str, new: str) -> list[str]:
@@ -805,6 +809,41 @@ def test_a_chart_whose_static_svg_is_gone_is_reported(site):
     assert [str(p) for p in verify_site(site)] == [
         f"{site}/{GRAPH}: script spec-timing <img>: shows {TIMING_SVG}, which the site does not hold",
         f"{site}/{GRAPH}: links '../../{TIMING_SVG}', which leads to no file of the site ({TIMING_SVG}): the link is dead"]
+
+
+def _filtered(spec: dict) -> None:
+    for layer in spec["layer"]:
+        layer["transform"] = [{"filter": "datum.y < 10"}, *layer.get("transform", [])]
+
+
+def _y_reversed(spec: dict) -> None:
+    for layer in spec["layer"]:
+        layer["encoding"]["y"]["scale"]["reverse"] = True
+
+
+# A chart drawn otherwise than benchledger draws its data, its SVG drawn again and named as the
+# site names it: what the data, the alt text and the image's name alone let through.
+DRAWING_EDITS = {
+    "the slow points filtered out": (_filtered, '$.layer[0].transform: draws [{"filter":"datum.y < 10"}] where benchledger '
+                                                "writes nothing"),
+    "the points made invisible": (lambda spec: spec["layer"][1]["mark"].update(opacity=0),
+                                  "$.layer[1].mark.opacity: draws 0 where benchledger writes 1"),
+    "the y axis upside down": (_y_reversed, "$.layer[0].encoding.y.scale.reverse: draws true where benchledger writes nothing"),
+}
+
+
+@pytest.mark.parametrize("name", DRAWING_EDITS)
+def test_a_chart_drawn_otherwise_than_its_data_is_reported_though_its_svg_was_redrawn(site, name):
+    """All a chart's spec holds besides its data is what benchledger writes for that data and
+    its titles (`chart_specs.rebuilt_spec`): a filter, a mark or a scale edited to hide or turn
+    over points, the SVG drawn again from the edited spec and shown under its own name, passed
+    every other check, the redraw too."""
+    from tests.site_gen.site_support import chart_redrawn
+
+    edit, expected = DRAWING_EDITS[name]
+    chart_redrawn(site, site / GRAPH, "spec-timing", edit)
+    assert [str(p) for p in verify_site(site, redraw_charts=True)] == [
+        f"{site}/{GRAPH}: script spec-timing {expected} for this chart's data and titles: the page was edited"]
 
 
 def test_a_second_view_of_a_chart_showing_another_image_is_reported(site):

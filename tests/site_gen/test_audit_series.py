@@ -139,6 +139,25 @@ def test_an_x_axis_edited_elsewhere_than_its_points_is_reported(site, old, new, 
     assert _found(site, rel) == [expected]
 
 
+def test_a_series_chart_drawn_otherwise_than_its_points_is_reported_though_its_svg_was_redrawn(site):
+    """A series chart's spec is rebuilt from its rows and titles as for a line chart
+    (`chart_specs.rebuilt_spec`): its dots shrunk to nothing, the SVG drawn again and named as the
+    site names it, passed every other check."""
+    from tests.site_gen.site_support import chart_redrawn
+
+    rel, _ = _page(site)
+    dots = []
+
+    def shrunk(spec: dict) -> None:
+        dots.append(next(i for i, layer in enumerate(spec["layer"]) if layer["mark"]["type"] == "point"))
+        spec["layer"][dots[0]]["mark"]["size"] = 0
+
+    chart_redrawn(site, site / rel, "spec-track-0", shrunk)
+    assert [str(p).removeprefix(f"{site}/{rel}: ") for p in verify_site(site, redraw_charts=True)] == [
+        f"script spec-track-0 $.layer[{dots[0]}].mark.size: draws 0 where benchledger writes 60 for this chart's data and "
+        "titles: the page was edited"]
+
+
 def test_repeats_of_a_value_cut_short_are_checked_by_the_hash_their_labels_end_with(tmp_path):
     """A release past MAX_LABEL_CHARS (holding a line separator and markup besides) is cut on the
     chart, with a hash of the whole label ending it, its repeats' numbers inside the hash: the

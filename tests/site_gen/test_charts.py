@@ -333,7 +333,7 @@ def test_alt_text_lists_the_drawn_points_as_the_spec_holds_them():
 def test_a_spec_names_the_dark_schemes_colour_for_each_colour_it_uses():
     """On slate the page swaps each colour a spec names for a lighter one the spec carries; the
     page held a copy of that table of its own, which a new colour would have missed."""
-    from site_gen.charts import CLAIM_COLOURS, DARK_COLOURS
+    from site_gen.chart_specs import CLAIM_COLOURS, DARK_COLOURS
 
     marked = series(4).spec
     assert marked["usermeta"]["darkColours"] == {c: DARK_COLOURS[c] for c in DARK_COLOURS if f'"{c}"' in json.dumps(marked)}
@@ -349,7 +349,7 @@ def test_a_spec_names_the_dark_schemes_colour_for_each_colour_it_uses():
 def test_a_long_series_draws_small_dots_without_range_rules_and_says_so():
     """502 records' ranges on a 560-pixel axis drew a solid grey wall: past DENSE_SERIES_POINTS
     the chart draws small dots only; the ranges stay in its data (tooltip, table behind it)."""
-    from site_gen.charts import DENSE_SERIES_POINTS
+    from site_gen.chart_specs import DENSE_SERIES_POINTS
 
     def rules(spec: dict) -> list:
         return [layer for layer in spec["layer"] if (layer.get("mark") or {}).get("type") == "rule"
@@ -406,3 +406,43 @@ def test_a_tooltip_s_source_is_what_origin_text_writes(traces):
     # the SVG drops a text's trailing white space ("· pointer " of the pointer ""), as JavaScript's
     # trim() reads it: a no-break space is, a next-line ("\x85", to Python's rstrip) is not
     assert texts == [origin_text(t.fields()).rstrip(_JS_WHITE_SPACE) for t in traces]
+
+
+_RECORD_TEXT = st.text(max_size=90)  # any text a record can name an axis, a series or a unit by
+
+
+@settings(max_examples=25, deadline=None)
+@given(titles=st.lists(_RECORD_TEXT, min_size=3, max_size=3), labels=st.lists(_RECORD_TEXT, min_size=1, max_size=3),
+       xs=st.lists(st.floats(0.5, 1e6), min_size=1, max_size=14), log_x=st.booleans(), log_y=st.sampled_from([None, False, True]),
+       unit=_RECORD_TEXT, reference=st.booleans())
+def test_a_line_chart_s_spec_is_what_verify_rebuilds_from_its_data_and_titles(titles, labels, xs, log_x, log_y, unit, reference):
+    """`verify --site` holds each chart's spec to the one `chart_specs.rebuilt_spec` makes of the
+    spec's own rows, titles, legend order, log axes and unit: every line chart benchledger writes,
+    whatever its record's text, is that spec again once on a page (a JSON round trip)."""
+    from site_gen.chart_specs import rebuilt_spec
+    from site_gen.static_chart import canonical_json
+
+    x_title, y_title, series_title = titles
+    series = [Series(label, [(x, x * (i + 1), Trace(SHA, f"/x/{i}")) for x in xs]) for i, label in enumerate(labels)]
+    made = line_chart("c", "t", series, x_title=x_title, y_title=y_title, series_title=series_title, log_x=log_x, log_y=log_y,
+                      alt_text="a", unit=unit, reference=(1.0, series_title) if reference else None)
+    on_page = json.loads(json.dumps(made.spec))
+    assert canonical_json(rebuilt_spec(on_page)) == canonical_json(made.spec)
+
+
+@settings(max_examples=25, deadline=None)
+@given(titles=st.lists(_RECORD_TEXT, min_size=2, max_size=2), count=st.integers(1, 130), ranged=st.booleans(),
+       claim=st.one_of(st.none(), _RECORD_TEXT))
+def test_a_series_chart_s_spec_is_what_verify_rebuilds_from_its_data_and_titles(titles, count, ranged, claim):
+    """The same for a series chart, with or without ranges, segments and claims, thinned ticks
+    and small dots past DENSE_SERIES_POINTS records."""
+    from site_gen.chart_specs import rebuilt_spec
+    from site_gen.static_chart import canonical_json
+
+    points = [SeriesPoint(f"{titles[0]} {i}", 10.0 + i % 5, *((9.5, 10.5) if ranged else (None, None)), Trace(SHA, "/x"),
+                          (Trace(SHA, "/lo"), Trace(SHA, "/hi")) if ranged else None) for i in range(count)]
+    marks = [SeriesMark(points[-1].label, claim, "worse")] if claim is not None else []
+    segments = [(points[0].label, points[-1].label, 11.0)] if claim is not None else []
+    made = series_chart("track-0", "t", points, segments, marks, x_title=titles[0], y_title=titles[1], alt_text="a")
+    on_page = json.loads(json.dumps(made.spec))
+    assert canonical_json(rebuilt_spec(on_page)) == canonical_json(made.spec)
