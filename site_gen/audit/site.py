@@ -118,8 +118,19 @@ class SiteAudit:
             found = [scan_page(text) for _, _, text in self.pages]
         else:
             with ProcessPoolExecutor(workers) as pool:
-                found = list(pool.map(scan_file, paths, chunksize=32))
+                scanning = pool.map(scan_file, paths, chunksize=32)
+                self._read_records()  # meanwhile, what the steps after need of the records, but no page
+                found = list(scanning)
         return {rel: scanned for (rel, _, _), scanned in zip(self.pages, found)}
+
+    def _read_records(self) -> None:
+        """Every served record's cases and limitations and the site's series made now, as the
+        steps would make them on first use: while workers parse the pages, this process would
+        otherwise wait (12 s of its 23 after the parse at 1,000 articles, on 2 CPUs)."""
+        for entry in self.read.entries:
+            self.record_cases(entry.sha256)
+            self.limitations(entry.sha256)
+        self.series  # noqa: B018 (a cached property: made here, read by the series steps)
 
     def record_cases(self, sha256: str) -> tuple[CaseKind, list[Case]] | None:
         """The case table of the served record with this sha256 and its cases, as the site

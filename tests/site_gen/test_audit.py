@@ -299,6 +299,20 @@ def test_pages_parsed_in_a_pool_of_workers_give_the_same_findings(site, monkeypa
     assert pooled == alone and any("evil.example" in m for m in alone) and any("the page was edited" in m for m in alone)
 
 
+def test_a_served_record_edited_gives_the_same_findings_in_a_pool_of_workers(site, monkeypatch):
+    """While the workers parse the pages, this process reads every served record's cases,
+    limitations and series ahead of the steps (`SiteAudit._read_records`): a record not served
+    intact must still be found as one process finds it, not stop the audit."""
+    from site_gen.checksums import site_sums
+
+    served = site / "records/llm-cpu-offload/2026-09-27.json"
+    served.write_bytes(served.read_bytes().replace(b'"completed"', b'"Completed"', 1))
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    alone = [str(p) for p in verify_site(site)]
+    force_process_pool(monkeypatch)
+    assert [str(p) for p in verify_site(site)] == alone and any("2026-09-27.json" in m for m in alone)
+
+
 # The hashes a reader is told to compare, in the page's words (an auditor changed each with
 # SHA256SUMS listed again, and `verify --site` passed): each edit is one problem, naming the hash.
 OFFLOAD_SHA = "ebcfc483a547a02e0f9e7e00a6c699af613474daff04624c2863ae89c6af96a1"
