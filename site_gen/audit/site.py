@@ -103,6 +103,15 @@ class SiteAudit:
                 out.setdefault(sha, rel)
         return out
 
+    @property
+    def in_workers(self) -> bool:
+        """Whether the pages are parsed in worker processes (past a few hundred, with 2 CPUs or more)."""
+        return pool_workers(len(self.pages)) >= 2
+
+    def parse_pages(self) -> None:
+        """Every page parsed now, not at its first step (and the records read meanwhile)."""
+        self._scans  # noqa: B018 (a cached property)
+
     def scan(self, rel: str) -> "Scanned":
         """What the page at `rel` loads and the traced numbers it shows (every page parsed once,
         for every step that reads its elements)."""
@@ -113,11 +122,10 @@ class SiteAudit:
         # Parsing is most of an audit (about 30 s for 1,000 articles' pages and charts on one
         # CPU): past a few hundred pages, each worker parses its share, reading the files itself.
         paths = [path for _, path, _ in self.pages]
-        workers = pool_workers(len(paths))
-        if workers < 2:
+        if not self.in_workers:
             found = [scan_page(text) for _, _, text in self.pages]
         else:
-            with ProcessPoolExecutor(workers) as pool:
+            with ProcessPoolExecutor(pool_workers(len(paths))) as pool:
                 scanning = pool.map(scan_file, paths, chunksize=32)
                 self._read_records()  # meanwhile, what the steps after need of the records, but no page
                 found = list(scanning)

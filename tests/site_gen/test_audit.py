@@ -916,6 +916,21 @@ def test_an_svg_edited_in_place_is_found_only_by_drawing_it_again(site, capsys):
     assert f"{site}/{name}: is not what vl-convert-python" in capsys.readouterr().err
 
 
+def test_charts_checked_in_the_forked_process_are_drawn_again(site, monkeypatch):
+    """Past a few hundred pages the chart step runs in a forked process (`FORKED_STEPS`): the
+    charts it checked come back with its findings, so --redraw-charts still draws every one."""
+    from site_gen.checksums import site_sums
+
+    name = _first_chart_svg(site)
+    svg = (site / name).read_text(encoding="utf-8")
+    (site / name).write_text(svg.replace("GPU layers", "CPU layers", 1), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    alone = [str(p) for p in verify_site(site, redraw_charts=True)]
+    force_process_pool(monkeypatch)
+    assert [str(p) for p in verify_site(site, redraw_charts=True)] == alone
+    assert [m.split(": ")[0] for m in alone] == [f"{site}/{name}"]
+
+
 def test_a_bundle_this_vl_convert_did_not_make_is_the_one_finding(site):
     """Another vl-convert's bundle (or one edited by hand): no chart is compared, and the one
     problem says which vl-convert can draw them again."""
