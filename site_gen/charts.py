@@ -1,5 +1,6 @@
-"""Charts: Altair (Vega-Lite) specs, drawn interactively in the browser by the Vega bundle the
-site serves itself, with a static SVG fallback, alt text and the data table behind each chart.
+"""Charts: Vega-Lite specs (made by site_gen.chart_specs), drawn interactively in the browser by
+the Vega bundle the site serves itself, with a static SVG fallback, alt text and the data table
+behind each chart.
 
 SVG renderings (and the Vega bundle) are cached on disk by the hash of what produced them, so
 an unchanged chart is never rendered twice across builds."""
@@ -32,7 +33,6 @@ from site_gen.quantity import Trace, origin_text
 from site_gen.static_chart import canonical_json, static_sha256, static_spec, svg_path
 from site_gen.tables import data_cell, html_table, object_frame
 from site_gen.templating import url
-
 
 
 @dataclass(frozen=True)
