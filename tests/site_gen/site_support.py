@@ -4,9 +4,9 @@ server on 127.0.0.1 serving it (the real build, the real MkDocs, a real server).
 from __future__ import annotations
 
 import functools
+import http.server
 import json
 import re
-import http.server
 import threading
 from contextlib import contextmanager
 from pathlib import Path
