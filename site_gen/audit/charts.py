@@ -6,7 +6,6 @@ image each chart shows against its spec."""
 from __future__ import annotations
 
 import html as htmllib
-import json
 import math
 import posixpath
 import re
@@ -23,7 +22,7 @@ from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve, to_jsonpath
 from site_gen.audit.numbers import MISSING, named, quoted, quoted_apart, recomputed
 from site_gen.audit.redraw import ShownChart
-from site_gen.audit.site import SiteAudit
+from site_gen.audit.site import SiteAudit, site_json
 from site_gen.chart_labels import chart_label, points_text, series_ticks
 from site_gen.chart_specs import rebuilt_spec
 from site_gen.quantity import axis_number, declared_unit, origin_text, rescaled
@@ -55,7 +54,7 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
         for n, (script_id, text) in enumerate(scanned.specs):
             where = f"script {script_id or n}"
             try:
-                spec = json.loads(text)
+                spec = site_json(text)
                 rows = spec["datasets"]["points"]
                 if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
                     raise TypeError

@@ -3,14 +3,13 @@ its record's."""
 
 from __future__ import annotations
 
-import json
 import re
 
 from benchledger.errors import Problem
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
 from site_gen.audit.numbers import recomputed
-from site_gen.audit.site import SiteAudit
+from site_gen.audit.site import SiteAudit, site_json
 from site_gen.explorer import ASSETS_DIR as EXPLORER_DATA, rounded
 
 
@@ -31,7 +30,7 @@ def check_explorer_data(audit: SiteAudit) -> list[Problem]:
         shown = script.as_posix()
         body = _EXPLORER_BODY.search(script.read_text(encoding="utf-8", errors="replace"))
         try:
-            data = json.loads(body.group(1)) if body else None
+            data = site_json(body.group(1)) if body else None
             records, columns, rows = data["records"], data["columns"], data["rows"]
         except (ValueError, TypeError, KeyError):
             problems.append(Problem(shown, "", "not an explorer data script benchledger writes"))

@@ -4,7 +4,6 @@ run again on the served records makes them."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -12,7 +11,7 @@ from benchledger.cases.registry import KINDS
 from benchledger.errors import Problem
 from benchledger.records.display import readable
 from site_gen.audit.numbers import quoted, read_words
-from site_gen.audit.site import SiteAudit
+from site_gen.audit.site import SiteAudit, site_json
 from site_gen.page import output_path
 
 
@@ -90,7 +89,7 @@ def _alt_problem(audit: SiteAudit, rel: str, report: Any, labels: list[str], ind
     if len(report.tracks[index].observations) > DENSE_SERIES_POINTS:
         spec = next((text for script, text in audit.scan(rel).specs if script == view), "")
         try:
-            if any(row.get("low") is not None for row in json.loads(spec)["datasets"]["points"]):
+            if any(row.get("low") is not None for row in site_json(spec)["datasets"]["points"]):
                 made += DENSE_RANGES_ALT
         except (ValueError, TypeError, KeyError, AttributeError):
             return None  # not a spec benchledger writes: the chart step says so

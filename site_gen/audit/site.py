@@ -4,6 +4,7 @@ records, its pages (each parsed once) and what the generator makes again from th
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from concurrent.futures import ProcessPoolExecutor
@@ -47,6 +48,31 @@ def link_target(rel: str, ref: str) -> tuple[str, str] | None:
         return None
     target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path)) if path else rel
     return target + ("/" if path.endswith("/") else ""), unquote(parts.fragment)
+
+
+# JSON nested deeper than this is none benchledger writes (a chart spec, the explorer's data and
+# a log proof nest under 10 levels); deeper, a walk of it would exhaust Python's recursion.
+MAX_JSON_DEPTH = 32
+
+
+def site_json(text: str | bytes) -> Any:
+    """JSON a file of the site holds (a chart's spec, the explorer's data, a log proof), parsed;
+    ValueError where it is not JSON or nests deeper than MAX_JSON_DEPTH, which a hostile page
+    could use to stop the audit (json itself gives up past about a thousand levels)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+    stack = [(value, 1)]
+    while stack:  # iteratively: the depth is what is being checked
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth >= MAX_JSON_DEPTH:
+                    raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+                stack.append((child, depth + 1))
+    return value
 
 
 class SiteAudit:

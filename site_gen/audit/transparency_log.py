@@ -6,7 +6,6 @@ step (format, signature, pinned, root, inclusion, consistency), as the browser c
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Sequence
@@ -17,6 +16,7 @@ from benchledger.records.checkpoint import read_checkpoint
 from benchledger.records.keys import VerifierKey
 from benchledger.records.ledger import LedgerEntry, encode_entry
 from benchledger.records.merkle import leaf_hash, verify_inclusion
+from site_gen.audit.site import site_json
 from site_gen.pages.transparency import CHECKPOINT, LEDGER_DIR, VKEY, checkpoint_path, consistency_path, inclusion_path
 
 PINNED, INCLUSION = "pinned", "inclusion"
@@ -126,7 +126,7 @@ def _published_consistency(site: Path, old: tlog.StoredCheckpoint, latest: tlog.
     if raw is None:
         return [Problem(rel, "", f"{tlog.CONSISTENCY}: missing: no proof that {old.shown} is a prefix of the latest checkpoint")]
     try:
-        m, n, hashes = tlog.read_consistency(json.loads(raw), rel)
+        m, n, hashes = tlog.read_consistency(site_json(raw), rel)
     except (InputError, ValueError) as err:
         return err.problems if isinstance(err, InputError) else [Problem(rel, "", f"{tlog.FORMAT}: not JSON")]
     if (m, n) != (old.checkpoint.size, latest.checkpoint.size):
@@ -140,7 +140,7 @@ def _inclusion(site: Path, entry: LedgerEntry, latest: tlog.StoredCheckpoint) ->
     if raw is None:
         return [Problem(rel, "", f"{INCLUSION}: missing: record {entry.sha256[:12]} has no inclusion proof")]
     try:
-        index, size, line, hashes = tlog.read_inclusion(json.loads(raw), rel)
+        index, size, line, hashes = tlog.read_inclusion(site_json(raw), rel)
     except InputError as err:
         return err.problems
     except ValueError:

@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -858,6 +859,53 @@ def test_a_chart_drawn_otherwise_than_its_data_is_reported_though_its_svg_was_re
     chart_redrawn(site, site / GRAPH, "spec-timing", edit)
     assert [str(p) for p in verify_site(site, redraw_charts=True)] == [
         f"{site}/{GRAPH}: script spec-timing {expected} for this chart's data and titles: the page was edited"]
+
+
+_DEEP = "[" * 5000 + "]" * 5000  # past what json itself reads (RecursionError)
+_NESTED = "[" * 40 + "]" * 40  # under that, past what benchledger writes (MAX_JSON_DEPTH)
+
+
+def _spec_timing(site) -> tuple[Path, str, re.Match]:
+    page = site / GRAPH
+    html = page.read_text(encoding="utf-8")
+    return page, html, re.search(r'<script type="application/json" id="spec-timing">(.*?)</script>', html)
+
+
+# JSON a file of the site holds, nested to stop a walk of it: each a finding, not a traceback.
+NESTED_JSON = {
+    "a chart spec past json's depth": (GRAPH, "script spec-timing: is not a chart spec benchledger writes"),
+    "a chart row's trace past benchledger's depth": (GRAPH, "script spec-timing: is not a chart spec benchledger writes"),
+    "the explorer's data": ("assets/explore/", "not an explorer data script benchledger writes"),
+    "an inclusion proof": (f"ledger/inclusion/{GRAPH_SHA}.json", "format: not JSON"),
+}
+
+
+@pytest.mark.parametrize("name", NESTED_JSON)
+def test_json_nested_too_deep_is_a_finding_not_a_crash(site, name, capsys):
+    """A page's chart spec of 5,000 nested arrays stopped `verify --site` with a RecursionError
+    traceback; one nested 40 levels would stop the walks of a spec. Every JSON file of the site
+    the audit reads goes through `site.site_json`."""
+    from site_gen.checksums import site_sums
+
+    rel, expected = NESTED_JSON[name]
+    if name == "a chart spec past json's depth":
+        page, html, found = _spec_timing(site)
+        page.write_text(html[:found.start(1)] + '{"datasets":{"points":[]},"layer":' + _DEEP + "}" + html[found.end(1):], encoding="utf-8")
+    elif name == "a chart row's trace past benchledger's depth":
+        page, html, found = _spec_timing(site)
+        spec = found.group(1).replace('"trace":{', f'"trace":{{"deep":{_NESTED},', 1)
+        page.write_text(html[:found.start(1)] + spec + html[found.end(1):], encoding="utf-8")
+    elif name == "the explorer's data":
+        (script,) = sorted((site / rel).glob("*.js"))[:1]
+        text = script.read_text(encoding="utf-8")
+        script.write_text(text[:text.index("]=") + 2] + _DEEP + ";\n", encoding="utf-8")
+        rel = script.relative_to(site).as_posix()
+    else:
+        (site / rel).write_text(_DEEP, encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert any(str(p).startswith(f"{site}/{rel}: {expected}") for p in verify_site(site))
+    assert main(["verify", "--site", str(site)]) == 1
+    assert f"{site}/{rel}: {expected}" in capsys.readouterr().err
 
 
 def test_a_second_view_of_a_chart_showing_another_image_is_reported(site):
