@@ -25,7 +25,7 @@ from site_gen.audit.redraw import ShownChart
 from site_gen.audit.site import SiteAudit, site_json
 from site_gen.chart_labels import chart_label, points_text, series_ticks
 from site_gen.chart_specs import rebuilt_spec
-from site_gen.quantity import axis_number, declared_unit, origin_text, rescaled
+from site_gen.quantity import axis_number, declared_unit, ladder, origin_text, rescaled
 from site_gen.static_chart import POINTS_UNIT, canonical_json, static_sha256, static_spec, svg_path
 from site_gen.tables import cell_text, data_cell
 
@@ -75,6 +75,7 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
             if rows and not any("y" in row for row in rows):  # a series chart: its x is its records' too
                 problems += _chart_labels(audit, rel, where, spec, rows)
             problems += _chart_segments(audit.shown(rel), where, spec["datasets"], rows)
+            problems += _points_unit(audit.shown(rel), where, spec, rows)
             if len(problems) == found:  # an edited point's drawing and image differ too: one finding, its data's, says so
                 problems += _chart_drawing(audit.shown(rel), where, spec)
             if len(problems) == found:
@@ -87,6 +88,30 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
         problems += [p for view, _, alt in scanned.images if view in checked
                      for p in _line_alt(audit.shown(rel), f"script {view}", checked[view], alt)]
     return problems
+
+
+def _points_unit(shown: str, where: str, spec: dict, rows: list[dict]) -> list[Problem]:
+    """The unit a line chart gives its points (`usermeta.pointsUnit`, which its alt text reads
+    out: "705 ms"), where it is a size or a duration, is the one their records give them: the
+    unit a point's trace names (its value rescaled to it) or, for a record's own value, the one
+    its field's name declares (`quantity.declared_unit`). "705 ms" told as "705 s" no longer
+    passes. As for a cited number (`numbers.reads_as`), another unit ("tokens/s", "%"), or a
+    point derived by a formula, leaves the unit to the page's words."""
+    meta = spec.get("usermeta")
+    unit = meta.get(POINTS_UNIT) if isinstance(meta, dict) else None
+    if not rows or "y" not in rows[0] or not isinstance(unit, str):
+        return []  # a series chart's points, or no unit named: the alt text's check says so
+    rescalable = ladder(unit)
+    for i, row in enumerate(rows):
+        trace = row.get("trace")
+        if not rescalable or not isinstance(trace, dict) or not isinstance(trace.get("pointer"), str):
+            continue
+        given = trace.get("unit") or declared_unit(trace["pointer"])
+        if given in rescalable and given != unit:
+            return [Problem(shown, f"{where} $.usermeta.{POINTS_UNIT}", f"gives its points in {unit!r}, but point {i} "
+                                                                       f"({trace['pointer'][:80]}) is in {given!r} as its record "
+                                                                       "gives it: the page was edited")]
+    return []
 
 
 def _line_alt(shown: str, where: str, spec: dict, alt: str) -> list[Problem]:

@@ -655,6 +655,24 @@ def _relisted(site, rel: str, old: str, new: str) -> list[str]:
     return [str(p).removeprefix(f"{site}/{rel}: ") for p in verify_site(site)]
 
 
+def test_a_line_chart_s_unit_retold_with_its_alt_text_is_reported(site):
+    """The unit a line chart gives its points, which its alt text reads out, is the one its
+    records give them: "705 ms" told as "705 s" in the spec and the alt text alike (the SVG, drawn
+    without it, keeps its name) passed every other check."""
+    from site_gen.checksums import site_sums
+
+    page = site / GRAPH
+    html = page.read_text(encoding="utf-8")
+    view = re.search(r'data-spec="spec-timing"><img [^>]*alt="([^"]*)"', html)
+    assert html.count('"pointsUnit":"ms"') == 1 and view.group(1).count(" ms") == 16
+    html = html[:view.start(1)] + view.group(1).replace(" ms", " s") + html[view.end(1):]
+    page.write_text(html.replace('"pointsUnit":"ms"', '"pointsUnit":"s"'), encoding="utf-8")
+    (site / "SHA256SUMS").write_bytes(site_sums(site))
+    assert [str(p).removeprefix(f"{site}/{GRAPH}: ") for p in verify_site(site)] == [
+        "script spec-timing $.usermeta.pointsUnit: gives its points in 's', but point 0 "
+        "(/measurements/2/timing/eager/mean_ms) is in 'ms' as its record gives it: the page was edited"]
+
+
 def test_a_line_chart_s_point_retold_in_its_alt_text_is_reported(site):
     """A screen reader reads a line chart's alt text in its place, every point listed: a point
     retold there (705 ms as 70.5), the chart and its table untouched, passed."""
