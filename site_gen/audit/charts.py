@@ -102,9 +102,11 @@ def _points_unit(shown: str, where: str, spec: dict, rows: list[dict]) -> list[P
     if not rows or "y" not in rows[0] or not isinstance(unit, str):
         return []  # a series chart's points, or no unit named: the alt text's check says so
     rescalable = ladder(unit)
+    if not rescalable:
+        return []
     for i, row in enumerate(rows):
         trace = row.get("trace")
-        if not rescalable or not isinstance(trace, dict) or not isinstance(trace.get("pointer"), str):
+        if not isinstance(trace, dict) or not isinstance(trace.get("pointer"), str):
             continue
         given = trace.get("unit") or declared_unit(trace["pointer"])
         if given in rescalable and given != unit:
