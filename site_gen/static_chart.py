@@ -57,7 +57,7 @@ def _without_origin(layer: Any) -> Any:
     return {k: v for k, v in layer.items() if k != "transform"} | ({"transform": kept} if kept else {})
 
 
-# Where a line chart's spec names the unit its alt text lists the points in (`charts.points_text`):
+# Where a line chart's spec names the unit its alt text lists the points in (`chart_labels.points_text`):
 # for the alt text's audit only, so the static image is drawn, and named, without it.
 POINTS_UNIT = "pointsUnit"
 _NOT_DRAWN = frozenset({"trace", "x_trace", "low_trace", "high_trace"})  # a data row's fields for the tooltip and the audit only

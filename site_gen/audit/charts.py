@@ -90,6 +90,13 @@ def check_chart_data(audit: SiteAudit) -> list[Problem]:
     return problems
 
 
+def _named_unit(spec: dict) -> str | None:
+    """The unit a line chart's spec names for its points (`usermeta.pointsUnit`), None for none."""
+    meta = spec.get("usermeta")
+    unit = meta.get(POINTS_UNIT) if isinstance(meta, dict) else None
+    return unit if isinstance(unit, str) else None
+
+
 def _points_unit(shown: str, where: str, spec: dict, rows: list[dict]) -> list[Problem]:
     """The unit a line chart gives its points (`usermeta.pointsUnit`, which its alt text reads
     out: "705 ms"), where it is a size or a duration, is the one their records give them: the
@@ -97,9 +104,8 @@ def _points_unit(shown: str, where: str, spec: dict, rows: list[dict]) -> list[P
     its field's name declares (`quantity.declared_unit`). "705 ms" told as "705 s" no longer
     passes. As for a cited number (`numbers.reads_as`), another unit ("tokens/s", "%"), or a
     point derived by a formula, leaves the unit to the page's words."""
-    meta = spec.get("usermeta")
-    unit = meta.get(POINTS_UNIT) if isinstance(meta, dict) else None
-    if not rows or "y" not in rows[0] or not isinstance(unit, str):
+    unit = _named_unit(spec)
+    if not rows or "y" not in rows[0] or unit is None:
         return []  # a series chart's points, or no unit named: the alt text's check says so
     rescalable = ladder(unit)
     if not rescalable:
@@ -128,9 +134,8 @@ def _line_alt(shown: str, where: str, spec: dict, alt: str) -> list[Problem]:
     if not all(isinstance(row.get("series"), str) for row in rows):
         return [Problem(shown, where, "has a point on no line (its series is not text), as benchledger writes no chart: "
                                       "the page was edited")]
-    meta = spec.get("usermeta")
-    unit = meta.get(POINTS_UNIT) if isinstance(meta, dict) else None
-    if not isinstance(unit, str):
+    unit = _named_unit(spec)
+    if unit is None:
         return [Problem(shown, f"{where} $.usermeta.{POINTS_UNIT}", "names no unit for the points its alt text lists, as "
                                                                    "benchledger writes each line chart: the page was edited")]
     listed = readable(f"{points_text(rows, unit)}.")
