@@ -5,6 +5,7 @@ text by these very functions without loading those."""
 
 from __future__ import annotations
 
+import re
 from itertools import groupby
 from typing import Sequence
 
@@ -17,6 +18,18 @@ MAX_AXIS_LABELS = 24  # labels a series chart's record axis shows at most
 # vl-convert measures each label in time growing with the square of its length, and one setting
 # of 300,000 characters kept a build drawing for over 15 minutes.
 MAX_LABEL_CHARS = 80
+
+
+# What a y axis's title ends with where benchledger chose a log axis for it (`charts.line_chart`).
+LOG_SCALE = ", log scale"
+_TITLE_UNIT = re.compile(rf"\(([^()]+)\)(?:{re.escape(LOG_SCALE)})?\Z")
+
+
+def title_unit(title: str) -> str | None:
+    """The unit an axis title names in its closing parentheses ("mean time (ms)", "memory (GiB),
+    log scale"), None where it names none ("decode tokens/s")."""
+    match = _TITLE_UNIT.search(title)
+    return match.group(1) if match else None
 
 
 def chart_label(label: str) -> str:

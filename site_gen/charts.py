@@ -24,7 +24,7 @@ from benchledger.errors import BuildError
 from benchledger.records import cache_mac
 from benchledger.records.digest import sha256_hex
 from site_gen import escape
-from site_gen.chart_labels import chart_label, points_text
+from site_gen.chart_labels import LOG_SCALE, chart_label, points_text
 from site_gen.chart_specs import DENSE_RANGES_ALT, line_spec, ranges_undrawn, series_spec
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.eviction import sweep
@@ -113,7 +113,7 @@ def line_chart(
     if log_y is None:
         log_y = wide_range([r["y"] for r in rows])
         if log_y:  # chosen here, so said here: the page's caller wrote its titles for a linear axis
-            y_title, alt_text = f"{y_title}, log scale", f"{alt_text} Log scale."
+            y_title, alt_text = f"{y_title}{LOG_SCALE}", f"{alt_text} Log scale."
     x_title, y_title, series_title = text(x_title), text(y_title), text(series_title)
     datasets = {"points": rows}
     if reference is not None:

@@ -202,6 +202,17 @@ def declared_unit(pointer: str) -> str:
     return next((unit for key in reversed(pointer.split("/")) if (unit := unit_for(key))), "")
 
 
+def misread_unit(unit: str, pointer: str) -> str | None:
+    """The unit to cite the value at `pointer` in where `unit` would misread it, else None: a
+    size or a duration is shown from the unit its field's name declares, rescaled for reading
+    (`format_value`), so another unit of the same ladder ("s" for `mean_ms`, "MiB" for
+    `peak_bytes`) would print the number under the wrong unit, 1,000 or 1,024 times off. The
+    rule `verify --site` reads a shown number by (`audit.numbers.reads_as`)."""
+    unit = "B" if unit == "bytes" else unit  # as format_value reads it
+    declared = declared_unit(pointer)
+    return declared if declared != unit and declared in ladder(unit) else None
+
+
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """A count with its noun in the number it takes: "1 record", "3 cases", "1,000 articles"."""
     return f"{count:,} {noun if count == 1 else plural or noun + 's'}"

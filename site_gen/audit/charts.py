@@ -23,7 +23,7 @@ from benchledger.records.pointer import resolve, to_jsonpath
 from site_gen.audit.numbers import MISSING, named, quoted, quoted_apart, recomputed
 from site_gen.audit.redraw import ShownChart
 from site_gen.audit.site import SiteAudit, site_json
-from site_gen.chart_labels import chart_label, points_text, series_ticks
+from site_gen.chart_labels import chart_label, points_text, series_ticks, title_unit
 from site_gen.chart_specs import rebuilt_spec
 from site_gen.quantity import axis_number, declared_unit, ladder, origin_text, rescaled
 from site_gen.static_chart import POINTS_UNIT, canonical_json, static_sha256, static_spec, svg_path
@@ -98,28 +98,40 @@ def _named_unit(spec: dict) -> str | None:
 
 
 def _points_unit(shown: str, where: str, spec: dict, rows: list[dict]) -> list[Problem]:
-    """The unit a line chart gives its points (`usermeta.pointsUnit`, which its alt text reads
-    out: "705 ms"), where it is a size or a duration, is the one their records give them: the
-    unit a point's trace names (its value rescaled to it) or, for a record's own value, the one
-    its field's name declares (`quantity.declared_unit`). "705 ms" told as "705 s" no longer
-    passes. As for a cited number (`numbers.reads_as`), another unit ("tokens/s", "%"), or a
-    point derived by a formula, leaves the unit to the page's words."""
-    unit = _named_unit(spec)
-    if not rows or "y" not in rows[0] or unit is None:
-        return []  # a series chart's points, or no unit named: the alt text's check says so
-    rescalable = ladder(unit)
-    if not rescalable:
-        return []
-    for i, row in enumerate(rows):
-        trace = row.get("trace")
-        if not isinstance(trace, dict) or not isinstance(trace.get("pointer"), str):
-            continue
-        given = trace.get("unit") or declared_unit(trace["pointer"])
-        if given in rescalable and given != unit:
-            return [Problem(shown, f"{where} $.usermeta.{POINTS_UNIT}", f"gives its points in {unit!r}, but point {i} "
-                                                                       f"({trace['pointer'][:80]}) is in {given!r} as its record "
-                                                                       "gives it: the page was edited")]
+    """The units a chart names for its points, where a size or a duration, are the ones their
+    records give them: the unit a point's trace names (its value rescaled to it) or, for a
+    record's own value, the one its field's name declares (`quantity.declared_unit`). A line
+    chart names one for its alt text ("705 ms": `usermeta.pointsUnit`), and either kind may name
+    one in its y axis's title ("mean time (ms)": `chart_labels.title_unit`), which a reader sees
+    beside the axis. "705 ms" told as "705 s" no longer passes. As for a cited number
+    (`numbers.reads_as`), another unit ("tokens/s", "%"), or a point derived by a formula,
+    leaves the unit to the page's words."""
+    named = [(f"{where} $.usermeta.{POINTS_UNIT}", "gives its points in", _named_unit(spec))] if rows and "y" in rows[0] else []
+    named += _y_title_unit(where, spec)
+    for path, says, unit in named:
+        rescalable = ladder(unit) if unit is not None else ()
+        for i, row in enumerate(rows if rescalable else ()):
+            trace = row.get("trace")
+            if not isinstance(trace, dict) or not isinstance(trace.get("pointer"), str):
+                continue
+            given = trace.get("unit") or declared_unit(trace["pointer"])
+            if given in rescalable and given != unit:
+                return [Problem(shown, path, f"{says} {unit!r}, but point {i} ({trace['pointer'][:80]}) is in {given!r} as its "
+                                             "record gives it: the page was edited")]
     return []
+
+
+def _y_title_unit(where: str, spec: dict) -> list[tuple[str, str, str | None]]:
+    """(path, "titles its y axis in", unit) for the unit a chart's y axis's title names, as the
+    point layer gives it (`chart_specs.rebuilt_spec` holds the other layers' to it); none where
+    the spec has no such title (the drawing check names a spec of another shape)."""
+    try:
+        layer, view = next((n, layer) for n, layer in enumerate(spec["layer"]) if layer["mark"]["type"] == "point")
+        title = view["encoding"]["y"]["title"]
+    except (KeyError, IndexError, TypeError, AttributeError, StopIteration):
+        return []
+    unit = title_unit(title) if isinstance(title, str) else None
+    return [(f"{where} $.layer[{layer}].encoding.y.title", "titles its y axis in", unit)] if unit is not None else []
 
 
 def _line_alt(shown: str, where: str, spec: dict, alt: str) -> list[Problem]:

@@ -14,7 +14,7 @@ from benchledger.cases.registry import kind_for
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import parse_pointer, resolve
 from site_gen.limitations import Limitation, beside_value, find_limitations, withheld_at
-from site_gen.quantity import limitations_marker
+from site_gen.quantity import limitations_marker, misread_unit
 
 if TYPE_CHECKING:
     from benchledger.records.store import SealedRecord
@@ -173,6 +173,17 @@ def describe(value: Any) -> str:
         shown = value if len(value) <= 40 else value[:40] + "…"
         return f"a string ({shown!r})"
     return f"a number ({value!r})"
+
+
+def check_unit(unit: str, pointer: str, argument: str = "unit") -> None:
+    """Raises CitationProblem where a citation's `argument` (its unit, a chart's y_title) names
+    a unit that would show the value at `pointer` under the wrong one (`quantity.misread_unit`)."""
+    declared = misread_unit(unit, pointer)
+    if declared is not None:
+        why = ("a number is rescaled for reading where that fits: 0.048 s shows as 48.0 ms, bytes as KiB, MiB or GiB"
+               if argument == "unit" else "the axis shows the values as the record gives them")
+        raise CitationProblem(f"{argument} names {unit!r}, but {pointer} is in {declared}, as its field's name says: name "
+                              f"{declared!r} instead ({why})")
 
 
 class CitationKind(ABC):

@@ -18,8 +18,9 @@ from typing import Any
 
 from benchledger.records.numbers import is_number
 from site_gen import escape, quantity
+from site_gen.chart_labels import title_unit
 from site_gen.charts import Series, chart_html, line_chart
-from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
+from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem, check_unit
 from site_gen.citations.table import expand_rows, place
 
 
@@ -58,10 +59,14 @@ class ChartBlock(CitationKind):
         if len(names) > 1:
             check_comparable(env, names)
         lines: dict[str, list[tuple[float, float, quantity.Trace]]] = {}
+        axis_unit = title_unit(y_title)  # "eager mean (ms)": the axis shows the values as the records give them
         for name in names:
             rec = env.record(name)
             for row_pointer, stars in expand_rows(rec.data, rows):
                 px, py = place(x, row_pointer, stars), place(y, row_pointer, stars)
+                check_unit(unit, py)  # the alt text reads each point in `unit`
+                if axis_unit is not None:
+                    check_unit(axis_unit, py, "y_title")
                 vx, vy = env.number(name, px).value, env.number(name, py, allow_null=True).value
                 label = _series_label(env, name, series, row_pointer, stars) if series else y_title
                 if len(names) > 1:

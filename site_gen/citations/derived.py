@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable, ClassVar
 
 from site_gen import quantity
-from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem
+from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem, check_unit
 from site_gen.limitations import Limitation
 
 
@@ -29,6 +29,7 @@ class Derived(CitationKind):
         if not isinstance(unit, str):
             raise CitationProblem(f"unit must be text such as \"J/token\", not {unit!r}")
         left, right = env.number(record, a), env.number(record, b)
+        check_unit(unit, a)  # the result is read in a's unit (`verify --site`: `audit.numbers`)
         if self.symbol == "/" and right.value == 0:
             raise CitationProblem(f"{b} in record {right.name} is 0: cannot divide by it")
         value = type(self).operate(left.value, right.value)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from site_gen import escape, quantity
-from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem, describe
+from site_gen.citations.base import CitationEnv, CitationKind, CitationProblem, check_unit, describe
 from site_gen.limitations import Limitation
 
 
@@ -24,6 +24,7 @@ class Cite(CitationKind):
         if not isinstance(unit, str):
             raise CitationProblem(f"unit must be text such as \"tokens/s\", not {unit!r}")
         cited = env.number(record, pointer, as_cited=True)
+        check_unit(unit, pointer)
         limits = env.applicable(cited)
         withheld = env.withheld(cited)
         if withheld is not None:

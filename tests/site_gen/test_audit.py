@@ -673,6 +673,18 @@ def test_a_line_chart_s_unit_retold_with_its_alt_text_is_reported(site):
         "(/measurements/2/timing/eager/mean_ms) is in 'ms' as its record gives it: the page was edited"]
 
 
+def test_a_line_chart_s_y_axis_retitled_in_another_unit_is_reported(site):
+    """The y axis's title names the unit a reader reads the chart in: "mean time (ms)" made
+    "mean time (s)" wherever the chart and its table say it, the SVG drawn again, passed every
+    other check; the axis would read 705 ms as 705 s."""
+    from tests.site_gen.site_support import axis_retitled
+
+    axis_retitled(site, site / GRAPH, "spec-timing", "mean time (ms)", "mean time (s)")
+    assert [str(p).removeprefix(f"{site}/{GRAPH}: ") for p in verify_site(site, redraw_charts=True)] == [
+        "script spec-timing $.layer[1].encoding.y.title: titles its y axis in 's', but point 0 "
+        "(/measurements/2/timing/eager/mean_ms) is in 'ms' as its record gives it: the page was edited"]
+
+
 def test_a_line_chart_s_point_retold_in_its_alt_text_is_reported(site):
     """A screen reader reads a line chart's alt text in its place, every point listed: a point
     retold there (705 ms as 70.5), the chart and its table untouched, passed."""
@@ -806,12 +818,13 @@ def test_every_line_chart_point_of_a_built_site_traces_its_x(built):
 
 TIMING_SVG, SPEEDUP_SVG = "assets/charts/532793fbc882dc85ed2a.svg", "assets/charts/4a09e9abd42e9e2c806b.svg"
 # A chart's static SVG (all a reader without scripts sees) other than the spec the audit checks:
-# another chart's image, or a spec edited where no record traces it (its y axis' title).
+# another chart's image, or a spec edited where no record traces it (its y axis' words; its unit
+# is held to the records').
 IMAGE_EDITS = {
     "another chart's image": (f'data-spec="spec-timing"><img src="../../{TIMING_SVG}"', f'data-spec="spec-timing"><img src="../../{SPEEDUP_SVG}"',
                               f"script spec-timing <img>: shows '../../{SPEEDUP_SVG}', but this spec is drawn as {TIMING_SVG}: "
                               "the image is not of the data checked here (the page was edited)"),
-    "spec's axis retitled": ('"title":"mean time (ms)"', '"title":"mean time (s)"',  # its tooltip's and axis' titles
+    "spec's axis retitled": ('"title":"mean time (ms)"', '"title":"mean delay (ms)"',  # its tooltip's and axis' titles
                              f"script spec-timing <img>: shows '../../{TIMING_SVG}', but this spec is drawn as assets/charts/"),
 }
 

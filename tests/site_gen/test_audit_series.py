@@ -158,6 +158,23 @@ def test_a_series_chart_drawn_otherwise_than_its_points_is_reported_though_its_s
         "titles: the page was edited"]
 
 
+def test_a_series_chart_s_y_axis_retitled_in_another_unit_is_reported(site):
+    """A series chart's y axis names its unit as a line chart's does ("response time (median)
+    (s)"): made "(ms)" wherever the chart and its table say it, the SVG drawn again, it passed
+    every other check, and 0.5 s read as 0.5 ms."""
+    from tests.site_gen.site_support import axis_retitled
+
+    rel, _ = _page(site)
+    text = (site / rel).read_text(encoding="utf-8")
+    view, title = next((m.group(1), t) for m in re.finditer(r'<script type="application/json" id="(spec-track-[0-9]+)">(.*?)</script>', text)
+                       for t in [json.loads(m.group(2))["layer"][0]["encoding"]["y"]["title"]] if t.endswith(" (s)"))
+    axis_retitled(site, site / rel, view, title, title.replace(" (s)", " (ms)"))
+    found = [str(p).removeprefix(f"{site}/{rel}: ") for p in verify_site(site, redraw_charts=True)]
+    assert len(found) == 1 and re.fullmatch(
+        rf"script {view} \$\.layer\[[0-9]+\]\.encoding\.y\.title: titles its y axis in 'ms', but point 0 \(/cases/[0-9]+/"
+        r"\S+\) is in 's' as its record gives it: the page was edited", found[0]), found
+
+
 def test_repeats_of_a_value_cut_short_are_checked_by_the_hash_their_labels_end_with(tmp_path):
     """A release past MAX_LABEL_CHARS (holding a line separator and markup besides) is cut on the
     chart, with a hash of the whole label ending it, its repeats' numbers inside the hash: the

@@ -120,6 +120,22 @@ FAILURES = [
     ("rule not a number", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="tokens", y="mean_speedup", x_title="t", '
      'y_title="s", rule="one") }}', 10, "chart(): rule must be a number: the y value of the horizontal rule"),
     ("division by zero", {"r": OFFLOAD}, '{{ ratio("r", "/cases/0/placement/gpu_layers", "/cases/0/placement/requested_cpu_expert_layers") }}', 10, "is 0: cannot divide by it"),
+    # a size or a duration cited in another unit of its ladder would read 1,000 or 1,024 times off
+    ("milliseconds as seconds", {"r": GRAPH}, '{{ cite("r", "/measurements/1/timing/eager/mean_ms", unit="s") }}', 10,
+     "cite(): unit names 's', but /measurements/1/timing/eager/mean_ms is in ms, as its field's name says: name 'ms' instead "
+     "(a number is rescaled for reading where that fits: 0.048 s shows as 48.0 ms, bytes as KiB, MiB or GiB)"),
+    ("seconds as milliseconds", {"r": GRAPH}, '{{ cite("r", "/measurements/0/capture_seconds", unit="ms") }}', 10,
+     "cite(): unit names 'ms', but /measurements/0/capture_seconds is in s, as its field's name says: name 's' instead"),
+    ("bytes as MiB in a table", {"r": GRAPH}, '{{ table("r", rows="/measurements/*", columns=[["peak", "peak_allocated_bytes", "MiB"]]) }}',
+     10, "table(): unit names 'MiB', but /measurements/0/peak_allocated_bytes is in B, as its field's name says: name 'B' instead"),
+    ("difference in another unit", {"r": GRAPH}, '{{ difference("r", "/measurements/1/timing/eager/mean_ms", '
+     '"/measurements/1/timing/graph/mean_ms", unit="s") }}', 10, "difference(): unit names 's', but /measurements/1/timing/eager/mean_ms is in ms"),
+    ("chart points in another unit", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="tokens", y="timing/eager/mean_ms", '
+     'x_title="tokens", y_title="eager", unit="s") }}', 10, "chart(): unit names 's', but /measurements/0/timing/eager/mean_ms is in ms"),
+    ("chart axis titled in another unit", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="tokens", y="timing/eager/mean_ms", '
+     'x_title="tokens", y_title="eager mean (s), log scale", unit="ms") }}', 10,
+     "chart(): y_title names 's', but /measurements/0/timing/eager/mean_ms is in ms, as its field's name says: name 'ms' instead "
+     "(the axis shows the values as the record gives them)"),
 ]
 
 

@@ -180,3 +180,34 @@ def test_counted_puts_the_noun_in_the_number_the_count_takes():
 ])
 def test_a_number_rounded_into_the_next_power_of_ten_keeps_its_significant_digits(value, shown):
     assert format_number(value) == shown
+
+
+_LADDER_FIELDS = ["/m/0/mean_ms", "/m/0/capture_seconds", "/m/0/wall_s", "/m/0/peak_bytes", "/b/1/reported_mib",
+                  "/phases/decode/duration_ms/maximum", "/x/fit_target", "/x/server_decode_tokens_per_second/mean"]
+
+
+@given(value=st.floats(min_value=1e-6, max_value=1e15, allow_nan=False) | st.integers(min_value=1, max_value=2**53),
+       unit=st.sampled_from(["", "B", "bytes", "KiB", "MiB", "GiB", "ms", "s", "tokens/s", "%"]),
+       pointer=st.sampled_from(_LADDER_FIELDS))
+def test_a_unit_the_build_accepts_is_one_verify_site_reads_back(value, unit, pointer):
+    """The build's rule for a cited unit (`misread_unit`) and the audit's for the number it shows
+    (`reads_as`) are one rule: what a build shows for a unit it accepts reads back as its value,
+    and a unit it refuses would show a number the audit calls edited, unless both spell alike."""
+    from site_gen.audit.numbers import reads_as
+    from site_gen.quantity import misread_unit
+
+    shown = str(format_value(value, unit))
+    if misread_unit(unit, pointer) is None:
+        assert reads_as(shown, value, pointer)
+    else:
+        assert not reads_as(shown, value, pointer) or shown == str(format_value(value, misread_unit(unit, pointer)))
+
+
+def test_a_unit_of_another_ladder_or_none_is_the_author_s_choice():
+    from site_gen.quantity import misread_unit
+
+    assert misread_unit("s", "/m/0/mean_ms") == "ms" and misread_unit("MiB", "/m/0/peak_bytes") == "B"
+    assert misread_unit("ms", "/m/0/capture_seconds") == "s" and misread_unit("B", "/b/1/reported_mib") == "MiB"
+    assert misread_unit("bytes", "/m/0/peak_bytes") is None and misread_unit("ms", "/m/0/mean_ms") is None
+    assert misread_unit("", "/m/0/mean_ms") is None and misread_unit("tokens/s", "/m/0/mean_ms") is None
+    assert misread_unit("GiB", "/x/fit_target") is None  # no unit declared: the page chooses one

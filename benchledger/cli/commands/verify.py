@@ -147,7 +147,7 @@ def run_site(where: str, pinned: list[VerifierKey], kept: tuple[str, bytes] | No
             log += "; it is signed with the key the site serves: pass --vkey with the publisher's key to pin it"
     print(f"{where}: {files}, every page's stated hashes match the served ledger, every served record has its stated bytes, "
           "every traced number and piece of record text reads as its record's value (its hover too) and every derived number as "
-          "its formula gives, every record's page shows each of its limitations, every headline is its record's, every chart's points, the table behind it and a line chart's alt text are their records' values and each is drawn as benchledger draws them, every series page, "
+          "its formula gives, every record's page shows each of its limitations, every headline is its record's, every chart's points, the table behind it and a line chart's alt text are their records' values, a size or a duration in its records' unit, and each is drawn as benchledger draws them, every series page, "
           "the history index, the feed and every claim shown say what change detection finds in the served records"
           + (", every chart's image is what this vl-convert draws of its spec" if redraw_charts else "")
           + ", every link leads to a page or file the site holds, nothing loads from another host"
