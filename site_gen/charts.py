@@ -78,7 +78,13 @@ WIDE_RANGE = 20
 
 def wide_range(values: Sequence[float]) -> bool:
     """Whether positive `values` span WIDE_RANGE or more (a log axis shows them all apart)."""
-    return bool(values) and min(values) > 0 and max(values) / min(values) >= WIDE_RANGE
+    return bool(values) and log_drawable(values) and max(values) / min(values) >= WIDE_RANGE
+
+
+def log_drawable(values: Iterable[float]) -> bool:
+    """Whether a log axis can place every one of `values`: none is 0 or less (Vega draws such a
+    point at the axis' far end, with no ticks, as if it were the largest)."""
+    return all(value > 0 for value in values)
 
 
 def line_chart(
@@ -110,8 +116,12 @@ def line_chart(
     ]
     if rows:
         alt_text = f"{alt_text} {points_text(rows, unit)}."
+    rule = [reference[0]] if reference is not None else []
+    for axis, log, values in (("x", log_x, [r["x"] for r in rows]), ("y", log_y, [r["y"] for r in rows] + rule)):
+        if log and not log_drawable(values):  # callers ask for a log axis only where `log_drawable`
+            raise ValueError(f"a log {axis} axis cannot place {axis} values of 0 or less (chart {chart_id})")
     if log_y is None:
-        log_y = wide_range([r["y"] for r in rows])
+        log_y = wide_range([r["y"] for r in rows]) and log_drawable(rule)
         if log_y:  # chosen here, so said here: the page's caller wrote its titles for a linear axis
             y_title, alt_text = f"{y_title}{LOG_SCALE}", f"{alt_text} Log scale."
     x_title, y_title, series_title = text(x_title), text(y_title), text(series_title)

@@ -72,6 +72,14 @@ class ChartBlock(CitationKind):
                 if len(names) > 1:
                     label = f"{name}: {label}"
                 lines.setdefault(label, []).append((vx, vy, quantity.Trace(rec.entry.sha256, py, x_pointer=px)))
+        for name, wanted, index in (("log_x", log_x, 0), ("log_y", log_y, 1)):
+            off = next((point for points in lines.values() for point in points if point[index] is not None and point[index] <= 0), None)
+            if wanted and off is not None:  # Vega would draw it at the axis' far end, as if it were the largest
+                pointer = off[2].x_pointer if index == 0 else off[2].pointer
+                raise CitationProblem(f"{name}=True, but {pointer} is {off[index]!r}: a log axis cannot place 0 or less; "
+                                      f"leave {name} out or set it False")
+        if log_y and rule is not None and rule <= 0:
+            raise CitationProblem(f"rule={rule!r} cannot be drawn on a log y axis (0 or less); leave log_y out or set it False")
         env.charts += 1
         chart_id = escape.anchor(f"{env.article.slug}-{env.charts}")  # a long file name makes a long slug
         chart = line_chart(

@@ -136,6 +136,15 @@ FAILURES = [
      'x_title="tokens", y_title="eager mean (s), log scale", unit="ms") }}', 10,
      "chart(): y_title names 's', but /measurements/0/timing/eager/mean_ms is in ms, as its field's name says: name 'ms' instead "
      "(the axis shows the values as the record gives them)"),
+    # Vega draws a value of 0 or less on a log axis at its far end, as if it were the largest
+    ("zero on a log y axis", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="tokens", y="max_absolute_error", '
+     'x_title="tokens", y_title="error", log_y=True) }}', 10,
+     "chart(): log_y=True, but /measurements/0/max_absolute_error is 0.0: a log axis cannot place 0 or less; leave log_y out or "
+     "set it False"),
+    ("zero on a log x axis", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="bitwise_mismatches", y="tokens", '
+     'x_title="mismatches", y_title="tokens", log_x=True) }}', 10, "chart(): log_x=True, but /measurements/0/bitwise_mismatches is 0"),
+    ("a rule at 0 on a log y axis", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="tokens", y="mean_speedup", '
+     'x_title="tokens", y_title="speed-up", log_y=True, rule=0) }}', 10, "chart(): rule=0 cannot be drawn on a log y axis"),
 ]
 
 

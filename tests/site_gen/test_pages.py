@@ -255,6 +255,27 @@ def test_graph_replay_table_says_after_how_many_calls_capture_is_repaid():
     assert re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", third, re.S)[repaid]).strip() == ""
 
 
+def test_a_mean_of_zero_ms_puts_the_timing_chart_on_a_linear_time_axis(tmp_path):
+    """The schema and the checks allow a mean of 0 ms (they hold a median above 0), and a log
+    axis has no place for it: Vega drew such a point at the top of the chart with no ticks, as if
+    it were the slowest. The timing chart keeps its log tokens axis, puts time on a linear one
+    and says so, and the page passes its audit."""
+    from tests.variants import graph_variant
+
+    data = graph_variant()
+    data["measurements"][0]["timing"]["eager"]["mean_ms"] = 0.0
+    data["measurements"][0]["mean_speedup"] = 0.0
+    records = shipped_copy(tmp_path)
+    Store(records).seal_bytes(json.dumps(data).encode(), "torch-graph-replay/1", "zero/2026-12-03.json")
+    site = build(tmp_path, records).out_dir
+    page = (site / "articles" / "zero" / "2026-12-03.html").read_text(encoding="utf-8")
+    spec = json.loads(re.search(r'<script type="application/json" id="spec-timing">(.*?)</script>', page).group(1))
+    point = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "point")["encoding"]
+    assert point["x"]["scale"]["type"] == "log" and point["y"]["scale"].get("type") is None
+    assert "Mean scoring time, eager vs graph (log tokens axis)" in page and "on a log tokens axis. eager: 322 → " in page
+    assert verify_site(site) == []
+
+
 def _case_section(page: str, i: int) -> str:
     end = page.find(f'id="case-{i + 1}"')
     return page[page.index(f'id="case-{i}"'):end if end != -1 else page.index('id="provenance"')]
