@@ -15,6 +15,8 @@ class Derived(CitationKind):
 
     symbol: ClassVar[str]
     default_unit: ClassVar[str | None] = None  # None: the author must name the unit
+    # whether a and b must be in one unit: a ratio of 19.1 ms to 0.0048 s is no speed-up of 3,979
+    same_unit: ClassVar[bool] = False
     operate: ClassVar[Callable[[float, float], float]]
 
     def render(self, env: CitationEnv, record: str, a: str, b: str, unit: str | None = None) -> str:
@@ -30,6 +32,9 @@ class Derived(CitationKind):
             raise CitationProblem(f"unit must be text such as \"J/token\", not {unit!r}")
         left, right = env.number(record, a), env.number(record, b)
         check_unit(unit, a)  # the result is read in a's unit (`verify --site`: `audit.numbers`)
+        if self.same_unit and (other := quantity.misread_unit(quantity.declared_unit(b), a)) is not None:
+            raise CitationProblem(f"{a} is in {other} and {b} in {quantity.declared_unit(b)}, as their fields' names say: "
+                                  f"a {self.name} of them is off by the step between the two; cite two values in one unit")
         if self.symbol == "/" and right.value == 0:
             raise CitationProblem(f"{b} in record {right.name} is 0: cannot divide by it")
         value = type(self).operate(left.value, right.value)
@@ -44,6 +49,7 @@ class Ratio(Derived):
     name = "ratio"
     symbol = "/"
     default_unit = "×"
+    same_unit = True
     operate = staticmethod(lambda x, y: x / y)
 
 
@@ -60,4 +66,5 @@ class Difference(Derived):
 
     name = "difference"
     symbol = "-"
+    same_unit = True
     operate = staticmethod(lambda x, y: x - y)

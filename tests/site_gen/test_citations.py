@@ -136,6 +136,13 @@ FAILURES = [
      'x_title="tokens", y_title="eager mean (s), log scale", unit="ms") }}', 10,
      "chart(): y_title names 's', but /measurements/0/timing/eager/mean_ms is in ms, as its field's name says: name 'ms' instead "
      "(the axis shows the values as the record gives them)"),
+    ("a ratio of milliseconds to seconds", {"r": GRAPH}, '{{ ratio("r", "/measurements/0/timing/eager/mean_ms", '
+     '"/measurements/0/capture_seconds") }}', 10, "ratio(): /measurements/0/timing/eager/mean_ms is in ms and "
+     "/measurements/0/capture_seconds in s, as their fields' names say: a ratio of them is off by the step between the two; "
+     "cite two values in one unit"),
+    ("a difference of seconds and milliseconds in a table", {"r": GRAPH}, '{{ table("r", rows="/measurements/*", columns=[{"label": '
+     '"d", "difference": ["capture_seconds", "timing/graph/mean_ms"], "unit": "s"}]) }}', 10,
+     "table(): /measurements/0/capture_seconds is in s and /measurements/0/timing/graph/mean_ms in ms"),
     # Vega draws a value of 0 or less on a log axis at its far end, as if it were the largest
     ("zero on a log y axis", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="tokens", y="max_absolute_error", '
      'x_title="tokens", y_title="error", log_y=True) }}', 10,
