@@ -60,6 +60,7 @@ class ChartBlock(CitationKind):
             check_comparable(env, names)
         lines: dict[str, list[tuple[float, float, quantity.Trace]]] = {}
         axis_unit = title_unit(y_title)  # "eager mean (ms)": the axis shows the values as the records give them
+        read_as: dict[str, Any] = {}  # each line's label -> the series value it stands for
         for name in names:
             rec = env.record(name)
             for row_pointer, stars in expand_rows(rec.data, rows):
@@ -68,9 +69,12 @@ class ChartBlock(CitationKind):
                 if axis_unit is not None:
                     check_unit(axis_unit, py, "y_title")
                 vx, vy = env.number(name, px).value, env.number(name, py, allow_null=True).value
-                label = _series_label(env, name, series, row_pointer, stars) if series else y_title
+                label, value = _series_label(env, name, series, row_pointer, stars) if series else (y_title, y_title)
                 if len(names) > 1:
                     label = f"{name}: {label}"
+                if read_as.setdefault(label, value) != value:  # 1.0771 and 1.0794 both read "1.08"
+                    raise CitationProblem(f"series values {read_as[label]!r} and {value!r} both read {label!r}: their points would "
+                                          "be joined as one line; name a series field whose values read apart")
                 lines.setdefault(label, []).append((vx, vy, quantity.Trace(rec.entry.sha256, py, x_pointer=px)))
         for name, wanted, index in (("log_x", log_x, 0), ("log_y", log_y, 1)):
             off = next((point for points in lines.values() for point in points if point[index] is not None and point[index] <= 0), None)
@@ -103,20 +107,21 @@ class ChartBlock(CitationKind):
         return html
 
 
-def _series_label(env: CitationEnv, name: str, series: Any, row_pointer: str, stars: list[str]) -> str:
+def _series_label(env: CitationEnv, name: str, series: Any, row_pointer: str, stars: list[str]) -> tuple[str, Any]:
+    """(the label of the row's line, the series value it reads)."""
     if not isinstance(series, str):
         raise CitationProblem(f"series must be a pointer, or \"{{0}}\" for the key a '*' of rows matched; not {series!r}")
     if series.startswith("{") and series.endswith("}") and series[1:-1].isdigit():
         index = int(series[1:-1])
         if index >= len(stars):
             raise CitationProblem(f"series {series}: rows has only {len(stars)} '*'")
-        return stars[index]
+        return stars[index], stars[index]
     pointer = place(series, row_pointer, stars)
     value = env.value(name, pointer).value
     if is_number(value):
-        return quantity.format_number(value)
+        return quantity.format_number(value), value
     if isinstance(value, str):
-        return value
+        return value, value
     raise CitationProblem(f"series {pointer} in record {name} is not a number or text")
 
 
