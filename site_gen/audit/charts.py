@@ -102,16 +102,17 @@ def _points_unit(shown: str, where: str, spec: dict, rows: list[dict]) -> list[P
     records give them: the unit a point's trace names (its value rescaled to it) or, for a
     record's own value, the one its field's name declares (`quantity.declared_unit`). A line
     chart names one for its alt text ("705 ms": `usermeta.pointsUnit`), and either kind may name
-    one in its y axis's title ("mean time (ms)": `chart_labels.title_unit`), which a reader sees
-    beside the axis. "705 ms" told as "705 s" no longer passes. As for a cited number
-    (`numbers.reads_as`), another unit ("tokens/s", "%"), or a point derived by a formula,
-    leaves the unit to the page's words."""
-    named = [(f"{where} $.usermeta.{POINTS_UNIT}", "gives its points in", _named_unit(spec))] if rows and "y" in rows[0] else []
-    named += _y_title_unit(where, spec)
-    for path, says, unit in named:
+    one in an axis's title ("mean time (ms)": `chart_labels.title_unit`), which a reader sees
+    beside the axis (a line chart's x too, held to its points' x traces). "705 ms" told as "705
+    s" no longer passes. As for a cited number (`numbers.reads_as`), another unit ("tokens/s",
+    "%"), or a point derived by a formula, leaves the unit to the page's words."""
+    line = bool(rows) and "y" in rows[0]
+    named = [(f"{where} $.usermeta.{POINTS_UNIT}", "gives its points in", _named_unit(spec), "trace")] if line else []
+    named += _title_units(where, spec, ("y", "x") if line else ("y",))
+    for path, says, unit, traced_by in named:
         rescalable = ladder(unit) if unit is not None else ()
         for i, row in enumerate(rows if rescalable else ()):
-            trace = row.get("trace")
+            trace = row.get(traced_by)
             if not isinstance(trace, dict) or not isinstance(trace.get("pointer"), str):
                 continue
             given = trace.get("unit") or declared_unit(trace["pointer"])
@@ -121,17 +122,19 @@ def _points_unit(shown: str, where: str, spec: dict, rows: list[dict]) -> list[P
     return []
 
 
-def _y_title_unit(where: str, spec: dict) -> list[tuple[str, str, str | None]]:
-    """(path, "titles its y axis in", unit) for the unit a chart's y axis's title names, as the
-    point layer gives it (`chart_specs.rebuilt_spec` holds the other layers' to it); none where
-    the spec has no such title (the drawing check names a spec of another shape)."""
+def _title_units(where: str, spec: dict, axes: tuple[str, ...]) -> list[tuple[str, str, str | None, str]]:
+    """(path, "titles its y axis in", unit, the rows' trace key) for the unit each of `axes`'
+    titles names, as the point layer gives it (`chart_specs.rebuilt_spec` holds the other
+    layers' to it); none where the spec has no such title (the drawing check names a spec of
+    another shape)."""
     try:
         layer, view = next((n, layer) for n, layer in enumerate(spec["layer"]) if layer["mark"]["type"] == "point")
-        title = view["encoding"]["y"]["title"]
+        titles = {axis: view["encoding"][axis]["title"] for axis in axes}
     except (KeyError, IndexError, TypeError, AttributeError, StopIteration):
         return []
-    unit = title_unit(title) if isinstance(title, str) else None
-    return [(f"{where} $.layer[{layer}].encoding.y.title", "titles its y axis in", unit)] if unit is not None else []
+    units = {axis: title_unit(title) if isinstance(title, str) else None for axis, title in titles.items()}
+    return [(f"{where} $.layer[{layer}].encoding.{axis}.title", f"titles its {axis} axis in", unit, "trace" if axis == "y" else "x_trace")
+            for axis, unit in units.items() if unit is not None]
 
 
 def _line_alt(shown: str, where: str, spec: dict, alt: str) -> list[Problem]:

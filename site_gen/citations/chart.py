@@ -59,15 +59,17 @@ class ChartBlock(CitationKind):
         if len(names) > 1:
             check_comparable(env, names)
         lines: dict[str, list[tuple[float, float, quantity.Trace]]] = {}
-        axis_unit = title_unit(y_title)  # "eager mean (ms)": the axis shows the values as the records give them
+        # "eager mean (ms)": an axis shows the values as the records give them
+        y_unit, x_unit = title_unit(y_title), title_unit(x_title)
         read_as: dict[str, Any] = {}  # each line's label -> the series value it stands for
         for name in names:
             rec = env.record(name)
             for row_pointer, stars in expand_rows(rec.data, rows):
                 px, py = place(x, row_pointer, stars), place(y, row_pointer, stars)
                 check_unit(unit, py)  # the alt text reads each point in `unit`
-                if axis_unit is not None:
-                    check_unit(axis_unit, py, "y_title")
+                for argument, said, pointer in (("y_title", y_unit, py), ("x_title", x_unit, px)):
+                    if said is not None:
+                        check_unit(said, pointer, argument)
                 vx, vy = env.number(name, px).value, env.number(name, py, allow_null=True).value
                 label, value = _series_label(env, name, series, row_pointer, stars) if series else (y_title, y_title)
                 if len(names) > 1:

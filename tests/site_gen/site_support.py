@@ -82,7 +82,8 @@ def chart_redrawn(site: Path, page: Path, view: str, edit: Callable[[dict], None
     from site_gen.static_chart import static_sha256, static_spec, svg_path
 
     html = page.read_text(encoding="utf-8")
-    found = re.search(f'<script type="application/json" id="{view}">(.*?)</script>', html)
+    # record pages and write-ups give the two attributes in different orders
+    found = re.search(f'<script (?:type="application/json" id="{view}"|id="{view}" type="application/json")>(.*?)</script>', html)
     spec = json.loads(found.group(1))
     old_svg = svg_path(static_sha256(static_spec(spec)))
     edit(spec)

@@ -685,6 +685,25 @@ def test_a_line_chart_s_y_axis_retitled_in_another_unit_is_reported(site):
         "(/measurements/2/timing/eager/mean_ms) is in 'ms' as its record gives it: the page was edited"]
 
 
+def test_a_written_chart_s_x_axis_retitled_in_another_unit_is_reported(tmp_path):
+    """A line chart's x axis names its unit too where its points' x is a duration ("graph mean
+    (ms)" in a write-up's chart): made "(s)" wherever the chart and its table say it, the SVG
+    drawn again, it passed every other check."""
+    from tests.site_gen.authored_support import GRAPH as GRAPH_RECORD
+    from tests.site_gen.authored_support import build_real, copy_project, write_article
+    from tests.site_gen.site_support import axis_retitled
+
+    records, articles = copy_project(tmp_path)
+    write_article(articles, "by-time", '{{ chart("g", rows="/measurements/*", x="timing/graph/mean_ms", y="mean_speedup", '
+                                       'x_title="graph mean (ms)", y_title="speed-up") }}\n', {"g": GRAPH_RECORD})
+    site = build_real(tmp_path, records, articles)
+    assert verify_site(site) == []
+    axis_retitled(site, site / "posts" / "by-time.html", "spec-by-time-1", "graph mean (ms)", "graph mean (s)")
+    assert [str(p).removeprefix(f"{site}/posts/by-time.html: ") for p in verify_site(site, redraw_charts=True)] == [
+        "script spec-by-time-1 $.layer[1].encoding.x.title: titles its x axis in 's', but point 0 "
+        "(/measurements/2/timing/graph/mean_ms) is in 'ms' as its record gives it: the page was edited"]
+
+
 def test_a_line_chart_s_point_retold_in_its_alt_text_is_reported(site):
     """A screen reader reads a line chart's alt text in its place, every point listed: a point
     retold there (705 ms as 70.5), the chart and its table untouched, passed."""

@@ -143,6 +143,9 @@ FAILURES = [
     ("a difference of seconds and milliseconds in a table", {"r": GRAPH}, '{{ table("r", rows="/measurements/*", columns=[{"label": '
      '"d", "difference": ["capture_seconds", "timing/graph/mean_ms"], "unit": "s"}]) }}', 10,
      "table(): /measurements/0/capture_seconds is in s and /measurements/0/timing/graph/mean_ms in ms"),
+    ("chart x axis titled in another unit", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="timing/graph/mean_ms", '
+     'y="mean_speedup", x_title="graph mean (s)", y_title="speed-up") }}', 10,
+     "chart(): x_title names 's', but /measurements/0/timing/graph/mean_ms is in ms"),
     ("series values reading alike", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="tokens", y="timing/graph/mean_ms", '
      'x_title="tokens", y_title="graph", series="mean_speedup") }}', 10,
      "chart(): series values 1.0038133442770567 and 1.002467712252591 both read '1.00': their points would be joined as one "
