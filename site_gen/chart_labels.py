@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from itertools import groupby
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from benchledger.records.digest import sha256_hex
 from site_gen import escape
@@ -39,6 +39,17 @@ def chart_label(label: str) -> str:
     if len(label) > MAX_LABEL_CHARS:
         label = f"{label[:MAX_LABEL_CHARS - 7]}…{sha256_hex(label.encode('utf-8', 'surrogatepass'))[:6]}"
     return escape.chart_text(label)
+
+
+def numbered(labels: Iterable[str]) -> list[str]:
+    """`labels` with each repeat of one numbered #2, #3 ... in order ("b11146", "b11146 #2"): a
+    chart keeps its points or lines apart by label, and two alike would be drawn as one."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
+    return out
 
 
 def series_ticks(order: Sequence[str]) -> list[str]:

@@ -24,7 +24,7 @@ from benchledger.errors import BuildError
 from benchledger.records import cache_mac
 from benchledger.records.digest import sha256_hex
 from site_gen import escape
-from site_gen.chart_labels import LOG_SCALE, chart_label, points_text
+from site_gen.chart_labels import LOG_SCALE, chart_label, numbered, points_text
 from site_gen.chart_specs import DENSE_RANGES_ALT, line_spec, ranges_undrawn, series_spec
 from site_gen.chart_workers import FONT_SETUP, ChartWorkers
 from site_gen.eviction import sweep
@@ -107,10 +107,11 @@ def line_chart(
     sentence saying what is charted against what) and then every drawn point (`points_text`, y
     in `unit`), so a screen reader reads the numbers the chart shows."""
     text = chart_label
+    labels = numbered(text(s.label) for s in series)  # two tests alike in a record: two lines, not one zigzag
     rows = [
-        {"x": x, "y": y, "series": text(s.label), "trace": trace.fields(),
+        {"x": x, "y": y, "series": label, "trace": trace.fields(),
          **({"x_trace": x_trace} if (x_trace := trace.x_fields()) else {})}
-        for s in series
+        for s, label in zip(series, labels)
         for x, y, trace in s.points
         if x is not None and y is not None
     ]
@@ -129,7 +130,7 @@ def line_chart(
     if reference is not None:
         datasets["reference"] = [{"y": reference[0], "label": text(reference[1])}]
     spec = line_spec(datasets, x_title=x_title, y_title=y_title, series_title=series_title,
-                     series=[text(s.label) for s in series], log_x=log_x, log_y=log_y, unit=unit)
+                     series=labels, log_x=log_x, log_y=log_y, unit=unit)
     # built under the shown column names: a rename afterwards cost as much as the frame
     table = object_frame([[r["x"], r["y"], r["series"], origin_text(r["trace"])] for r in rows],
                          [x_title, y_title, series_title, "source"])

@@ -15,6 +15,7 @@ from typing import Iterable, Mapping, Sequence
 from benchledger.cases.base import Better, Case, Measure, Metric
 from benchledger.cases.registry import KINDS
 from benchledger.cases.series import Series, find_series
+from site_gen.chart_labels import numbered
 from site_gen.changes.claims import CHANGED, Claim, assess
 from site_gen.changes.comparison import STATISTICS, Comparison
 from site_gen.changes.detection import ALGORITHMS, Detection, detect
@@ -227,13 +228,7 @@ def case_labels(series: Series) -> list[str]:
     """One unique label per case of the series, in series order: its value of the series field
     as a page shows it, a repeat of a value numbered #2, #3 ... (its page's charts and tables
     name the cases so, and `verify --site` makes them again)."""
-    seen: dict[str, int] = {}
-    out = []
-    for case in series.cases:
-        value = series.shown_of(case)
-        seen[value] = seen.get(value, 0) + 1
-        out.append(value if seen[value] == 1 else f"{value} #{seen[value]}")
-    return out
+    return numbered(series.shown_of(case) for case in series.cases)
 
 
 def history(records: Sequence[tuple[object, str, str, str]], rule: Rule = DEFAULT_RULE,

@@ -5,6 +5,7 @@ named, and the schema in the methodology glossary."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 from pathlib import Path
@@ -143,6 +144,12 @@ def test_an_import_with_a_repeated_row_builds(tmp_path):
     result = build_site(records, tmp_path / "site", cache_dir=tmp_path / "cache")
     page = (result.out_dir / "articles" / "llama-bench" / "repeated-row.html").read_text(encoding="utf-8")
     assert 'id="spec-speed-by-n-threads"' in page
+    # the repeated test's repetitions are a line of their own, numbered, not a zigzag back along the first's
+    spec = json.loads(re.search(r'<script type="application/json" id="spec-speed-per-repetition">(.*?)</script>', page).group(1))
+    labels = [row["series"] for row in spec["datasets"]["points"]]
+    first, second, third = dict.fromkeys(labels)
+    assert third == f"{first} #2" and labels.count(first) == labels.count(third) == len(rows[0]["samples_ts"])
+    assert verify_site(result.out_dir) == []
 
 
 def test_a_repetition_placed_at_a_digit_no_int_reads_is_reported(built, tmp_path):
