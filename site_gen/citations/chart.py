@@ -78,6 +78,10 @@ class ChartBlock(CitationKind):
                     raise CitationProblem(f"series values {read_as[label]!r} and {value!r} both read {label!r}: their points would "
                                           "be joined as one line; name a series field whose values read apart")
                 lines.setdefault(label, []).append((vx, vy, quantity.Trace(rec.entry.sha256, py, x_pointer=px)))
+        drawn = [(vy, trace) for points in lines.values() for _, vy, trace in points]  # one row at least (expand_rows)
+        if all(vy is None for vy, _ in drawn):  # an empty plot, said as a chart
+            raise CitationProblem(f"draws no point: y is null in every row ({drawn[0][1].pointer} and the rest); chart a value "
+                                  "the rows give")
         for name, wanted, index in (("log_x", log_x, 0), ("log_y", log_y, 1)):
             off = next((point for points in lines.values() for point in points if point[index] is not None and point[index] <= 0), None)
             if wanted and off is not None:  # Vega would draw it at the axis' far end, as if it were the largest

@@ -146,6 +146,9 @@ FAILURES = [
     ("chart x axis titled in another unit", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="timing/graph/mean_ms", '
      'y="mean_speedup", x_title="graph mean (s)", y_title="speed-up") }}', 10,
      "chart(): x_title names 's', but /measurements/0/timing/graph/mean_ms is in ms"),
+    ("a chart of nulls", {"r": GRAPH}, '{{ chart("r", rows="/overlimit/*", x="tokens", y="prediction", x_title="tokens", '
+     'y_title="prediction") }}', 10, "chart(): draws no point: y is null in every row (/overlimit/0/prediction and the rest); "
+     "chart a value the rows give"),
     ("series values reading alike", {"r": GRAPH}, '{{ chart("r", rows="/measurements/*", x="tokens", y="timing/graph/mean_ms", '
      'x_title="tokens", y_title="graph", series="mean_speedup") }}', 10,
      "chart(): series values 1.0038133442770567 and 1.002467712252591 both read '1.00': their points would be joined as one "
