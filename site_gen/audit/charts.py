@@ -122,19 +122,23 @@ def _points_unit(shown: str, where: str, spec: dict, rows: list[dict]) -> list[P
     return []
 
 
-def _title_units(where: str, spec: dict, axes: tuple[str, ...]) -> list[tuple[str, str, str | None, str]]:
-    """(path, "titles its y axis in", unit, the rows' trace key) for the unit each of `axes`'
-    titles names, as the point layer gives it (`chart_specs.rebuilt_spec` holds the other
-    layers' to it); none where the spec has no such title (the drawing check names a spec of
-    another shape)."""
+def _title_units(where: str, spec: dict, axes: tuple[str, ...]) -> list[tuple[str, str, str, str]]:
+    """(path, "titles its y axis in", unit, the rows' trace key for that axis) for each of `axes`
+    whose title names a unit, as the point layer gives it (`chart_specs.rebuilt_spec` holds the
+    other layers' to it); none where the spec has no such titles (the drawing check names a spec
+    of another shape)."""
     try:
         layer, view = next((n, layer) for n, layer in enumerate(spec["layer"]) if layer["mark"]["type"] == "point")
-        titles = {axis: view["encoding"][axis]["title"] for axis in axes}
+        titles = [(axis, view["encoding"][axis]["title"]) for axis in axes]
     except (KeyError, IndexError, TypeError, AttributeError, StopIteration):
         return []
-    units = {axis: title_unit(title) if isinstance(title, str) else None for axis, title in titles.items()}
-    return [(f"{where} $.layer[{layer}].encoding.{axis}.title", f"titles its {axis} axis in", unit, "trace" if axis == "y" else "x_trace")
-            for axis, unit in units.items() if unit is not None]
+    found = []
+    for axis, title in titles:
+        unit = title_unit(title) if isinstance(title, str) else None
+        if unit is not None:
+            found.append((f"{where} $.layer[{layer}].encoding.{axis}.title", f"titles its {axis} axis in", unit,
+                          "trace" if axis == "y" else "x_trace"))
+    return found
 
 
 def _line_alt(shown: str, where: str, spec: dict, alt: str) -> list[Problem]:
