@@ -216,6 +216,12 @@ def series_spec(datasets: dict[str, list], *, x_title: str, y_title: str) -> dic
     return _filled(template, datasets, {"order": order, "ticks": ticks})
 
 
+def point_layer(spec: dict) -> int:
+    """The index of the layer that draws a chart's points (either kind has one), whose encodings
+    hold its titles; StopIteration, KeyError or TypeError in a spec of another shape."""
+    return next(n for n, layer in enumerate(spec["layer"]) if layer["mark"]["type"] == "point")
+
+
 def rebuilt_spec(spec: dict) -> dict:
     """The spec `line_spec` or `series_spec` writes for `spec`'s own data, titles, legend order,
     log axes and unit: equal to `spec` wherever benchledger wrote it. Everything else a spec
@@ -225,7 +231,7 @@ def rebuilt_spec(spec: dict) -> dict:
     `spec` has none of the parts a benchledger chart reads these from."""
     try:
         datasets = spec["datasets"]
-        view = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "point")  # either kind has one
+        view = spec["layer"][point_layer(spec)]
         x, y = view["encoding"]["x"], view["encoding"]["y"]
         x_title, y_title = x["title"], y["title"]
         _all_text(x_title, y_title)

@@ -87,6 +87,12 @@ def log_drawable(values: Iterable[float]) -> bool:
     return all(value > 0 for value in values)
 
 
+def log_y_drawable(series: Sequence[Series]) -> bool:
+    """Whether a log y axis can place every point `series` draws (`log_drawable`): what a page
+    that prefers one asks `line_chart` for."""
+    return log_drawable(y for s in series for _, y, _ in s.points if y is not None)
+
+
 def line_chart(
     chart_id: str,
     title: str,

@@ -24,7 +24,7 @@ from site_gen.audit.numbers import MISSING, named, quoted, quoted_apart, recompu
 from site_gen.audit.redraw import ShownChart
 from site_gen.audit.site import SiteAudit, site_json
 from site_gen.chart_labels import chart_label, points_text, series_ticks, title_unit
-from site_gen.chart_specs import rebuilt_spec
+from site_gen.chart_specs import point_layer, rebuilt_spec
 from site_gen.quantity import axis_number, declared_unit, ladder, origin_text, rescaled
 from site_gen.static_chart import POINTS_UNIT, canonical_json, static_sha256, static_spec, svg_path
 from site_gen.tables import cell_text, data_cell
@@ -128,8 +128,8 @@ def _title_units(where: str, spec: dict, axes: tuple[str, ...]) -> list[tuple[st
     other layers' to it); none where the spec has no such titles (the drawing check names a spec
     of another shape)."""
     try:
-        layer, view = next((n, layer) for n, layer in enumerate(spec["layer"]) if layer["mark"]["type"] == "point")
-        titles = [(axis, view["encoding"][axis]["title"]) for axis in axes]
+        layer = point_layer(spec)
+        titles = [(axis, spec["layer"][layer]["encoding"][axis]["title"]) for axis in axes]
     except (KeyError, IndexError, TypeError, AttributeError, StopIteration):
         return []
     found = []

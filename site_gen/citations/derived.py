@@ -32,8 +32,9 @@ class Derived(CitationKind):
             raise CitationProblem(f"unit must be text such as \"J/token\", not {unit!r}")
         left, right = env.number(record, a), env.number(record, b)
         check_unit(unit, a)  # the result is read in a's unit (`verify --site`: `audit.numbers`)
-        if self.same_unit and (other := quantity.misread_unit(quantity.declared_unit(b), a)) is not None:
-            raise CitationProblem(f"{a} is in {other} and {b} in {quantity.declared_unit(b)}, as their fields' names say: "
+        b_unit = quantity.declared_unit(b)
+        if self.same_unit and (a_unit := quantity.misread_unit(b_unit, a)) is not None:
+            raise CitationProblem(f"{a} is in {a_unit} and {b} in {b_unit}, as their fields' names say: "
                                   f"a {self.name} of them is off by the step between the two; cite two values in one unit")
         if self.symbol == "/" and right.value == 0:
             raise CitationProblem(f"{b} in record {right.name} is 0: cannot divide by it")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from benchledger.records.display import utc_date
 from benchledger.records.numbers import is_number
 from benchledger.records.pointer import resolve
-from site_gen.charts import Series, line_chart, log_drawable
+from site_gen.charts import Series, line_chart, log_y_drawable
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, provenance, under, withheld_column_note,
     withheld_everywhere,
@@ -113,7 +113,7 @@ class GraphReplayRenderer(RecordRenderer):
             for kind in ("allocated", "reserved")
         ]
 
-        log_time = log_drawable([y for s in timing for _, y, _ in s.points])  # a mean of 0 ms has no place on a log axis
+        log_time = log_y_drawable(timing)  # a mean of 0 ms has no place on a log axis
         axes = "log axes" if log_time else "a log tokens axis"
         page.chart(line_chart("timing", f"Mean scoring time, eager vs graph ({axes.removeprefix('a ')})", timing,
                               x_title="tokens", y_title="mean time (ms)", series_title="path", log_x=True, log_y=log_time,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from benchledger.records.numbers import is_number
 from site_gen import escape
 from site_gen.chart_labels import LOG_SCALE
-from site_gen.charts import Series, line_chart, log_drawable
+from site_gen.charts import Series, line_chart, log_y_drawable
 from site_gen.pages.records.base import (
     ArticleWriter, RecordRenderer, Summary, SummaryNumbers, at, audit_block, kv_rows, under,
 )
@@ -161,7 +161,7 @@ class LlamaBenchRenderer(RecordRenderer):
                 if is_number(row.get("avg_ts")):
                     lines.setdefault(label, []).append((row[axis], row["avg_ts"], Trace(page.view.sha256, f"/tests/{i}/avg_ts", x_pointer=f"/tests/{i}/{axis}")))
             series = [Series(label, sorted(points, key=lambda p: p[0])) for label, points in lines.items()]  # by x alone: Traces do not order
-            log = log_drawable([y for s in series for _, y, _ in s.points])  # a speed of 0 has no place on a log axis
+            log = log_y_drawable(series)  # a speed of 0 has no place on a log axis
             page.chart(line_chart(
                 f"speed-by-{axis}".replace("_", "-"), f"Mean speed along {_LABEL[axis]} ({axis})", series,
                 x_title=_LABEL[axis], y_title="speed (tokens/s)", series_title="test", log_y=log,
@@ -172,7 +172,7 @@ class LlamaBenchRenderer(RecordRenderer):
             samples = row.get("samples_ts", [])
             series.append(Series(label, [(j + 1, v, Trace(page.view.sha256, f"/tests/{i}/samples_ts/{j}", x_position=True)) for j, v in enumerate(samples) if is_number(v)]))
         if any(len(s.points) > 1 for s in series):
-            log = log_drawable([y for s in series for _, y, _ in s.points])
+            log = log_y_drawable(series)
             page.chart(line_chart(
                 "speed-per-repetition", "Speed of each repetition, in the order llama-bench ran them", series,
                 x_title="repetition", y_title="speed (tokens/s)", series_title="test", log_y=log,
