@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 
 .PHONY: site test verify serve llama-server chromium strace clean wheel-check
 
-$(VENV)/.core: pyproject.toml setup.py
+# the C proof is compiled by the install (setup.py): an edit to it installs again
+$(VENV)/.core: pyproject.toml setup.py benchledger/records/_memberproof.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e .

@@ -9,6 +9,7 @@ it), fetched once through pip. The benchledger wheel and the venv are made afres
 
 import fcntl
 import hashlib
+import json
 import os
 import platform
 import re
@@ -51,7 +52,7 @@ def _wheelhouse() -> Path:
 def _source_copy(dest: Path) -> Path:
     """The checkout's files a wheel is built from, copied, so the build leaves nothing behind
     in the checkout and no stale build/ folder can leak into the wheel."""
-    shutil.copytree(ROOT, dest, ignore=lambda folder, names: [n for n in names if n in SKIP or n.endswith(".egg-info")])
+    shutil.copytree(ROOT, dest, ignore=lambda folder, names: [n for n in names if n in SKIP or n.endswith((".egg-info", ".so"))])
     return dest
 
 
@@ -83,14 +84,16 @@ def installed(tmp_path_factory):
 def test_the_wheel_carries_its_resources_and_nothing_of_the_checkout(installed):
     bin_dir, env, work = installed
     out = _run([str(bin_dir / "python"), "-c",
-                "import site_gen, benchledger.records.schema as s, site_gen.resources as r; "
-                "print(site_gen.__file__); print(r.templates_dir()); print(len(r.resource_files())); print(' '.join(s.schema_ids()))"],
+                "import site_gen, benchledger.records.schema as s, site_gen.resources as r, benchledger.records.jsonread as j; "
+                "print(site_gen.__file__); print(r.templates_dir()); print(len(r.resource_files())); print(' '.join(s.schema_ids())); "
+                "print(j.reads_alike is j._compiled_reads_alike)"],
                cwd=work, env=env)
-    package, templates, count, schemas = out.splitlines()
+    package, templates, count, schemas, compiled = out.splitlines()
     site_packages = str(work / "venv" / "lib")
     assert package.startswith(site_packages) and templates.startswith(site_packages)
     assert not package.startswith(str(ROOT)) and int(count) >= 10
     assert "gsh-llm-core-article/1" in schemas.split()
+    assert compiled == "True"  # the wheel carries the no-duplicate-key proof compiled from C (setup.py)
 
 
 def test_init_seal_cite_build_verify_and_serve_from_the_wheel(installed, tmp_path):
@@ -152,3 +155,26 @@ Decode with every layer on the GPU: {{{{ cite("run", "/cases/0/groups/0/server_d
     finally:
         server.terminate()  # the server this test started, by its own handle
         server.wait(timeout=30)
+
+
+def test_without_a_c_compiler_the_wheel_still_builds_and_reads_records_with_the_proof_in_python(tmp_path):
+    """The compiled no-duplicate-key proof is optional (setup.py): where the compiler fails the
+    wheel is built without it, and the records core falls back to the same proof in Python."""
+    source = _source_copy(tmp_path / "src")
+    env = {**os.environ, "CC": "false"}  # setuptools compiles with $CC: here it fails at once
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--wheel-dir", str(tmp_path / "dist"), str(source)],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert 'building extension "benchledger.records._memberproof" failed' in done.stdout + done.stderr
+    (wheel,) = (tmp_path / "dist").glob("benchledger-*.whl")
+    unpacked = tmp_path / "unpacked"
+    shutil.unpack_archive(wheel, unpacked, format="zip")
+    assert not list(unpacked.rglob("*.so"))
+    script = ("import sys, benchledger.records.jsonread as j\n"
+              "print(j.__file__)\n"
+              "print(j.reads_alike is j._reads_alike_in_python)\n"
+              "print(len(j.read_json_bytes(open(sys.argv[1], 'rb').read(), 'seed.json')))\n"
+              "print(j._quick_parse(b'{\"a\": 1, \"a\": 2}') is j._UNSURE)\n")
+    env = {**os.environ, "PYTHONPATH": str(unpacked)}
+    out = _run([sys.executable, "-c", script, str(SEED)], cwd=tmp_path, env=env).splitlines()
+    assert out[0].startswith(str(unpacked)) and out[1:] == ["True", str(len(json.loads(SEED.read_bytes()))), "True"]

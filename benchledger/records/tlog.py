@@ -229,6 +229,8 @@ def check_store(store: "Store", entries: Sequence[LedgerEntry]) -> list[Problem]
     if checkpoints and not keys and not key_problems:
         problems.append(Problem(source, "", f"{SIGNATURE}: missing: the checkpoints cannot be checked without "
                                             "the project's verifier keys"))
+    if not checkpoints:  # nothing to check against the ledger's tree: it is not built (0.1 s at 10,000 lines)
+        return problems
     # with no key (missing or unreadable, said above) no signature can be checked: "forged" would mislead
     return problems + check_log(checkpoints, ledger_tree(entries), keys, store.ledger_path.as_posix(), f"a key in {source}",
                                 signatures=bool(keys))

@@ -204,12 +204,14 @@ def unlisted_files(store: "Store", read: LedgerRead) -> list[str]:
 
 def stored_files(store: "Store") -> list[str]:
     """Every file under the store except the ledger, as sorted posix paths (symlinks included)."""
+    # joined as strings: pathlib's joins and relative_to took 0.3 s of a 10,000-record verify
+    root = os.fspath(store.root)
     out = []
-    for folder, dirs, files in os.walk(store.root):
-        base = Path(folder)
-        out += [(base / f).relative_to(store.root).as_posix() for f in files]
-        out += [(base / d).relative_to(store.root).as_posix() for d in dirs if (base / d).is_symlink()]
-        if folder == str(store.root) and TEMP_NAME in dirs and not (base / TEMP_NAME).is_symlink():
+    for folder, dirs, files in os.walk(root):
+        prefix = "" if folder == root else folder[len(root) + 1:].replace(os.sep, "/") + "/"
+        out += [prefix + f for f in files]
+        out += [prefix + d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        if folder == root and TEMP_NAME in dirs and not os.path.islink(os.path.join(folder, TEMP_NAME)):
             # a folder where seal writes its temp file: it stops every seal, so verify names it
             out.append(TEMP_NAME)
     return sorted(p for p in out if p != LEDGER_NAME)

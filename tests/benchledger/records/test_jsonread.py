@@ -198,6 +198,22 @@ def _typed(value) -> str:
     return json.dumps(value)
 
 
+def _proofs() -> list:
+    """Each no-duplicate-key proof of this install: the compiled one and the one in Python."""
+    from benchledger.records import jsonread
+
+    return [jsonread._compiled_reads_alike, jsonread._reads_alike_in_python]
+
+
+def test_the_development_install_compiled_the_proof():
+    """`make` builds the C proof into the checkout (setup.py): without it every test below of
+    the compiled proof would quietly test the Python one twice, and verify would be slower."""
+    from benchledger.records import jsonread
+
+    assert jsonread._compiled_reads_alike is not None
+    assert jsonread.reads_alike is jsonread._compiled_reads_alike
+
+
 @settings(max_examples=1000, deadline=None)
 @given(_json_texts)
 def test_the_quick_orjson_parse_decides_only_what_the_strict_reader_would(text):
@@ -210,6 +226,82 @@ def test_the_quick_orjson_parse_decides_only_what_the_strict_reader_would(text):
         assert quick is _UNSURE  # a document the strict reader refuses is never let through
     else:
         assert quick is _UNSURE or _typed(quick) == _typed(strict)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_json_texts)
+def test_each_proof_passes_only_what_the_strict_reader_reads_alike(text):
+    """Both proofs, compiled and in Python, are held to the strict reader: a document that
+    either passes reads the same there, ints and floats told apart."""
+    import orjson
+
+    from benchledger.records.jsonread import read_json_text
+
+    raw = text.encode("utf-8")
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return
+    for proof in _proofs():
+        if proof(raw, data):
+            assert _typed(read_json_text(text, "rec.json")) == _typed(data), proof
+
+
+def _plain(value) -> bool:
+    """Whether `value` (orjson's) holds no float of 2**63 or more in magnitude (one may have been
+    a wider integer), walked whole."""
+    if isinstance(value, dict):
+        return all(map(_plain, value.values()))
+    if isinstance(value, list):
+        return all(map(_plain, value))
+    return not isinstance(value, float) or abs(value) < 2.0**63
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_json_texts)
+def test_the_compiled_proof_passes_every_document_without_a_repeated_key_or_a_wide_number(text):
+    """Sound is not enough: a proof that never passed would send every record to the slow
+    strict reader. Where orjson read every member (no repeated key) and no float that might
+    have been a wider integer, the compiled proof passes, escaped colons and quotes included."""
+    import orjson
+
+    from benchledger.records import jsonread
+
+    raw = text.encode("utf-8")
+    try:
+        data = orjson.loads(raw)
+        strict = jsonread.read_json_text(text, "rec.json")
+    except (orjson.JSONDecodeError, InputError):
+        return
+    if _typed(strict) == _typed(data) and _plain(data):
+        assert jsonread._compiled_reads_alike(raw, data)
+
+
+@pytest.mark.parametrize("raw", [b'{"a": 1, "a": 2}', b'{"a": {"b:": 1}, "a": 2}', b'{"x": [{"y": 1, "y": 2}]}',
+                                 b'{"\\"": 1, "\\"": 2}', b'{"a\\\\": 1, "a\\\\": 2}', b'[18446744073709551616]',
+                                 b'[-9223372036854775809]', b'{"a": 1e+20, "b": 1}'])
+def test_neither_proof_passes_a_repeated_key_or_an_integer_orjson_holds_as_a_float(raw):
+    import orjson
+
+    data = orjson.loads(raw)
+    for proof in _proofs():
+        assert not proof(raw, data), proof
+
+
+def test_the_compiled_proof_reads_any_bytes_and_any_object_without_crashing():
+    """It is meant for orjson's value of valid JSON, but a wrong call answers False, not a crash."""
+    from benchledger.records.jsonread import _compiled_reads_alike as proof
+
+    nested: list = []
+    for _ in range(5000):
+        nested = [nested]
+    assert not proof(b"[" * 5000 + b"]" * 5000, nested)  # deeper than orjson nests: not proven
+    assert not proof(b'{"a": "\\', {"a": 1})
+    assert proof(b"{}", {}) and proof(bytearray(b'{"a": 1}'), {"a": 1}) and proof(memoryview(b"7"), 7)
+    with pytest.raises(TypeError):
+        proof("{}", {})
+    with pytest.raises(TypeError):
+        proof(b"{}")
 
 
 @given(st.binary(max_size=300) | st.text(alphabet=":a\"\\", max_size=300).map(str.encode))
@@ -235,6 +327,25 @@ def _in_a_fresh_python(script: str, record: Path | None = None, env: dict | None
     return subprocess.run(argv, capture_output=True, text=True, env=env, check=True).stdout.splitlines()
 
 
+# The numpy colon counts serve the proof in Python only: these scripts use it, as an install
+# where the C proof was not compiled does.
+PYTHON_PROOF = "jsonread.reads_alike = jsonread._reads_alike_in_python\n"
+
+
+def test_with_the_compiled_proof_a_worker_loads_no_numpy():
+    """numpy (60 ms, and OpenBLAS's threads) only sped up the colon counts of the proof in Python."""
+    script = (
+        "import sys\n"
+        "from benchledger.records import jsonread\n"
+        "jsonread.count_colons_with_numpy()\n"
+        "raw = open(sys.argv[1], 'rb').read()\n"
+        "for _ in range(jsonread.NUMPY_AFTER_BYTES // len(raw) + 2):\n"
+        "    jsonread.read_json_bytes(raw, 'r.json')\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    assert _in_a_fresh_python(script, SEED) == ["False"]
+
+
 def test_numpy_is_loaded_only_on_request_and_then_with_one_blas_thread():
     """A command's one record is read without loading numpy (60 ms, and OpenBLAS's spinning
     threads); a pool worker asks for it, and gets it without OpenBLAS threads of its own, while
@@ -242,6 +353,7 @@ def test_numpy_is_loaded_only_on_request_and_then_with_one_blas_thread():
     script = (
         "import os, sys\n"
         "from benchledger.records import jsonread\n"
+        + PYTHON_PROOF +
         "raw = open(sys.argv[1], 'rb').read()\n"
         "jsonread.read_json_bytes(raw, 'r.json')\n"
         "print('numpy' in sys.modules)\n"
@@ -259,6 +371,7 @@ def test_a_process_that_reads_many_records_counts_with_numpy_once_past_the_thres
     script = (
         "import os, sys\n"
         "from benchledger.records import jsonread\n"
+        + PYTHON_PROOF +
         "raw = open(sys.argv[1], 'rb').read()\n"
         "for _ in range(jsonread.NUMPY_AFTER_BYTES // len(raw)):\n"
         "    jsonread.read_json_bytes(raw, 'r.json')\n"
@@ -275,6 +388,7 @@ def test_where_numpy_cannot_be_loaded_records_are_still_read_and_counted_without
         "import sys\n"
         "sys.modules['numpy'] = None  # import numpy now raises ImportError\n"
         "from benchledger.records import jsonread\n"
+        + PYTHON_PROOF +
         "raw = open(sys.argv[1], 'rb').read()\n"
         "for _ in range(jsonread.NUMPY_AFTER_BYTES // len(raw) + 2):\n"
         "    data = jsonread.read_json_bytes(raw, 'r.json')\n"
@@ -288,6 +402,7 @@ def test_where_numpy_is_loaded_already_colons_are_counted_with_it_from_the_first
     script = (
         "import sys, numpy\n"
         "from benchledger.records import jsonread\n"
+        + PYTHON_PROOF +
         "jsonread.read_json_bytes(b'{\"a\": 1}', 'r.json')\n"
         "print(jsonread._numpy is numpy)\n"
     )
