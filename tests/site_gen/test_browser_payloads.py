@@ -144,6 +144,9 @@ def test_search_results_show_payloads_as_text(hostile_site: Path):
             expect(page.locator(".pagefind-ui__result").first).to_be_visible()
             excerpts = page.locator(".pagefind-ui__result-excerpt")
             expect(excerpts.first).to_contain_text(query, ignore_case=True)
+            # each result loads its excerpt on its own: on a slow machine the first can show while
+            # the one holding this payload is still loading, so it is waited for
+            expect(excerpts.filter(has_text=shown).first).to_be_visible()
             assert page.evaluate(DOM_CHECK) == []
             # every excerpt holding the query shows the payload as typed, entities and all
             texts = [t for t in excerpts.all_inner_texts() if query in t.lower()]
