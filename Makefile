@@ -38,9 +38,9 @@ chromium:
 strace:
 	test -x /usr/bin/strace || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null; }
 
-## Run the whole test suite against real components.
+## Run the whole test suite against real components, on every CPU (a file's tests on one).
 test: $(VENV)/.dev llama-server chromium strace
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n logical --dist loadfile
 
 ## The wheel in a fresh venv outside the checkout: init, seal, cite, build, verify --site, serve.
 wheel-check: $(VENV)/.dev

@@ -4,6 +4,10 @@ caches would then test something else, so CI is taken out of each test's environ
 subprocesses' too). Tests of the CI behaviour set it themselves; tests that stand for a
 publishing build pass --no-cache, as the published workflow does."""
 
+import fcntl
+import tempfile
+from pathlib import Path
+
 import pytest
 
 
@@ -12,4 +16,39 @@ def _not_under_ci():
     # session-wide, so module fixtures that build or start servers see it gone as well
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("CI", raising=False)
+        yield
+
+
+# `make test` runs the suite on every CPU (pytest-xdist, `-n logical --dist loadfile`): a file's
+# tests run in order on one worker, so its module fixtures are made once. Files that would
+# disturb each other take their group's lock for as long as they run, so no two run at once:
+# those that start a Ray cluster or look for one, and those that find a running llama-server
+# by its command line. (xdist's own groups, `--dist loadgroup`, put nothing together under
+# pytest 9: measured, its example's three tests of one group ran on two workers.)
+SHARED_GROUPS = {
+    "ray": ("collector/dispatch/test_ray_connect.py", "collector/dispatch/test_ray_dispatch.py",
+            "collector/dispatch/test_ray_runner.py"),
+    "llama-server": ("collector/modules/test_llama_collect.py", "collector/modules/test_llama_gpu_check.py",
+                     "collector/modules/test_llama_resume.py", "collector/modules/test_llama_server.py"),
+}
+_GROUP_OF_FILE = {file: group for group, files in SHARED_GROUPS.items() for file in files}
+_TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config, items):
+    renamed = [file for file in _GROUP_OF_FILE if not (_TESTS / file).is_file()]
+    if renamed:  # a group that lost a file would let it run beside the others again
+        raise pytest.UsageError(f"tests/conftest.py: SHARED_GROUPS names files that are gone: {', '.join(renamed)}")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_file_of_a_group_at_a_time(request):
+    """The lock of the file's group (if any), taken before its other module fixtures start
+    anything, and held until its last test has run."""
+    group = _GROUP_OF_FILE.get(request.path.resolve().relative_to(_TESTS).as_posix())
+    if group is None:
+        yield
+        return
+    with open(Path(tempfile.gettempdir()) / f"benchledger-tests-{group}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         yield
