@@ -5,7 +5,7 @@
   (package data of the wheel, read through importlib.resources);
 - the no-duplicate-key proof compiled from C (`benchledger/records/_memberproof.c`), optional:
   where no C compiler is found the install goes on and records are read with the same proof in
-  Python (jsonread.py), 0.1 ms slower a record.
+  Python (jsonread.py), about 0.07 ms slower for a 145 KB record.
 
 Everything else is in pyproject.toml."""
 
