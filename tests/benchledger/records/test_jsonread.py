@@ -208,10 +208,14 @@ def _proofs() -> list:
 def test_the_development_install_compiled_the_proof():
     """`make` builds the C proof into the checkout (setup.py): without it every test below of
     the compiled proof would quietly test the Python one twice, and verify would be slower."""
-    from benchledger.records import jsonread
+    from benchledger.records import _memberproof, jsonread
 
     assert jsonread._compiled_reads_alike is not None
     assert jsonread.reads_alike is jsonread._compiled_reads_alike
+    # and compiled from the C file as it is now: an edit since would be tested in its old form
+    source = Path(jsonread.__file__).with_name("_memberproof.c")
+    assert Path(_memberproof.__file__).stat().st_mtime >= source.stat().st_mtime, \
+        "benchledger/records/_memberproof.c changed since it was compiled: run make (or pip install -e .) again"
 
 
 @settings(max_examples=1000, deadline=None)
