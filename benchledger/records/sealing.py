@@ -30,7 +30,7 @@ from benchledger.records.jsonread import count_colons_with_numpy
 from benchledger.records.ledger import (CHECKPOINTS_DIR, LEDGER_NAME, TEMP_NAME, TEMP_NAME_TAKEN, LedgerEntry, entry_after,
                                        is_checkpoint_temp, is_seal_temp, store_path_problem)
 from benchledger.records.tlog import largest_checkpoint_size
-from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, stored_files, validate_record
+from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, record_verdict, stored_files
 
 if TYPE_CHECKING:
     from benchledger.records.store import Store
@@ -207,8 +207,7 @@ def _validated(job: tuple[bytes, str, str]) -> tuple[tuple[str, list[Problem]] |
     sha256 = sha256_hex(raw)
     if schema_id not in schema.schema_ids():
         return None, sha256
-    status, problems, _ = validate_record(job)
-    return (status, problems), sha256
+    return record_verdict(job), sha256
 
 
 _worker_jobs: list[tuple[bytes, str, str]] = []  # a validating worker's jobs (`_start_validating`)

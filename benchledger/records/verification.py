@@ -5,7 +5,6 @@ becomes a row of the report."""
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from concurrent.futures import ProcessPoolExecutor
@@ -17,7 +16,7 @@ from benchledger.cpus import usable_cpus
 from benchledger.errors import InputError, LedgerError, Problem, os_reason
 from benchledger.records import checks, lock, schema, tlog
 from benchledger.records.digest import distinct_prefixes, sha256_hex
-from benchledger.records.jsonread import count_colons_with_numpy, parse_json_bytes
+from benchledger.records.jsonread import count_colons_with_numpy, cycle_collection_paused, parse_json_bytes
 from benchledger.records.ledger import CHECKPOINTS_DIR, LEDGER_NAME, TEMP_NAME, TEMP_NAME_TAKEN, LedgerEntry, LedgerRead, is_seal_temp
 from benchledger.records.validation_cache import ValidationCache
 
@@ -145,10 +144,14 @@ def check_one(store: "Store", entry: LedgerEntry, line: int, keep_data: bool) ->
     if status != PENDING:
         return status, problems, None, False
     if store.cache.passed(entry.sha256, entry.schema):
-        # a cached pass proves these exact bytes are strict JSON: the fast parser reads them the same
-        return OK, [], (raw, json.loads(raw)) if keep_data else None, False
-    status, problems, parsed = validate_record((raw, entry.schema, store.shown(entry.path)))
-    return status, problems, (raw, parsed) if keep_data and status == OK else None, status == OK
+        # a cached pass proves these exact bytes are strict JSON: read as a cold verify reads them
+        return OK, [], (raw, parse_json_bytes(raw, store.shown(entry.path))[0]) if keep_data else None, False
+    job = (raw, entry.schema, store.shown(entry.path))
+    if not keep_data:
+        status, problems = record_verdict(job)
+        return status, problems, None, status == OK
+    status, problems, parsed = validate_record(job)
+    return status, problems, (raw, parsed) if status == OK else None, status == OK
 
 
 # A sealed file is never rewritten: the way back from a changed or lost one is a copy of its bytes.
@@ -223,6 +226,13 @@ def load_verified(store: "Store") -> list[SealedRecord]:
     if not report.ok:
         raise LedgerError(report.problems, f"{len(report.problems)} problem(s) in {report.root}; nothing was loaded")
     return [SealedRecord(r.entry, *report.data[r.path]) for r in report.records]
+
+
+def record_verdict(job: tuple[bytes, str, str]) -> tuple[str, list[Problem]]:
+    """`validate_record`'s (status, problems) alone, for a caller that keeps nothing of the
+    record: it is dropped before the cyclic collector resumes (`cycle_collection_paused`)."""
+    with cycle_collection_paused():
+        return validate_record(job)[:2]
 
 
 def validate_record(job: tuple[bytes, str, str]) -> tuple[str, list[Problem], Any]:

@@ -1,5 +1,6 @@
 """The strict JSON reader: every kind of bad input named in one line; what it accepts round-trips."""
 
+import gc
 import json
 import math
 import os
@@ -12,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchledger.errors import InputError
-from benchledger.records.jsonread import read_json_bytes, read_record_bytes
+from benchledger.records.jsonread import cycle_collection_paused, read_json_bytes, read_record_bytes
+from benchledger.records.verification import record_verdict
 
 RECORDS = Path(__file__).resolve().parents[3] / "records"
 
@@ -275,13 +277,38 @@ def test_the_compiled_proof_passes_every_document_without_a_repeated_key_or_a_wi
 
 @pytest.mark.parametrize("raw", [b'{"a": 1, "a": 2}', b'{"a": {"b:": 1}, "a": 2}', b'{"x": [{"y": 1, "y": 2}]}',
                                  b'{"\\"": 1, "\\"": 2}', b'{"a\\\\": 1, "a\\\\": 2}', b'[18446744073709551616]',
-                                 b'[-9223372036854775809]', b'{"a": 1e+20, "b": 1}'])
+                                 b'[-9223372036854775809]', b'{"a": 1e+20, "b": 1}',
+                                 # an escaped colon where a repeated key's member is missing
+                                 b'{"x": "\\u003a", "k": 1, "k": 2}', b'{"\\u003A": 1, "k": 1, "k": 2}'])
 def test_neither_proof_passes_a_repeated_key_or_an_integer_orjson_holds_as_a_float(raw):
     import orjson
 
     data = orjson.loads(raw)
     for proof in _proofs():
         assert not proof(raw, data), proof
+
+
+def _aligned_members(count: int) -> bytes:
+    """An object of `count` members of eight bytes each, `"kNN":0,`: every colon in one byte
+    of the eight the proof counts in at a time."""
+    digits = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    keys = [a + b for a in digits for b in digits][:count]
+    return ("{" + ",".join(f'"k{k}":0' for k in keys) + "}").encode()
+
+
+@pytest.mark.parametrize("raw", [_aligned_members(3000), b'{"k:;": ":;x", "u": 1, "v": "::;;"}', b'{"t": "12:00", "\xc3\xa9:": [":"]}',
+                                 b'{"a": "\\\\", "b:": 1}', b'[":", {"c": ":"}, "x"]' + b" " * 13])
+def test_the_compiled_proof_counts_every_colon_once(raw):
+    """Text without a backslash is proven by counting all its colons eight bytes at a time:
+    thousands in one byte lane, a colon beside a semicolon (one bit apart) and text whose
+    length is not a multiple of eight are each counted once. (One with a backslash is read
+    string by string.)"""
+    import orjson
+
+    from benchledger.records.jsonread import _compiled_reads_alike as proof
+
+    assert proof(raw, orjson.loads(raw))
+    assert not proof(raw, [orjson.loads(raw), {"one": "member too many"}])
 
 
 def test_the_compiled_proof_reads_any_bytes_and_any_object_without_crashing():
@@ -451,3 +478,49 @@ def test_an_integer_past_the_digit_limit_is_named_at_its_place():
 def test_a_non_finite_number_is_named_where_it_stands_not_where_a_string_mentions_it():
     assert rejected(b'{"note": "NaN and 1e400 in text",\n "v": [1, 1e400]}') == (
         "rec.json:2: 1e400 is not a finite JSON number (too large for a double: it reads as infinity, and records hold finite numbers; column 11)")
+
+
+class _Collections:
+    """Counts the cyclic collector's runs while it is installed (gc.callbacks)."""
+
+    def __init__(self):
+        self.runs = 0
+
+    def __call__(self, phase, info):
+        self.runs += phase == "start"
+
+    def __enter__(self):
+        self.threshold = gc.get_threshold()
+        gc.set_threshold(50)  # a collection every 50 allocations: a record makes hundreds
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        gc.callbacks.remove(self)
+        gc.set_threshold(*self.threshold)
+
+
+def test_a_verdict_runs_no_cycle_collection_and_leaves_the_collector_as_it_found_it():
+    raw = (RECORDS / "llm-cpu-offload/2026-09-27.json").read_bytes()
+    job = (raw, "gsh-llm-core-article/1", "seed.json")
+    with _Collections() as outside:  # the control: the same parse outside the pause collects
+        kept = read_json_bytes(raw, "seed.json")
+    assert outside.runs > 1 and kept
+    record_verdict(job)  # the first loads and compiles the schema, which stays
+    with _Collections() as inside:
+        for _ in range(3):
+            assert record_verdict(job) == ("ok", [])
+    assert inside.runs == 0 and gc.isenabled()
+    gc.disable()  # a caller that paused it itself gets it back paused
+    try:
+        assert record_verdict((b'{"x": 1', "gsh-llm-core-article/1", "cut.json"))[0] == "not-json"
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_pause_ends_when_what_it_wraps_raises():
+    with pytest.raises(InputError), cycle_collection_paused():
+        assert not gc.isenabled()
+        read_json_bytes(b"[1,]", "bad.json")
+    assert gc.isenabled()

@@ -298,3 +298,19 @@ def test_a_lost_ledger_is_named_and_no_new_chain_starts(store):
     # and no file is called something to seal again or remove, which would lose the history
     unsealed = [str(p) for r in report.records if r.status == "unsealed" for p in r.problems]
     assert unsealed and all("restore the ledger first, and do not seal or remove this file" in m for m in unsealed)
+
+
+def test_a_cached_pass_loads_the_values_a_cold_verify_loads(store, tmp_path):
+    """Loading through the validation cache skips the checks, not the strict reading: an integer
+    past 64 bits (here 10**30 where the schema admits any number) stays the int the strict reader
+    gives, where orjson alone would give a float."""
+    data = json.loads(variant(store, 1.5))
+    data["finished_epoch"] = 10**30
+    store.seal_bytes(json.dumps(data).encode(), TGR, "wide/epoch.json")
+    cold = {r.entry.path: r.data for r in Store(store.root, ValidationCache(None)).load_verified()}
+    cache = ValidationCache(tmp_path / "cache")
+    Store(store.root, cache).verify()
+    assert cache.passed(store.entries()[-1].sha256, TGR)
+    warm = {r.entry.path: r.data for r in Store(store.root, cache).load_verified()}
+    assert warm == cold == {path: json.loads((store.root / path).read_bytes()) for path in cold}
+    assert type(warm["wide/epoch.json"]["finished_epoch"]) is int
