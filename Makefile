@@ -40,7 +40,7 @@ strace:
 
 ## Run the whole test suite against real components, on every CPU (a file's tests on one).
 test: $(VENV)/.dev llama-server chromium strace
-	$(PY) -m pytest -q -n logical --dist loadfile
+	$(PY) -m pytest -q -n logical --dist loadfile --no-loadscope-reorder
 
 ## The wheel in a fresh venv outside the checkout: init, seal, cite, build, verify --site, serve.
 wheel-check: $(VENV)/.dev

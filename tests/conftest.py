@@ -32,13 +32,22 @@ SHARED_GROUPS = {
                      "collector/modules/test_llama_resume.py", "collector/modules/test_llama_server.py"),
 }
 _GROUP_OF_FILE = {file: group for group, files in SHARED_GROUPS.items() for file in files}
+# The files that took longest (34-106 s each on 2 CPUs, 12-07), handed out first: xdist gives
+# out files in the order the suite lists them (`--no-loadscope-reorder`; by default it starts
+# with the files that hold the most tests), so none of them is left to run alone at the end.
+LONGEST_FIRST = ("site_gen/test_audit.py", "site_gen/test_series_pages.py", "collector/dispatch/test_ray_dispatch.py",
+                 "site_gen/test_dirty_build.py", "test_wheel.py", "test_bench.py", "site_gen/test_browser.py",
+                 "site_gen/test_comparisons.py", "site_gen/test_build.py", "benchledger/cli/test_cli_serve.py",
+                 "site_gen/test_audit_series.py")
 _TESTS = Path(__file__).resolve().parent
 
 
 def pytest_collection_modifyitems(config, items):
-    renamed = [file for file in _GROUP_OF_FILE if not (_TESTS / file).is_file()]
-    if renamed:  # a group that lost a file would let it run beside the others again
-        raise pytest.UsageError(f"tests/conftest.py: SHARED_GROUPS names files that are gone: {', '.join(renamed)}")
+    gone = [file for file in (*_GROUP_OF_FILE, *LONGEST_FIRST) if not (_TESTS / file).is_file()]
+    if gone:  # a group that lost a file would let it run beside the others again
+        raise pytest.UsageError(f"tests/conftest.py: SHARED_GROUPS or LONGEST_FIRST names files that are gone: {', '.join(gone)}")
+    rank = {file: i for i, file in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.relative_to(_TESTS).as_posix(), len(rank)))  # stable: the rest keep their order
 
 
 @pytest.fixture(autouse=True, scope="module")
