@@ -15,8 +15,9 @@ ratios to it are the ones the goal (cold_ratio <= 4) means; the ratio to `sha256
 beside them because earlier runs reported only that one.
 
 Before its last line it times, in this one process, each step a cold verify takes for a record
-(read, SHA-256, orjson's parse, the no-duplicate-key proof, the schema, the consistency checks;
-over the first 1,000 records of the largest N) and adds to the last line `validation_ms=` (their
+(read, SHA-256, orjson's parse, the no-duplicate-key proof, the schema, the consistency checks,
+freeing the parsed record; with the cyclic collector paused, as verify pauses it; over the first
+1,000 records of the largest N) and adds to the last line `validation_ms=` (their
 sum a record), `cpus=` and `parts_floor_ratio=`: the ratio a cold verify would reach if every usable
 CPU did nothing but these steps, with no pool, no ledger and no listing. When that floor is above
 4, no way of spreading the work reaches the goal: the steps themselves must get cheaper."""
@@ -140,32 +141,37 @@ def timed_sha256sum(folder: Path) -> float:
     return time.perf_counter() - start
 
 
-PARTS = ("read", "sha256", "parse", "duplicate_key_proof", "schema", "checks")
+PARTS = ("read", "sha256", "parse", "duplicate_key_proof", "schema", "checks", "free")
 
 
 def timed_parts(folder: Path, limit: int = 1000) -> dict[str, float]:
     """Milliseconds a record of each step of a cold verify (`PARTS`), in this process, over the
-    store's first `limit` records. The proof is `parse_json_bytes` less orjson's parse inside it."""
+    store's first `limit` records, with the cyclic collector paused as verify pauses it (until the
+    record is dropped). The proof is `parse_json_bytes` less orjson's parse inside it."""
     jsonread.count_colons_with_numpy()  # as each verify worker does
     entries = Store(folder, ValidationCache(None)).read().entries[:limit]
     totals = dict.fromkeys(PARTS, 0.0)
     for entry in entries:
-        t0 = time.perf_counter()
-        raw = (folder / entry.path).read_bytes()
-        t1 = time.perf_counter()
-        hashlib.sha256(raw).hexdigest()
-        t2 = time.perf_counter()
-        orjson.loads(raw)
-        t3 = time.perf_counter()
-        parsed, fits_64_bits = jsonread.parse_json_bytes(raw, entry.path)
-        t4 = time.perf_counter()
-        problems = schema.validate(parsed, entry.schema, entry.path, fits_64_bits)
-        t5 = time.perf_counter()
-        problems += checks.check_record(parsed, entry.schema, entry.path)
-        t6 = time.perf_counter()
+        with jsonread.cycle_collection_paused():
+            t0 = time.perf_counter()
+            raw = (folder / entry.path).read_bytes()
+            t1 = time.perf_counter()
+            hashlib.sha256(raw).hexdigest()
+            t2 = time.perf_counter()
+            first = orjson.loads(raw)  # dropped after the timings: its freeing is not the parse's
+            t3 = time.perf_counter()
+            parsed, fits_64_bits = jsonread.parse_json_bytes(raw, entry.path)
+            t4 = time.perf_counter()
+            problems = schema.validate(parsed, entry.schema, entry.path, fits_64_bits)
+            t5 = time.perf_counter()
+            problems += checks.check_record(parsed, entry.schema, entry.path)
+            t6 = time.perf_counter()
+            del parsed
+            t7 = time.perf_counter()
+            del first
         if problems:
             raise SystemExit(f"synthetic record fails: {problems[:3]}")
-        for part, seconds in zip(PARTS, (t1 - t0, t2 - t1, t3 - t2, (t4 - t3) - (t3 - t2), t5 - t4, t6 - t5)):
+        for part, seconds in zip(PARTS, (t1 - t0, t2 - t1, t3 - t2, (t4 - t3) - (t3 - t2), t5 - t4, t6 - t5, t7 - t6)):
             totals[part] += seconds
     return {part: seconds / len(entries) * 1e3 for part, seconds in totals.items()}
 
