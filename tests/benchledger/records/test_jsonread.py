@@ -6,6 +6,7 @@ import math
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from benchledger.errors import InputError
 from benchledger.records.jsonread import cycle_collection_paused, read_json_bytes, read_record_bytes
-from benchledger.records.verification import record_verdict
+from benchledger.records.verification import record_verdict, validate_record
 
 RECORDS = Path(__file__).resolve().parents[3] / "records"
 
@@ -480,18 +481,28 @@ def test_a_non_finite_number_is_named_where_it_stands_not_where_a_string_mention
         "rec.json:2: 1e400 is not a finite JSON number (too large for a double: it reads as infinity, and records hold finite numbers; column 11)")
 
 
-class _Collections:
-    """Counts the cyclic collector's runs while it is installed (gc.callbacks)."""
+class _CollectionsDuring:
+    """Counts the cyclic collector's runs that start while `function` is running in this thread
+    (gc.callbacks). Runs between its calls are left out: what one call leaves allocated is
+    counted towards the next run wherever it falls, and another thread's allocations
+    (pytest-xdist's worker has one) start runs in that thread."""
 
-    def __init__(self):
+    def __init__(self, function):
+        self.code = function.__code__
+        self.thread = threading.get_ident()
         self.runs = 0
 
     def __call__(self, phase, info):
-        self.runs += phase == "start"
+        if phase != "start" or threading.get_ident() != self.thread:
+            return
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code is not self.code:
+            frame = frame.f_back
+        self.runs += frame is not None
 
     def __enter__(self):
         self.threshold = gc.get_threshold()
-        gc.set_threshold(50)  # a collection every 50 allocations: a record makes hundreds
+        gc.set_threshold(50)  # a run every 50 allocations: a record makes hundreds
         gc.callbacks.append(self)
         return self
 
@@ -503,14 +514,13 @@ class _Collections:
 def test_a_verdict_runs_no_cycle_collection_and_leaves_the_collector_as_it_found_it():
     raw = (RECORDS / "llm-cpu-offload/2026-09-27.json").read_bytes()
     job = (raw, "gsh-llm-core-article/1", "seed.json")
-    with _Collections() as outside:  # the control: the same parse outside the pause collects
-        kept = read_json_bytes(raw, "seed.json")
-    assert outside.runs > 1 and kept
-    record_verdict(job)  # the first loads and compiles the schema, which stays
-    with _Collections() as inside:
+    with _CollectionsDuring(validate_record) as unpaused:  # the control: validating alone collects
+        assert validate_record(job)[0] == "ok"
+    assert unpaused.runs > 1
+    with _CollectionsDuring(validate_record) as paused:
         for _ in range(3):
             assert record_verdict(job) == ("ok", [])
-    assert inside.runs == 0 and gc.isenabled()
+    assert paused.runs == 0 and gc.isenabled()
     gc.disable()  # a caller that paused it itself gets it back paused
     try:
         assert record_verdict((b'{"x": 1', "gsh-llm-core-article/1", "cut.json"))[0] == "not-json"
