@@ -13,11 +13,9 @@ recovered by the next seal (or `benchledger repair`), never by hand:
 from __future__ import annotations
 
 import errno
-import multiprocessing
 import os
 import signal
 import stat
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,7 +28,7 @@ from benchledger.records.jsonread import count_colons_with_numpy
 from benchledger.records.ledger import (CHECKPOINTS_DIR, LEDGER_NAME, TEMP_NAME, TEMP_NAME_TAKEN, LedgerEntry, entry_after,
                                        is_checkpoint_temp, is_seal_temp, store_path_problem)
 from benchledger.records.tlog import largest_checkpoint_size
-from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, record_verdict, stored_files
+from benchledger.records.verification import INCONSISTENT, INVALID, NOT_JSON, pool_workers, record_verdict, stored_files, worker_pool
 
 if TYPE_CHECKING:
     from benchledger.records.store import Store
@@ -192,10 +190,8 @@ def _validated_all(jobs: list[tuple[bytes, str, str, str]]) -> list[tuple[tuple[
     workers = pool_workers(len(jobs))
     if workers < 2:
         return [_validated(job) for job in validations]
-    # A forked worker has the records already (initargs are not pickled then): each is sent
-    # its jobs' numbers, not 125 KB of bytes it would unpickle again.
-    fork = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    with ProcessPoolExecutor(workers, mp_context=fork, initializer=_start_validating, initargs=(validations,)) as pool:
+    # each job is sent as its number, not 125 KB of bytes the worker would unpickle again
+    with worker_pool(workers, _start_validating, (validations,)) as pool:
         return list(pool.map(_validate_job, range(len(validations)), chunksize=16))
 
 
