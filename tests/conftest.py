@@ -42,19 +42,27 @@ LONGEST_FIRST = ("site_gen/test_audit.py", "site_gen/test_series_pages.py", "col
 _TESTS = Path(__file__).resolve().parent
 
 
+def _in_tests(path: Path) -> str:
+    """`path` relative to tests/, as SHARED_GROUPS and LONGEST_FIRST name files ("" outside it)."""
+    try:
+        return path.resolve().relative_to(_TESTS).as_posix()
+    except ValueError:
+        return ""
+
+
 def pytest_collection_modifyitems(config, items):
     gone = [file for file in (*_GROUP_OF_FILE, *LONGEST_FIRST) if not (_TESTS / file).is_file()]
-    if gone:  # a group that lost a file would let it run beside the others again
+    if gone:  # renamed: a group would let it run beside the others again, and it would lose its turn
         raise pytest.UsageError(f"tests/conftest.py: SHARED_GROUPS or LONGEST_FIRST names files that are gone: {', '.join(gone)}")
     rank = {file: i for i, file in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.relative_to(_TESTS).as_posix(), len(rank)))  # stable: the rest keep their order
+    items.sort(key=lambda item: rank.get(_in_tests(item.path), len(rank)))  # stable: the rest keep their order
 
 
 @pytest.fixture(autouse=True, scope="module")
 def _one_file_of_a_group_at_a_time(request):
     """The lock of the file's group (if any), taken before its other module fixtures start
     anything, and held until its last test has run."""
-    group = _GROUP_OF_FILE.get(request.path.resolve().relative_to(_TESTS).as_posix())
+    group = _GROUP_OF_FILE.get(_in_tests(request.path))
     if group is None:
         yield
         return
