@@ -19,7 +19,9 @@ Before its last line it times, in this one process, each step a cold verify take
 freeing the parsed record; with the cyclic collector paused, as verify pauses it; over the first
 1,000 records of the largest N) and adds to the last line `validation_ms=` (their
 sum a record), `cpus=` and `parts_floor_ratio=`: the ratio a cold verify would reach if every usable
-CPU did nothing but these steps, with no pool, no ledger and no listing. When that floor is above
+CPU did nothing but these steps, with no pool, no ledger and no listing; `checks_compiled=` is 1
+where the consistency checks ran compiled (setup.py), 0 where they ran as Python (an install
+without Cython or a C compiler, or a checks.py edited since the build). When that floor is above
 4, no way of spreading the work reaches the goal: the steps themselves must get cheaper."""
 
 from __future__ import annotations
@@ -212,7 +214,8 @@ def main() -> int:
               + " ".join(f"{part}={ms:.3f}" for part, ms in parts.items()) + f" sum={validation_ms:.3f}")
         print(f"records={count} cold_s={cold_s:.2f} warm_s={warm_s:.2f} sha256_s={sha_s:.2f} cold_ratio={cold_s / sha_s:.2f} "
               f"warm_ratio={warm_s / sha_s:.2f} sha256sum_s={sha256sum_s:.2f} cold_ratio_sha256sum={cold_s / sha256sum_s:.2f} "
-              f"validation_ms={validation_ms:.3f} cpus={cpus} parts_floor_ratio={floor_s / sha_s:.2f}")
+              f"validation_ms={validation_ms:.3f} cpus={cpus} parts_floor_ratio={floor_s / sha_s:.2f} "
+              f"checks_compiled={int(checks.check_record is not checks.python_check_record)}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0

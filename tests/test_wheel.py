@@ -86,14 +86,16 @@ def test_the_wheel_carries_its_resources_and_nothing_of_the_checkout(installed):
     out = _run([str(bin_dir / "python"), "-c",
                 "import site_gen, benchledger.records.schema as s, site_gen.resources as r, benchledger.records.jsonread as j; "
                 "print(site_gen.__file__); print(r.templates_dir()); print(len(r.resource_files())); print(' '.join(s.schema_ids())); "
-                "print(j.reads_alike is j._compiled_reads_alike)"],
+                "print(j.reads_alike is j._compiled_reads_alike); "
+                "import benchledger.records.checks as c; print(c.check_record is c._twin.check_record)"],
                cwd=work, env=env)
-    package, templates, count, schemas, compiled = out.splitlines()
+    package, templates, count, schemas, compiled, checks_compiled = out.splitlines()
     site_packages = str(work / "venv" / "lib")
     assert package.startswith(site_packages) and templates.startswith(site_packages)
     assert not package.startswith(str(ROOT)) and int(count) >= 10
     assert "gsh-llm-core-article/1" in schemas.split()
     assert compiled == "True"  # the wheel carries the no-duplicate-key proof compiled from C (setup.py)
+    assert checks_compiled == "True"  # and the consistency checks compiled by Cython, from the source it ships
 
 
 def test_init_seal_cite_build_verify_and_serve_from_the_wheel(installed, tmp_path):
@@ -158,14 +160,16 @@ Decode with every layer on the GPU: {{{{ cite("run", "/cases/0/groups/0/server_d
 
 
 def test_without_a_c_compiler_the_wheel_still_builds_and_reads_records_with_the_proof_in_python(tmp_path):
-    """The compiled no-duplicate-key proof is optional (setup.py): where the compiler fails the
-    wheel is built without it, and the records core falls back to the same proof in Python."""
+    """The compiled no-duplicate-key proof and checks are optional (setup.py): where the compiler
+    fails the wheel is built without them, and the records core falls back to the same proof and
+    rules in Python."""
     source = _source_copy(tmp_path / "src")
     env = {**os.environ, "CC": "false"}  # setuptools compiles with $CC: here it fails at once
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--wheel-dir", str(tmp_path / "dist"), str(source)],
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert 'building extension "benchledger.records._memberproof" failed' in done.stdout + done.stderr
+    for extension in ("_memberproof", "_checks_compiled"):
+        assert f'building extension "benchledger.records.{extension}" failed' in done.stdout + done.stderr
     (wheel,) = (tmp_path / "dist").glob("benchledger-*.whl")
     unpacked = tmp_path / "unpacked"
     shutil.unpack_archive(wheel, unpacked, format="zip")
@@ -174,7 +178,9 @@ def test_without_a_c_compiler_the_wheel_still_builds_and_reads_records_with_the_
               "print(j.__file__)\n"
               "print(j.reads_alike is j._reads_alike_in_python)\n"
               "print(len(j.read_json_bytes(open(sys.argv[1], 'rb').read(), 'seed.json')))\n"
-              "print(j._quick_parse(b'{\"a\": 1, \"a\": 2}') is j._UNSURE)\n")
+              "print(j._quick_parse(b'{\"a\": 1, \"a\": 2}') is j._UNSURE)\n"
+              "import benchledger.records.checks as c\n"
+              "print(c.check_record is c.python_check_record)\n")
     env = {**os.environ, "PYTHONPATH": str(unpacked)}
     out = _run([sys.executable, "-c", script, str(SEED)], cwd=tmp_path, env=env).splitlines()
-    assert out[0].startswith(str(unpacked)) and out[1:] == ["True", str(len(json.loads(SEED.read_bytes()))), "True"]
+    assert out[0].startswith(str(unpacked)) and out[1:] == ["True", str(len(json.loads(SEED.read_bytes()))), "True", "True"]

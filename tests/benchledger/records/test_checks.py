@@ -2,9 +2,10 @@
 record, the place, the expected and the found value."""
 
 import math
+from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchledger.records.checks import CHECKS, RELATIVE_TOLERANCE, check_record, checks_for
@@ -281,3 +282,69 @@ def test_the_keys_rules_read_in_open_objects_are_the_ones_the_schemas_describe()
     assert tuple(states) == checks.THERMAL_KINDS
     assert {kind: tuple(states[kind]["properties"]) for kind in states} == dict.fromkeys(checks.THERMAL_KINDS, checks.THERMAL_STATES)
     assert tuple(load_schema(TGR)["$defs"]["measurement"]["properties"]["timing"]["properties"]) == checks.TIMING_PATHS
+
+
+# The rules compiled by Cython (setup.py) are the same source as the rules above run as Python:
+# the tests above run whichever this install uses, the ones below hold the two to each other.
+
+def test_the_development_install_compiled_the_checks():
+    """`make` builds the compiled twin into the checkout: without it a verify runs the rules as
+    Python, about a quarter slower, and the comparisons below would have nothing to compare."""
+    from benchledger.records import checks
+
+    assert checks._twin is not None, \
+        "no compiled checks built from benchledger/records/checks.py as it is now: run make (or pip install -e .) again"
+    assert check_record is checks._twin.check_record is not checks.python_check_record
+
+
+def test_a_twin_compiled_from_other_source_is_not_used():
+    """An edit of checks.py not built yet runs as written: the twin names the SHA-256 of the
+    source it was compiled from, and counts only while that is the file's."""
+    from benchledger.records import checks
+
+    source = Path(checks.__file__).read_bytes()
+    assert checks.compiled_from(checks._twin, source)
+    assert not checks.compiled_from(checks._twin, source + b"\n# an edit not built yet\n")
+    assert not checks.compiled_from(checks, source)  # a module that names no source
+
+
+@pytest.mark.parametrize("check_id, mutate, line", BROKEN, ids=[b[0] for b in BROKEN])
+def test_the_compiled_rules_name_what_the_python_rules_name(check_id, mutate, line):
+    from benchledger.records import checks
+
+    schema_id = GSH if check_id.startswith("gsh-") else TGR
+    record = seed(schema_id)
+    mutate(record)
+    problems = checks.python_check_record(record, schema_id, "a.json")
+    assert problems and checks._twin.check_record(record, schema_id, "a.json") == problems
+
+
+def _leaves(value, parts=()):
+    """(parts, value) of every number, string, boolean and null in `value`."""
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() for leaf in _leaves(item, parts + (key,))]
+    if isinstance(value, list):
+        return [leaf for i, item in enumerate(value) for leaf in _leaves(item, parts + (i,))]
+    return [(parts, value)]
+
+
+_SEED_LEAVES = {schema_id: [parts for parts, _ in _leaves(seed(schema_id))] for schema_id in (GSH, TGR)}
+_replacements = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=True, allow_infinity=True),
+                          st.text(max_size=8), st.lists(st.integers(0, 9), max_size=3), st.dictionaries(st.text(max_size=4), st.integers(), max_size=2))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from([GSH, TGR]), st.lists(st.tuples(st.integers(0, 10**6), _replacements), min_size=1, max_size=3))
+def test_the_compiled_rules_find_what_the_python_rules_find(schema_id, changes):
+    """Any values put where a seed's were (numbers out of order, nulls, text, wrong shapes): the
+    compiled rules give the same problems, word for word, as the rules run as Python."""
+    from benchledger.records import checks
+
+    record = seed(schema_id)
+    for index, value in changes:
+        *parents, last = _SEED_LEAVES[schema_id][index % len(_SEED_LEAVES[schema_id])]
+        holder = record
+        for part in parents:
+            holder = holder[part]
+        holder[last] = value
+    assert checks._twin.check_record(record, schema_id, "x.json") == checks.python_check_record(record, schema_id, "x.json")
