@@ -9,7 +9,9 @@
 - the consistency checks compiled by Cython (`benchledger.records._checks_compiled`), optional
   in the same way: the source of checks.py itself, with the SHA-256 of that source appended, so
   that checks.py uses the compiled twin only while it was built from exactly the source beside it
-  (an edit not yet built runs as Python). About 0.08 ms a record quicker (bench/HISTORY.md).
+  (an edit not yet built runs as Python). About 0.08 ms a record quicker (bench/HISTORY.md);
+- the host sampler's ticks read in C without the GIL (`collector/telemetry/_ticks.c`), optional
+  too: without it they are read in Python, at about twice the CPU.
 
 Everything else is in pyproject.toml."""
 
@@ -50,5 +52,6 @@ setup(
     packages=find_packages(include=["benchledger*", "collector*", "site_gen*"]) + list(RESOURCE_PACKAGES),
     package_dir=RESOURCE_PACKAGES,
     ext_modules=[Extension("benchledger.records._memberproof", ["benchledger/records/_memberproof.c"], optional=True),
-                 *checks_twin()],
+                 *checks_twin(),
+                 Extension("collector.telemetry._ticks", ["collector/telemetry/_ticks.c"], optional=True)],
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Generic, TypeVar
 
 S = TypeVar("S")
@@ -49,9 +50,15 @@ class PeriodicSampler(ABC, Generic[S]):
         """The sample a capture makes, or None (default: the capture is the sample)."""
         return raw
 
+    def _held(self) -> AbstractContextManager:
+        """Entered under the lock wherever samples are handed out or taken now: captures made
+        elsewhere than in `_loop` are added to the held ones there, and none is made meanwhile
+        (HostSampler's compiled ticks); nothing by default."""
+        return nullcontext()
+
     def sample_now(self, **options) -> S | None:
         """Take one sample immediately (from any thread) and keep it; options go to capture()."""
-        with self._lock:
+        with self._lock, self._held():
             self._decode_pending()
             sample = self.decode(self.capture(self.clock(), **options))
             if sample is not None:
@@ -79,7 +86,7 @@ class PeriodicSampler(ABC, Generic[S]):
 
     def samples(self) -> list[S]:
         """A copy of the samples so far, in time order."""
-        with self._lock:
+        with self._lock, self._held():
             self._decode_pending()
             return list(self._samples)
 

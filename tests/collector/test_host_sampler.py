@@ -51,6 +51,12 @@ def ask(proc, cmd):
     assert proc.stdout.readline().strip() == "ok"
 
 
+# where the periodic ticks are read: in Python, or in C without the GIL (collector/telemetry/_ticks.c)
+@pytest.fixture(params=[pytest.param(False, id="python-ticks"), pytest.param(True, id="compiled-ticks")])
+def compiled_ticks(request) -> bool:
+    return request.param
+
+
 def test_process_fields_follow_what_the_child_does(tmp_path):
     data = tmp_path / "data.bin"
     data.write_bytes(os.urandom(300_000))
@@ -139,7 +145,7 @@ def test_cgroup_v2_and_v1_discovery(tmp_path):
     assert cg.path is None and cg.source == "unavailable" and cg.reason
 
 
-def test_the_figures_read_from_proc_are_the_ones_psutil_reports(tmp_path):
+def test_the_figures_read_from_proc_are_the_ones_psutil_reports(tmp_path, compiled_ticks):
     """The sampler reads /proc/PID/{stat,statm,io} itself (cheaper than psutil's calls); for a
     still child, each figure equals what psutil's memory_info, cpu_times and io_counters say."""
     import psutil
@@ -149,8 +155,11 @@ def test_the_figures_read_from_proc_are_the_ones_psutil_reports(tmp_path):
         ask(child, "alloc 24")
         ask(child, "burn 0.2")
         ask(child, f"read {sys.executable}")
-        sampler = HostSampler(10, pss_every_sample=False)
+        sampler = HostSampler(50, pss_every_sample=False, compiled_ticks=compiled_ticks)
         sampler.track_process(child.pid)
+        sampler.start()
+        time.sleep(0.1)  # periodic ticks too, compiled or not
+        ticked = sampler.samples()[1].process
         ours = sampler.sample_now().process
         theirs = psutil.Process(child.pid)
         io = theirs.io_counters()
@@ -159,14 +168,15 @@ def test_the_figures_read_from_proc_are_the_ones_psutil_reports(tmp_path):
         assert ours.cpu_seconds == pytest.approx(times.user + times.system, abs=1e-9)  # ticks / CLK_TCK both
         assert (ours.read_syscall_bytes, ours.storage_read_bytes, ours.storage_write_bytes) == (io.read_chars, io.read_bytes, io.write_bytes)
         assert ours.rss_bytes > 24 << 20 and ours.cpu_seconds >= 0.2
+        assert ticked == ours  # the child is still: a periodic tick read the same figures
         sampler.stop()
     finally:
         child.kill()
         child.wait()
 
 
-def test_a_sampler_stopped_and_started_again_samples_again():
-    sampler = HostSampler(50, pss_every_sample=False)
+def test_a_sampler_stopped_and_started_again_samples_again(compiled_ticks):
+    sampler = HostSampler(50, pss_every_sample=False, compiled_ticks=compiled_ticks)
     for _ in range(2):
         before = len(sampler.samples())
         sampler.start()
@@ -175,12 +185,12 @@ def test_a_sampler_stopped_and_started_again_samples_again():
         assert len(sampler.samples()) - before >= 5  # first + periodic + last
 
 
-def test_stop_returns_at_once_and_nothing_is_captured_after_its_last_sample():
+def test_stop_returns_at_once_and_nothing_is_captured_after_its_last_sample(compiled_ticks):
     """stop() does not wait for the sleeping thread: it sets its flag under the lock, takes the
     last sample, and the thread ends at its next deadline without capturing."""
     import threading
 
-    sampler = HostSampler(2, pss_every_sample=False)  # a 0.5 s period
+    sampler = HostSampler(2, pss_every_sample=False, compiled_ticks=compiled_ticks)  # a 0.5 s period
     sampler.start()
     time.sleep(0.6)  # one periodic tick, then the thread sleeps again
     started = time.monotonic()
@@ -192,10 +202,10 @@ def test_stop_returns_at_once_and_nothing_is_captured_after_its_last_sample():
     assert not any(t.name == HostSampler.thread_name for t in threading.enumerate())
 
 
-def test_ticks_are_decoded_in_order_before_samples_are_handed_out():
+def test_ticks_are_decoded_in_order_before_samples_are_handed_out(compiled_ticks):
     """The thread only copies the files' text; samples() (and sample_now) decode what is held,
     so nothing captured is missing or out of order, whatever the batch has reached."""
-    s = HostSampler(200, pss_every_sample=False)
+    s = HostSampler(200, pss_every_sample=False, compiled_ticks=compiled_ticks)
     s.track_process(os.getpid())
     s.start()
     time.sleep(0.3)
@@ -212,9 +222,9 @@ def test_ticks_are_decoded_in_order_before_samples_are_handed_out():
     assert [x.t for x in final] == sorted(x.t for x in final)
 
 
-def test_switching_process_keeps_the_exit_of_the_old_one_out_of_the_new_ones_state():
+def test_switching_process_keeps_the_exit_of_the_old_one_out_of_the_new_ones_state(compiled_ticks):
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    s = HostSampler(200, pss_every_sample=False)
+    s = HostSampler(200, pss_every_sample=False, compiled_ticks=compiled_ticks)
     s.track_process(proc.pid)
     proc.wait()
     s.start()
@@ -258,3 +268,33 @@ def test_cpu_snapshots_resolve_less_than_a_clock_tick_and_count_every_thread():
     finally:
         child.kill()
         child.wait()
+
+
+def test_the_compiled_ticks_are_used_where_they_read_what_python_ticks_read():
+    """The development install compiled _ticks.c (setup.py); a sampler uses it by default unless
+    it must read PSS in every tick (psutil) or keeps another clock than time.monotonic."""
+    assert HostSampler(10, pss_every_sample=False).compiled_ticks is True
+    assert HostSampler(10, pss_every_sample=True).compiled_ticks is False
+    assert HostSampler(10, clock=lambda: 0.0, pss_every_sample=False).compiled_ticks is False
+    with pytest.raises(ValueError, match="pss_every_sample=False"):
+        HostSampler(10, pss_every_sample=True, compiled_ticks=True)
+
+
+def test_a_compiled_tick_that_could_not_read_a_process_file_is_decoded_as_a_python_tick_would_be():
+    """A compiled tick hands over errno values where Python would have caught an OSError: io not
+    permitted (another user's process) leaves the I/O counters out and keeps the rest; a process
+    gone (ESRCH, or a file that could not be opened) is a sample without a process."""
+    import errno
+
+    s = HostSampler(10, pss_every_sample=False, compiled_ticks=True)
+    s.track_process(os.getpid())
+    meminfo = Path("/proc/meminfo").read_bytes()
+    stat, statm = Path("/proc/self/stat").read_bytes(), Path("/proc/self/statm").read_bytes()
+
+    not_permitted = s.decode(s._capture_of(1.0, (None, meminfo, statm, errno.EACCES, stat)))
+    assert not_permitted.process is not None and not_permitted.process.read_syscall_bytes is None
+    assert not_permitted.process.rss_bytes > 0 and not_permitted.cgroup_memory_current_bytes is None
+    for reads in ((b"1\n", meminfo, statm, errno.ESRCH, stat), (b"1\n", meminfo, None, None, None)):
+        gone = s.decode(s._capture_of(2.0, reads))
+        assert gone.process is None and gone.cgroup_memory_current_bytes == 1
+        assert s.process_error == f"process {os.getpid()} exited"
