@@ -735,7 +735,6 @@ def _timings(measurement: dict) -> Iterator[tuple[str, Any]]:
     return ((path, timing[path]) for path in TIMING_PATHS if path in timing)
 
 
-
 def compiled_from(twin: ModuleType, source: bytes) -> bool:
     """Whether `twin`, a build of this module (setup.py), was compiled from exactly `source`."""
     return getattr(twin, "COMPILED_FROM_SHA256", None) == sha256_hex(source)

@@ -434,7 +434,7 @@ class HostSampler(PeriodicSampler[HostSample]):
         tracked = self._process
         process = None
         if tracked is not None:
-            if io in (errno.EACCES, errno.EPERM) or io is None:  # another user's process: no I/O counters, the rest still
+            if io in (errno.EACCES, errno.EPERM):  # another user's process: no I/O counters, the rest still
                 io = None
             failed = next((read for read in (statm, io, stat) if isinstance(read, int)), None)
             if failed is None and (statm is None or stat is None):
