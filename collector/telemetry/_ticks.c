@@ -160,6 +160,10 @@ static PyObject *Ticker_run(Ticker *self, PyObject *unused)
         PyErr_SetString(PyExc_RuntimeError, "run() is already running on another thread");
         return NULL;
     }
+    if (self->held && pthread_equal(self->holder, pthread_self())) {
+        PyErr_SetString(PyExc_RuntimeError, "this thread holds the ticker: run() would wait for itself");
+        return NULL;
+    }
     self->running = 1;
     Py_BEGIN_ALLOW_THREADS
     if (!self->started) {
