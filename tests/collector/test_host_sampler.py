@@ -158,7 +158,9 @@ def test_the_figures_read_from_proc_are_the_ones_psutil_reports(tmp_path, compil
         sampler = HostSampler(50, pss_every_sample=False, compiled_ticks=compiled_ticks)
         sampler.track_process(child.pid)
         sampler.start()
-        time.sleep(0.1)  # periodic ticks too, compiled or not
+        deadline = time.monotonic() + 10
+        while len(sampler.samples()) < 2 and time.monotonic() < deadline:  # a periodic tick too, compiled or not
+            time.sleep(0.02)
         ticked = sampler.samples()[1].process
         ours = sampler.sample_now().process
         theirs = psutil.Process(child.pid)
