@@ -1,5 +1,5 @@
-"""Helpers for store tests: a private copy of the shipped records, and a digest of a whole tree
-(to show that a refused operation changed nothing)."""
+"""Helpers for store tests: a private copy of the shipped records, a digest of a whole tree
+(to show that a refused operation changed nothing), and the leaves of a parsed record."""
 
 import hashlib
 import json
@@ -27,3 +27,16 @@ SHIPPED_PATHS = {GSH: "llm-cpu-offload/2026-09-27.json", TGR: "torch-graph-repla
 def seed(schema_id: str):
     """A fresh parsed copy of the shipped record of `schema_id` (tests may change it)."""
     return json.loads((SHIPPED / SHIPPED_PATHS[schema_id]).read_bytes())
+
+
+def leaves(value, parts: tuple = ()):
+    """(parts, value) of every number, string, boolean and null in a parsed JSON `value`, in
+    document order (`parts`: the keys and indexes leading to it)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from leaves(item, parts + (key,))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from leaves(item, parts + (i,))
+    else:
+        yield parts, value

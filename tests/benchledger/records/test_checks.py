@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from benchledger.records.checks import CHECKS, RELATIVE_TOLERANCE, check_record, checks_for
 
 from tests.history import add_requests, graph_with_samples
-from tests.store_copies import GSH, TGR, seed
+from tests.store_copies import GSH, TGR, leaves, seed
 
 
 def test_seeds_hold_together():
@@ -319,16 +319,7 @@ def test_the_compiled_rules_name_what_the_python_rules_name(check_id, mutate, li
     assert problems and checks._twin.check_record(record, schema_id, "a.json") == problems
 
 
-def _leaves(value, parts=()):
-    """(parts, value) of every number, string, boolean and null in `value`."""
-    if isinstance(value, dict):
-        return [leaf for key, item in value.items() for leaf in _leaves(item, parts + (key,))]
-    if isinstance(value, list):
-        return [leaf for i, item in enumerate(value) for leaf in _leaves(item, parts + (i,))]
-    return [(parts, value)]
-
-
-_SEED_LEAVES = {schema_id: [parts for parts, _ in _leaves(seed(schema_id))] for schema_id in (GSH, TGR)}
+_SEED_LEAVES = {schema_id: [parts for parts, _ in leaves(seed(schema_id))] for schema_id in (GSH, TGR)}
 _replacements = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=True, allow_infinity=True),
                           st.text(max_size=8), st.lists(st.integers(0, 9), max_size=3), st.dictionaries(st.text(max_size=4), st.integers(), max_size=2))
 

@@ -17,6 +17,8 @@ from benchledger.errors import InputError
 from benchledger.records.jsonread import cycle_collection_paused, read_json_bytes, read_record_bytes
 from benchledger.records.verification import record_verdict, validate_record
 
+from tests.store_copies import leaves
+
 RECORDS = Path(__file__).resolve().parents[3] / "records"
 
 
@@ -132,18 +134,7 @@ def test_arbitrary_bytes_are_accepted_or_named_never_crash(raw):
         assert len(err.lines()) == 1 and err.lines()[0].startswith("rec.json")
     else:
         assert value == json.loads(raw)
-        assert not any(isinstance(v, float) and not math.isfinite(v) for v in _leaves(value))
-
-
-def _leaves(value):
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _leaves(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _leaves(v)
-    else:
-        yield value
+        assert not any(isinstance(v, float) and not math.isfinite(v) for _, v in leaves(value))
 
 
 def test_hex_digests_do_not_send_a_record_through_the_slow_float_hook():
@@ -271,7 +262,7 @@ def test_the_compiled_proof_passes_every_document_without_a_repeated_key_or_a_wi
     except (orjson.JSONDecodeError, InputError):
         return
     # a float of 2**63 or more may have been an integer orjson could not hold
-    plain = all(not isinstance(n, float) or abs(n) < 2.0**63 for n in _leaves(data))
+    plain = all(not isinstance(n, float) or abs(n) < 2.0**63 for _, n in leaves(data))
     if _typed(strict) == _typed(data) and plain:
         assert jsonread._compiled_reads_alike(raw, data)
 
@@ -460,7 +451,7 @@ def test_a_value_orjson_gave_holds_only_64_bit_integers_and_finite_floats(text):
     value, from_orjson = parse_json_bytes(text.encode("utf-8"), "rec.json")
     assert _typed(value) == _typed(strict)
     if from_orjson:
-        numbers = [n for n in _leaves(value) if isinstance(n, (int, float)) and not isinstance(n, bool)]
+        numbers = [n for _, n in leaves(value) if isinstance(n, (int, float)) and not isinstance(n, bool)]
         assert all(math.isfinite(n) if isinstance(n, float) else -(2**63) <= n < 2**64 for n in numbers)
 
 
