@@ -5,8 +5,8 @@ PY := $(VENV)/bin/python
 
 .PHONY: site test verify serve llama-server chromium strace clean wheel-check
 
-# the C proof, the checks' compiled twin and the sampler's ticks are built by the install (setup.py): an edit to any installs again
-$(VENV)/.core: pyproject.toml setup.py benchledger/records/_memberproof.c benchledger/records/checks.py collector/telemetry/_ticks.c
+# the C proofs, the checks' compiled twin and the sampler's ticks are built by the install (setup.py): an edit to any installs again
+$(VENV)/.core: pyproject.toml setup.py benchledger/records/_memberproof.c benchledger/records/_statsproof.c benchledger/records/checks.py collector/telemetry/_ticks.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e .

@@ -21,7 +21,9 @@ freeing the parsed record; with the cyclic collector paused, as verify pauses it
 sum a record), `cpus=` and `parts_floor_ratio=`: the ratio a cold verify would reach if every usable
 CPU did nothing but these steps, with no pool, no ledger and no listing; `checks_compiled=` is 1
 where the consistency checks ran compiled (setup.py), 0 where they ran as Python (an install
-without Cython or a C compiler, or a checks.py edited since the build). When that floor is above
+without Cython or a C compiler, or a checks.py edited since the build); `statistics_proven=` is
+the share of the timed LLM records for which the compiled statistics proof held (two rules left
+out; 0 where it was not compiled). When that floor is above
 4, no way of spreading the work reaches the goal: the steps themselves must get cheaper."""
 
 from __future__ import annotations
@@ -146,13 +148,16 @@ def timed_sha256sum(folder: Path) -> float:
 PARTS = ("read", "sha256", "parse", "duplicate_key_proof", "schema", "checks", "free")
 
 
-def timed_parts(folder: Path, limit: int = 1000) -> dict[str, float]:
+def timed_parts(folder: Path, limit: int = 1000) -> tuple[dict[str, float], float]:
     """Milliseconds a record of each step of a cold verify (`PARTS`), in this process, over the
     store's first `limit` records, with the cyclic collector paused as verify pauses it (until the
-    record is dropped). The proof is `parse_json_bytes` less orjson's parse inside it."""
+    record is dropped). The proof is `parse_json_bytes` less orjson's parse inside it. Also the
+    share of those LLM records for which the compiled statistics proof held (checks.py): where it
+    holds, two rules are left out of the checks' time."""
     jsonread.count_colons_with_numpy()  # as each verify worker does
     entries = Store(folder, ValidationCache(None)).read().entries[:limit]
     totals = dict.fromkeys(PARTS, 0.0)
+    llm_records = proven = 0
     for entry in entries:
         with jsonread.cycle_collection_paused():
             t0 = time.perf_counter()
@@ -168,14 +173,18 @@ def timed_parts(folder: Path, limit: int = 1000) -> dict[str, float]:
             t5 = time.perf_counter()
             problems += checks.check_record(parsed, entry.schema, entry.path)
             t6 = time.perf_counter()
+            if entry.schema == GSH:  # asked again only to count, untimed
+                llm_records += 1
+                proven += bool(checks.statistics_hold and checks.statistics_hold(parsed))
+            t6_freeing = time.perf_counter()
             del parsed
             t7 = time.perf_counter()
             del first
         if problems:
             raise SystemExit(f"synthetic record fails: {problems[:3]}")
-        for part, seconds in zip(PARTS, (t1 - t0, t2 - t1, t3 - t2, (t4 - t3) - (t3 - t2), t5 - t4, t6 - t5, t7 - t6)):
+        for part, seconds in zip(PARTS, (t1 - t0, t2 - t1, t3 - t2, (t4 - t3) - (t3 - t2), t5 - t4, t6 - t5, t7 - t6_freeing)):
             totals[part] += seconds
-    return {part: seconds / len(entries) * 1e3 for part, seconds in totals.items()}
+    return {part: seconds / len(entries) * 1e3 for part, seconds in totals.items()}, proven / max(llm_records, 1)
 
 
 def main() -> int:
@@ -202,7 +211,7 @@ def main() -> int:
             hashlib_s = timed_hashlib(folder)
             sha256sum_s = timed_sha256sum(folder)
             if count == max(args.sizes):  # in this process, once the verifies are timed
-                parts = timed_parts(folder)
+                parts, proven_share = timed_parts(folder)
             sha_s = min(hashlib_s, sha256sum_s)  # the floor: the fastest SHA-256 of these bytes measured here
             print(f"{count:>8} {mib:>7.1f} {seal_s:>8.2f} {cold_s:>8.2f} {count / cold_s:>8.0f} {warm_s:>8.2f} {count / warm_s:>8.0f} "
                   f"{hashlib_s:>9.2f} {sha256sum_s:>11.2f} {count / sha_s:>8.0f} {cold_s / sha_s:>8.2f}", flush=True)
@@ -215,7 +224,7 @@ def main() -> int:
         print(f"records={count} cold_s={cold_s:.2f} warm_s={warm_s:.2f} sha256_s={sha_s:.2f} cold_ratio={cold_s / sha_s:.2f} "
               f"warm_ratio={warm_s / sha_s:.2f} sha256sum_s={sha256sum_s:.2f} cold_ratio_sha256sum={cold_s / sha256sum_s:.2f} "
               f"validation_ms={validation_ms:.3f} cpus={cpus} parts_floor_ratio={floor_s / sha_s:.2f} "
-              f"checks_compiled={int(checks.check_record is not checks.python_check_record)}")
+              f"checks_compiled={int(checks.check_record is not checks.python_check_record)} statistics_proven={proven_share:.2f}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0

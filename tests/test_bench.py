@@ -54,6 +54,7 @@ def test_verify_names_the_steps_its_floor_is_made_of():
     assert float(parts["sum"]) == pytest.approx(values["validation_ms"], abs=0.0005)
     assert values["records"] == 24 and values["cpus"] >= 1 and values["parts_floor_ratio"] > 0
     assert values["checks_compiled"] == 1  # the development install compiled them (setup.py)
+    assert values["statistics_proven"] == 1  # and the statistics proof, which holds for every record made here
 
 
 def test_build_prints_a_line_per_size_and_repeats_the_largest():

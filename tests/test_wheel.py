@@ -88,15 +88,17 @@ def test_the_wheel_carries_its_resources_and_nothing_of_the_checkout(installed):
                 "print(site_gen.__file__); print(r.templates_dir()); print(len(r.resource_files())); print(' '.join(s.schema_ids())); "
                 "print(j.reads_alike is j._compiled_reads_alike); "
                 "import benchledger.records.checks as c; print(c.check_record is c._twin.check_record); "
+                "print(c.statistics_hold is not None); "
                 "from collector.telemetry.host import HostSampler; print(HostSampler(10, pss_every_sample=False).compiled_ticks)"],
                cwd=work, env=env)
-    package, templates, count, schemas, compiled, checks_compiled, ticks_compiled = out.splitlines()
+    package, templates, count, schemas, compiled, checks_compiled, statistics_compiled, ticks_compiled = out.splitlines()
     site_packages = str(work / "venv" / "lib")
     assert package.startswith(site_packages) and templates.startswith(site_packages)
     assert not package.startswith(str(ROOT)) and int(count) >= 10
     assert "gsh-llm-core-article/1" in schemas.split()
     assert compiled == "True"  # the wheel carries the no-duplicate-key proof compiled from C (setup.py)
     assert checks_compiled == "True"  # and the consistency checks compiled by Cython, from the source it ships
+    assert statistics_compiled == "True"  # and the statistics proof compiled from C
     assert ticks_compiled == "True"  # and the host sampler's ticks read in C
 
 
@@ -162,15 +164,17 @@ Decode with every layer on the GPU: {{{{ cite("run", "/cases/0/groups/0/server_d
 
 
 def test_without_a_c_compiler_the_wheel_still_builds_and_reads_records_with_the_proof_in_python(tmp_path):
-    """The compiled no-duplicate-key proof, checks and sampler ticks are optional (setup.py): where
-    the compiler fails the wheel is built without them, and the records core falls back to the
-    same proof and rules in Python, the sampler to ticks read in Python."""
+    """The compiled no-duplicate-key proof, statistics proof, checks and sampler ticks are optional
+    (setup.py): where the compiler fails the wheel is built without them, and the records core
+    falls back to the same proof and rules in Python (every rule run), the sampler to ticks read
+    in Python."""
     source = _source_copy(tmp_path / "src")
     env = {**os.environ, "CC": "false"}  # setuptools compiles with $CC: here it fails at once
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--wheel-dir", str(tmp_path / "dist"), str(source)],
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    for extension in ("benchledger.records._memberproof", "benchledger.records._checks_compiled", "collector.telemetry._ticks"):
+    for extension in ("benchledger.records._memberproof", "benchledger.records._statsproof", "benchledger.records._checks_compiled",
+                      "collector.telemetry._ticks"):
         assert f'building extension "{extension}" failed' in done.stdout + done.stderr
     (wheel,) = (tmp_path / "dist").glob("benchledger-*.whl")
     unpacked = tmp_path / "unpacked"
@@ -183,8 +187,9 @@ def test_without_a_c_compiler_the_wheel_still_builds_and_reads_records_with_the_
               "print(j._quick_parse(b'{\"a\": 1, \"a\": 2}') is j._UNSURE)\n"
               "import benchledger.records.checks as c\n"
               "print(c.check_record is c.python_check_record)\n"
+              "print(c.statistics_hold is None)\n"
               "from collector.telemetry.host import HostSampler\n"
               "print(HostSampler(10, pss_every_sample=False).compiled_ticks)\n")
     env = {**os.environ, "PYTHONPATH": str(unpacked)}
     out = _run([sys.executable, "-c", script, str(SEED)], cwd=tmp_path, env=env).splitlines()
-    assert out[0].startswith(str(unpacked)) and out[1:] == ["True", str(len(json.loads(SEED.read_bytes()))), "True", "True", "False"]
+    assert out[0].startswith(str(unpacked)) and out[1:] == ["True", str(len(json.loads(SEED.read_bytes()))), "True", "True", "True", "False"]

@@ -1,15 +1,17 @@
 """A cache of validation passes, so `verify` does not re-validate unchanged records.
 
 A key is the SHA-256 of (record sha256, schema file sha256, fingerprint of the validating code:
-the strict JSON reader, the schema module and the checks). Only passes are stored, and a key can
-only match the exact bytes, the exact schema and the exact code that passed, and a line counts
-only with its HMAC under this user's secret (`cache_mac`): no line written by anyone else (a
-forged ledger entry plus one appended line) can turn a failing record into a passing one. The cache lives outside the store, in the
-folder `default_cache_dir` names, and losing it only costs time."""
+the strict JSON reader, the schema module, the checks and the compiled proofs). Only passes are
+stored, and a key can only match the exact bytes, the exact schema and the exact code that
+passed, and a line counts only with its HMAC under this user's secret (`cache_mac`): no line
+written by anyone else (a forged ledger entry plus one appended line) can turn a failing record
+into a passing one. The cache lives outside the store, in the folder `default_cache_dir` names,
+and losing it only costs time."""
 
 from __future__ import annotations
 
 import os
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -30,11 +32,18 @@ def default_cache_dir(records_dir: Path) -> Path:
     return Path(records_dir).resolve().parent / ".cache" / "benchledger"
 
 
+# Compiled proofs decide too (which parse is trusted, which rules need not run): their built
+# files are fingerprinted, as their C sources are not installed. Each is imported, where it was
+# built, by jsonread or checks (both imported above).
+COMPILED_PROOFS = ("benchledger.records._memberproof", "benchledger.records._statsproof")
+
+
 @cache
 def code_fingerprint() -> str:
     """SHA-256 over the source of every module that decides whether a record passes."""
     # verification.py by file, not by import: it stands on this module
     sources = [Path(module.__file__) for module in (jsonread, schema, checks, ledger)] + [Path(__file__).with_name("verification.py")]
+    sources += [Path(sys.modules[name].__file__) for name in COMPILED_PROOFS if name in sys.modules]
     return named_bytes_sha256((path.name, path.read_bytes()) for path in sources)
 
 

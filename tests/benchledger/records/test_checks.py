@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchledger.records.checks import CHECKS, RELATIVE_TOLERANCE, check_record, checks_for
+from benchledger.records.checks import (CHECKS, GROUP_STATISTICS, RELATIVE_TOLERANCE, STATISTICS_PROOF_RULES, check_record, checks_for,
+                                        statistics_hold)
+from benchledger.records.numbers import is_number
 
 from tests.history import add_requests, graph_with_samples
 from tests.store_copies import GSH, TGR, leaves, seed
@@ -339,3 +341,112 @@ def test_the_compiled_rules_find_what_the_python_rules_find(schema_id, changes):
             holder = holder[part]
         holder[last] = value
     assert checks._twin.check_record(record, schema_id, "x.json") == checks.python_check_record(record, schema_id, "x.json")
+
+
+# The statistics proof compiled from C (_statsproof.c) lets check_record leave out two rules
+# where it proves they find nothing: the tests below hold it to those rules, run in full.
+
+def _every_rule(record, schema_id: str) -> list:
+    """The problems of every rule of `schema_id`, none left out by the proof."""
+    return [p for c in checks_for(schema_id) for p in c.problems(record, "x.json")]
+
+
+def _proven_rules(record) -> list:
+    return [p for c in checks_for(GSH) if c.id in STATISTICS_PROOF_RULES for p in c.problems(record, "x.json")]
+
+
+def test_the_development_install_compiled_the_statistics_proof():
+    """`make` builds the proof into the checkout: without it every record runs all five rules, and
+    the tests below would test nothing."""
+    from benchledger.records import _statsproof, checks
+
+    assert checks.statistics_hold is _statsproof.statistics_hold
+    source = Path(checks.__file__).with_name("_statsproof.c")
+    assert Path(_statsproof.__file__).stat().st_mtime >= source.stat().st_mtime, \
+        "benchledger/records/_statsproof.c changed since it was compiled: run make (or pip install -e .) again"
+    assert set(STATISTICS_PROOF_RULES) <= {c.id for c in checks_for(GSH)}
+
+
+def test_the_statistics_proof_holds_for_the_seed():
+    """What nearly every record is (bench/verify.py counts how many of its records are proven):
+    the seed is proven, so a verify leaves the five rules out for it."""
+    record = seed(GSH)
+    assert statistics_hold(record) is True and _proven_rules(record) == []
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: _group0(r)["response_seconds"].update({"median": None}),  # a null figure
+    lambda r: _group0(r)["response_seconds"].update({"minimum": True}),  # a bool is no figure
+    lambda r: _group0(r)["response_seconds"].update({"minimum": 2**53 + 1}),  # not exact as a double
+    lambda r: _group0(r)["response_seconds"].update({"mean": math.nan}),
+    lambda r: _group0(r)["response_seconds"].pop("maximum"),
+    lambda r: _group0(r)["resources"]["metrics"]["gpu_board_watts"].update({"sample_count": 1.0}),
+    lambda r: _group0(r)["resources"]["metrics"]["gpu_board_watts"].pop("sample_count"),
+    lambda r: _group0(r)["resources"].pop("host_sample_count"),
+    lambda r: _group0(r).update({"resources": []}),
+    lambda r: r["cases"][0].update({"groups": ()}),
+    lambda r: _group0(r).update({"response_seconds": None}),  # gsh-group-statistic-counts cannot read it
+    lambda r: _group0(r).pop("completed_request_count"),
+    lambda r: _group0(r)["resources"]["sampled_counter_deltas"].pop("deltas"),
+    lambda r: _group0(r)["resources"]["sampled_counter_deltas"].update({"observed_intervals": 2.0}),
+    lambda r: r["cases"][0]["telemetry"].update({"host_samples": None}),
+    lambda r: next(iter(r["cases"][0]["resources_by_phase"].values())).pop("gpu_sample_count"),
+    lambda r: r.update({"cases": None}),
+])
+def test_what_the_statistics_proof_does_not_prove_is_left_to_the_rules(change):
+    record = seed(GSH)
+    change(record)
+    assert statistics_hold(record) is False
+    assert check_record(record, GSH, "x.json") == _every_rule(record, GSH)
+
+
+@pytest.mark.parametrize("name", GROUP_STATISTICS)
+def test_a_metric_named_as_a_group_statistic_is_a_duration_or_rate_to_the_proof_too(name):
+    record = seed(GSH)
+    block = _group0(record)["resources"]
+    block["metrics"][name] = dict(block["metrics"]["gpu_board_watts"], minimum=0.0, sample_count=block["host_sample_count"])
+    assert statistics_hold(record) is False
+    assert [p.path for p in check_record(record, GSH, "x.json")] == [f"$.cases[0].groups[0].resources.metrics.{name}.minimum"]
+
+
+@pytest.mark.parametrize("name, count", [("gpu_温度", "host_sample_count"), ("process_ü", "gpu_sample_count"), ("ｇpu_x", "gpu_sample_count")])
+def test_the_statistics_proof_reads_a_metric_count_by_its_name_as_the_rule_does(name, count):
+    """Names beyond ASCII: the prefix decides which block count a metric's sample_count must equal."""
+    record = seed(GSH)
+    block = _group0(record)["resources"]
+    block["gpu_sample_count"], block["process_sample_count"], block["host_sample_count"] = 7, 8, 9
+    for metric in block["metrics"].values():
+        if metric is not None:
+            metric["sample_count"] = None  # only the metric below is compared
+    block["metrics"][name] = {"minimum": 1.0, "maximum": 3.0, "median": 2.0, "mean": 2.0, "sample_count": block[count]}
+    assert check_record(record, GSH, "x.json") == _every_rule(record, GSH) != []
+
+
+_PROVEN_KEYS = {"minimum", "maximum", "median", "mean", "sample_count", "gpu_sample_count", "process_sample_count",
+                "host_sample_count", "completed_request_count", "observed_intervals", "requested_intervals", "gpu_samples",
+                "host_samples"}
+# the leaves the proven rules read (with every "deltas" and "sampled_counter_deltas", though null in the seed)
+_STATISTIC_LEAVES = [parts for parts in _SEED_LEAVES[GSH] if parts[-1] in _PROVEN_KEYS or "deltas" in parts
+                     or "sampled_counter_deltas" in parts]
+_figures = st.one_of(st.none(), st.booleans(), st.sampled_from([0, 0.0, -0.0, 1, 2**53, 2**53 + 1, -(2**53) - 1, 2**64, math.inf, -math.inf, math.nan]),
+                     st.integers(-10, 10**6), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=3))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**6), _figures, st.booleans()), min_size=1, max_size=4))
+def test_where_the_statistics_proof_holds_the_two_rules_find_nothing(changes):
+    """Figures and counts the proven rules read replaced (out of order, equal, zero, null, wide,
+    not numbers; `nudge`: a number moved by one part in 10^12, inside the rules' tolerance): the
+    problems are those of every rule run in full, and a proven record is one the five rules pass."""
+    record = seed(GSH)
+    for index, value, nudge in changes:
+        *parents, last = _STATISTIC_LEAVES[index % len(_STATISTIC_LEAVES)]
+        holder = record
+        for part in parents:
+            holder = holder[part]
+        if nudge and is_number(holder[last]) and not isinstance(holder[last], bool):
+            value = holder[last] * (1 + 1e-12) if isinstance(value, bool) and value else holder[last] * (1 - 1e-12)
+        holder[last] = value
+    if statistics_hold(record):
+        assert _proven_rules(record) == []
+    assert check_record(record, GSH, "x.json") == _every_rule(record, GSH)
