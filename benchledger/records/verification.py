@@ -150,13 +150,14 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
 
 def check_one(store: "Store", entry: LedgerEntry, line: int, keep_data: bool) -> tuple[str, list[Problem], tuple[bytes, Any] | None, bool]:
     """(status, problems, (bytes, parsed) when kept, whether it newly passed) for one entry."""
-    status, problems, raw = _check_bytes(store, entry, line)
+    shown = store.shown(entry.path)
+    status, problems, raw = _check_bytes(store, entry, line, shown)
     if status != PENDING:
         return status, problems, None, False
     if store.cache.passed(entry.sha256, entry.schema):
         # a cached pass proves these exact bytes are strict JSON: read as a cold verify reads them
-        return OK, [], (raw, parse_json_bytes(raw, store.shown(entry.path))[0]) if keep_data else None, False
-    job = (raw, entry.schema, store.shown(entry.path))
+        return OK, [], (raw, parse_json_bytes(raw, shown)[0]) if keep_data else None, False
+    job = (raw, entry.schema, shown)
     if not keep_data:
         status, problems = record_verdict(job)
         return status, problems, None, status == OK
@@ -171,12 +172,12 @@ RESTORE = "; restore the sealed bytes from a copy (a built site serves them unde
 def sealed_bytes_problems(store: "Store", read: LedgerRead) -> list[Problem]:
     """Every sealed file missing or not holding its sealed bytes (hashed, not parsed): what
     `repair` cannot mend and says so."""
-    return [p for entry, line in zip(read.entries, read.entry_lines) for p in _check_bytes(store, entry, line)[1]]
+    return [p for entry, line in zip(read.entries, read.entry_lines) for p in _check_bytes(store, entry, line, store.shown(entry.path))[1]]
 
 
-def _check_bytes(store: "Store", entry: LedgerEntry, line: int) -> tuple[str, list[Problem], bytes | None]:
-    """The file's bytes against the ledger: (PENDING, [], bytes) when they match."""
-    shown = store.shown(entry.path)
+def _check_bytes(store: "Store", entry: LedgerEntry, line: int, shown: str) -> tuple[str, list[Problem], bytes | None]:
+    """The file's bytes against the ledger (`shown`: its path as messages name it): (PENDING, [],
+    bytes) when they match."""
     path = store.root / entry.path
     where = f"ledger line {line}"
     try:
