@@ -448,3 +448,27 @@ def test_where_the_statistics_proof_holds_the_five_rules_find_nothing(changes):
     if statistics_hold(record):
         assert _proven_rules(record) == []
     assert check_record(record, GSH, "x.json") == _every_rule(record, GSH)
+
+
+def _proven_rules_source() -> str:
+    """The Python source the C walk restates: the five rules, the walks and comparisons they use."""
+    import inspect
+
+    from benchledger.records import checks
+
+    functions = [c.run for c in CHECKS if c.id in STATISTICS_PROOF_RULES]
+    functions += [checks._statistics, checks._count_source.__wrapped__, checks._walk_cases, checks._walk_groups,
+                  checks._walk_resource_blocks, checks._at_most, checks._equal]
+    return "".join(inspect.getsource(f) for f in functions) + repr((GROUP_STATISTICS, checks._ORDER_FIGURES))
+
+
+def test_an_edit_of_a_proven_rule_is_reviewed_against_the_c_walk():
+    """The C walk restates five rules: edited alone, a rule could refuse what the walk still
+    vouches for, and the property above finds such a record only by chance. So an edit of their
+    source stops here until _statsproof.c is read against it (and changed, or not); then the
+    SHA-256 below is the new source's."""
+    import hashlib
+
+    found = hashlib.sha256(_proven_rules_source().encode()).hexdigest()
+    assert found == "ddb7d6e3b99f28e564f67248d73242e63b786bf3cec1adbb82c5b48db1c1390e", \
+        "a rule the C statistics proof restates changed: review benchledger/records/_statsproof.c against it"
