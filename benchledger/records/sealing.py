@@ -131,8 +131,7 @@ def seal_many(store: "Store", jobs: list[tuple[bytes, str, str, str]], skip_seal
                     raise
                 raise SealError(f"{err} (this record); the {len(sealed)} before it were sealed: "
                                 + ", ".join(store.shown(e.path) for e in sealed)) from None
-    for entry in sealed:
-        store.cache.remember(entry.sha256, entry.schema)
+    store.cache.remember_all((entry.sha256, entry.schema) for entry in sealed)
     return SealRun(sealed, already)
 
 

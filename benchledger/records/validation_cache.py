@@ -14,6 +14,7 @@ import os
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Iterable
 
 from benchledger.atomic import open_making_folders
 from benchledger.records import cache_mac, checks, jsonread, ledger, schema
@@ -87,20 +88,34 @@ class ValidationCache:
 
     def remember(self, record_sha256: str, schema_id: str) -> None:
         """Record a pass; a cache that cannot be written is skipped (it only saves time)."""
+        self.remember_all([(record_sha256, schema_id)])
+
+    def remember_all(self, passes: Iterable[tuple[str, str]]) -> None:
+        """Record passes, (record sha256, schema id) each, in one append: a cold verify or a batch
+        seal passes thousands at once, and a file opened and written for each took 0.11 s of a
+        10,000-record verify. A cache that cannot be written is skipped (it only saves time)."""
         if self.folder is None:
             return
-        key = self.key(record_sha256, schema_id)
-        # not loaded (a seal in a fresh process): append without reading every earlier pass;
-        # a repeated line is harmless, the keys are a set
-        if self._keys is not None:
-            if key in self._keys:
-                return
-            self._keys.add(key)
-        line = f"{key} {cache_mac.mac(key.encode())}\n".encode("ascii")
+        lines = []
+        for record_sha256, schema_id in passes:
+            key = self.key(record_sha256, schema_id)
+            # not loaded (a seal in a fresh process): append without reading every earlier pass;
+            # a repeated line is harmless, the keys are a set
+            if self._keys is not None:
+                if key in self._keys:
+                    continue
+                self._keys.add(key)
+            lines.append(f"{key} {cache_mac.mac(key.encode())}\n")
+        if not lines:
+            return
+        data = "".join(lines).encode("ascii")
         try:
             fd = open_making_folders(self.folder / _FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             try:
-                os.write(fd, line)  # one write of one short line: O_APPEND keeps lines whole
+                # O_APPEND keeps each write whole; a line cut short by a full disk fails its MAC
+                # and is read as a miss
+                while data:
+                    data = data[os.write(fd, data):]
             finally:
                 os.close(fd)
         except OSError:

@@ -113,9 +113,8 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
             results = list(pool.map(_check_in_worker, range(len(jobs)), chunksize=64))
     rows: list[RecordStatus] = []
     data: dict[str, tuple[bytes, Any]] = {}
-    for (entry, line), (status, problems, payload, passed_now) in zip(jobs, results):
-        if passed_now:
-            store.cache.remember(entry.sha256, entry.schema)
+    store.cache.remember_all((entry.sha256, entry.schema) for (entry, _), (*_, passed_now) in zip(jobs, results) if passed_now)
+    for (entry, line), (status, problems, payload, _) in zip(jobs, results):
         line_problems = read.line_problems.get(line, [])
         if line_problems and status == OK:
             status = LEDGER

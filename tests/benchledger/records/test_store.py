@@ -233,6 +233,24 @@ def test_failures_are_never_cached(store, tmp_path):
     assert cache.passed(store.entries()[1].sha256, TGR)
 
 
+def test_a_cold_verify_remembers_each_pass_once_for_the_next(store, tmp_path):
+    """The passes of a cold verify are written together (`remember_all`), a line each; a fresh
+    cache reads them all back, and remembering them again in a loaded cache adds nothing."""
+    store.seal_bytes(variant(store, 5.5), TGR, "more/five.json")
+    cache = ValidationCache(tmp_path / "cache")
+    report = Store(store.root, cache).verify()
+    assert report.ok
+    lines = (tmp_path / "cache" / "validation-passes.txt").read_text().splitlines()
+    entries = store.entries()
+    assert len(lines) == len(entries) == 3
+    fresh = ValidationCache(tmp_path / "cache")
+    assert all(fresh.passed(e.sha256, e.schema) for e in entries)
+    fresh.remember_all((e.sha256, e.schema) for e in entries)
+    assert (tmp_path / "cache" / "validation-passes.txt").read_text().splitlines() == lines
+    ValidationCache(tmp_path / "cache").remember_all([])  # nothing to write: no empty append either
+    assert (tmp_path / "cache" / "validation-passes.txt").read_text().splitlines() == lines
+
+
 def test_default_cache_folder_is_beside_the_resolved_records_or_the_environments(store, tmp_path, monkeypatch):
     """verify and build share one cache folder: through a symlinked records folder it is the
     target's sibling, and BENCHLEDGER_CACHE_DIR moves it for both."""
