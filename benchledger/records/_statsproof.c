@@ -37,6 +37,7 @@ static PyObject *CASES, *GROUPS, *RESOURCES, *COMPLETED, *BY_PHASE, *METRICS;
 static PyObject *GPU_COUNT, *PROCESS_COUNT, *HOST_COUNT, *REQUEST_COUNT;
 static PyObject *COUNTERS, *OBSERVED, *REQUESTED, *DELTAS, *TELEMETRY, *GPU_SAMPLES, *HOST_SAMPLES;
 static PyObject *GROUP_STATISTICS[3];
+static PyObject *GPU_PREFIX, *PROCESS_PREFIX;
 
 /* A statistic's keys, by role; FIGURES of them are the figures compared. */
 enum { MINIMUM, MAXIMUM, MEDIAN, MEAN, SAMPLE_COUNT, ROLES };
@@ -50,25 +51,6 @@ static PyObject *seen[ROLES];
 
 #define EXACT_IN_DOUBLE (1LL << 53)
 
-/* 1 with the number in *out when `v` is a float, or an int of at most 2**53 in magnitude. */
-static int number(PyObject *v, double *out)
-{
-    long long n;
-    int overflow;
-
-    if (PyFloat_CheckExact(v)) {
-        *out = PyFloat_AS_DOUBLE(v);
-        return 1;
-    }
-    if (!PyLong_CheckExact(v))
-        return 0;
-    n = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow || n > EXACT_IN_DOUBLE || n < -EXACT_IN_DOUBLE)
-        return 0;
-    *out = (double)n;
-    return 1;
-}
-
 /* 1 with the value in *out when `v` is an int of at most 2**53 in magnitude (not a bool). */
 static int count_of(PyObject *v, long long *out)
 {
@@ -78,6 +60,22 @@ static int count_of(PyObject *v, long long *out)
         return 0;
     *out = PyLong_AsLongLongAndOverflow(v, &overflow);
     return !overflow && *out <= EXACT_IN_DOUBLE && *out >= -EXACT_IN_DOUBLE;
+}
+
+/* 1 with the number in *out when `v` is a float, or an int of at most 2**53 in magnitude (exact
+ * as a double, so compared here as Python compares it). */
+static int number(PyObject *v, double *out)
+{
+    long long n;
+
+    if (PyFloat_CheckExact(v)) {
+        *out = PyFloat_AS_DOUBLE(v);
+        return 1;
+    }
+    if (!count_of(v, &n))
+        return 0;
+    *out = (double)n;
+    return 1;
 }
 
 /* `value` of `holder`'s key (borrowed), NULL when absent (then *failed is set on error). */
@@ -173,8 +171,6 @@ static int starts_with(PyObject *name, const char *prefix, Py_ssize_t length, Py
         return memcmp(PyUnicode_DATA(name), prefix, (size_t)length) == 0;
     return (int)PyUnicode_Tailmatch(name, prefix_object, 0, length, -1);
 }
-
-static PyObject *GPU_PREFIX, *PROCESS_PREFIX;
 
 /* The block's sample count a metric's sample_count must equal (gsh-resources-sample-counts);
  * NULL on error. */

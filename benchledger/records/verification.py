@@ -113,14 +113,17 @@ def verify(store: "Store", keep_data: bool = False) -> VerifyReport:
             results = list(pool.map(_check_in_worker, range(len(jobs)), chunksize=64))
     rows: list[RecordStatus] = []
     data: dict[str, tuple[bytes, Any]] = {}
-    store.cache.remember_all((entry.sha256, entry.schema) for (entry, _), (*_, passed_now) in zip(jobs, results) if passed_now)
-    for (entry, line), (status, problems, payload, _) in zip(jobs, results):
+    passes: list[tuple[str, str]] = []
+    for (entry, line), (status, problems, payload, passed_now) in zip(jobs, results):
+        if passed_now:
+            passes.append((entry.sha256, entry.schema))
         line_problems = read.line_problems.get(line, [])
         if line_problems and status == OK:
             status = LEDGER
         rows.append(RecordStatus(entry.path, entry.schema, entry.sha256, status, tuple(line_problems + problems), entry))
         if keep_data and status == OK:
             data[entry.path] = payload
+    store.cache.remember_all(passes)  # one append for them all
     in_rows = [p for line in read.entry_lines for p in read.line_problems.get(line, [])]
     ledger_problems = [p for p in read.problems if p not in in_rows]
     if missing is not None:
